@@ -1,0 +1,29 @@
+/* The thesis' baseline channel (Figure 4-15): every work-item makes its own global atomics.
+ * Same layout and protocol as channel.cl; kept only as the benchmark's point of comparison. */
+
+__global void* talloc_per_item(__global chanflow_channel* ch, uint n, chanflow_ticket* t) {
+  ulong base = 0;
+  t->n = 0;
+  t->offset = 0;
+  t->total = 0;
+  if (!chanflow_reserve_data(ch, n, &base)) return 0;
+  t->pos = base;
+  t->n = n;
+  t->total = n;
+  return ch->data + (size_t)(base % ch->capacity) * ch->ce_bytes;
+}
+
+void enq_per_item(__global chanflow_channel* ch, const chanflow_ticket* t) {
+  if (t->n == 0) return;
+  const ulong first = atom_add(&ch->ctrl_reserve_tail, (ulong)t->n);
+  CHANFLOW_COUNT_ATOMIC(ch);
+  chanflow_write_ctrl(ch, first, t);
+  mem_fence(CLK_GLOBAL_MEM_FENCE); /* entries before the count that publishes them */
+  atom_add(&ch->ctrl_published, (ulong)t->n);
+  CHANFLOW_COUNT_ATOMIC(ch);
+}
+
+void tfree_per_item(__global chanflow_channel* ch, ulong ctrl_pos) {
+  atomic_inc(&ch->done[chanflow_ce_index(ch, ctrl_pos) / ch->done_group]);
+  CHANFLOW_COUNT_ATOMIC(ch);
+}

@@ -1,0 +1,75 @@
+/* Work-group collectives for leader-level reservation (thesis Figure 4-3, Figure 5-2b):
+ * an exclusive scan of every work-item's request, so one leader can reserve for all.
+ * Needs CHANFLOW_WG_SIZE (the launch's local size, set by the runtime as a build option).
+ * Three interchangeable implementations, chosen at build time from the device's abilities;
+ * all give identical results (tests/test_channel.cpp runs each on PoCL):
+ *  - CHANFLOW_SCAN_COLLECTIVE: work_group_scan_exclusive_add (OpenCL C 2.0 collectives);
+ *  - CHANFLOW_SCAN_SEQUENTIAL: the leader scans local memory alone (cheapest where a
+ *    work-group runs on one CPU thread, as on PoCL);
+ *  - default: a Hillis-Steele scan in local memory, log2(CHANFLOW_WG_SIZE) steps. */
+#ifndef CHANFLOW_WG_SIZE
+#error "CHANFLOW_WG_SIZE must be defined to the work-group size the kernels are launched with"
+#endif
+
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+
+/* Local scratch for one work-group's channel calls; declare one per kernel:
+ *   __local chanflow_wg_scratch wg;
+ * Every collective call must be reached by all work-items of the work-group. */
+typedef struct {
+  uint scan[2][CHANFLOW_WG_SIZE];
+  ulong data_base; /* broadcast of talloc's reservation */
+  ulong ctrl_base; /* broadcast of enq's reservation */
+  uint total;
+  int ok;
+} chanflow_wg_scratch;
+
+#ifdef CHANFLOW_COUNT_ATOMICS
+#define CHANFLOW_COUNT_ATOMIC(ch) atom_inc(&(ch)->atomic_ops)
+#else
+#define CHANFLOW_COUNT_ATOMIC(ch) ((void)0)
+#endif
+
+uint chanflow_local_id(void) { return (uint)get_local_id(0); }
+
+/* Exclusive prefix sum of `v` across the work-group; the sum of all values goes to s->total.
+ * Collective. Leaves a barrier behind it, so s->total is readable by every item on return. */
+uint chanflow_wg_exclusive_scan(uint v, __local chanflow_wg_scratch* s) {
+  const uint lid = chanflow_local_id();
+#if defined(CHANFLOW_SCAN_COLLECTIVE)
+  const uint excl = work_group_scan_exclusive_add(v);
+  if (lid == CHANFLOW_WG_SIZE - 1) s->total = excl + v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return excl;
+#elif defined(CHANFLOW_SCAN_SEQUENTIAL)
+  s->scan[0][lid] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (lid == 0) {
+    uint acc = 0;
+    for (uint i = 0; i < CHANFLOW_WG_SIZE; ++i) {
+      const uint x = s->scan[0][i];
+      s->scan[0][i] = acc;
+      acc += x;
+    }
+    s->total = acc;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return s->scan[0][lid];
+#else
+  __local uint* in = s->scan[0];
+  __local uint* out = s->scan[1];
+  in[lid] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint off = 1; off < CHANFLOW_WG_SIZE; off <<= 1) {
+    out[lid] = in[lid] + (lid >= off ? in[lid - off] : 0u);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __local uint* t = in;
+    in = out;
+    out = t;
+  }
+  const uint inclusive = in[lid];
+  if (lid == CHANFLOW_WG_SIZE - 1) s->total = inclusive;
+  barrier(CLK_LOCAL_MEM_FENCE); /* total visible; scan buffers free for the next call */
+  return inclusive - v;
+#endif
+}

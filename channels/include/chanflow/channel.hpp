@@ -1,0 +1,154 @@
+// The host side of chanflow's channels: creation in SVM, host talloc/enq to seed CEs, one-transfer
+// reads of every channel's counters, and in-order deallocation by the done counts.
+#pragma once
+
+#include "chanflow/channel_layout.h"
+#include "chanflow/opencl.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace chanflow {
+
+static_assert(sizeof(chanflow_channel) == CHANFLOW_CHANNEL_BYTES);
+static_assert(offsetof(chanflow_channel, capacity) == 24);
+static_assert(offsetof(chanflow_channel, data_tail) == 48);
+static_assert(offsetof(chanflow_channel, data_head) == 88);
+static_assert(offsetof(chanflow_channel, ctrl_head) == 96);
+
+/// A bad argument to a channel call (zero capacity, CE size 0, unknown channel ...).
+class ChannelError : public std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+struct ChannelConfig {
+  std::string name;
+  std::uint32_t ce_bytes = 0;    ///< bytes per channel element; a multiple of 4, at most 64 KiB
+  std::uint32_t capacity = 0;    ///< data-array elements; a multiple of done_group
+  std::uint32_t done_group = 64; ///< adjacent elements sharing one done count (thesis: 64)
+};
+
+/// Every channel header of one runtime in one SVM array, so the aggregator reads all counters
+/// in a single transfer (DESIGN.md decision 4).
+class ChannelTable {
+ public:
+  explicit ChannelTable(const Runtime& runtime, std::uint32_t max_channels = 256);
+
+  const Runtime& runtime() const noexcept { return runtime_; }
+  std::uint32_t size() const noexcept { return static_cast<std::uint32_t>(mirror_.size()); }
+
+  /// Reads the headers of every channel in one transfer. No kernel may be writing them
+  /// concurrently unless the caller accepts stale values.
+  void refresh();
+  /// Reads one channel's header.
+  void refresh(std::uint32_t id);
+
+  /// The header of channel `id` as of the last refresh. Throws ChannelError for an unknown id.
+  const chanflow_channel& counters(std::uint32_t id) const;
+  /// The device-side header (an SVM pointer) to pass to kernels.
+  chanflow_channel* device_header(std::uint32_t id) const;
+  /// The SVM allocation holding every header; kernels reaching headers indirectly need it.
+  void* headers_allocation() const noexcept { return headers_.get(); }
+
+ private:
+  friend class Channel;
+  std::uint32_t add(const chanflow_channel& header);
+  void retire(std::uint32_t id);
+  chanflow_channel& mirror(std::uint32_t id);
+  void write_header(std::uint32_t id);
+  void write_u64_field(std::uint32_t id, std::size_t offset);
+
+  const Runtime& runtime_;
+  std::uint32_t max_channels_;
+  SvmBuffer headers_;
+  std::vector<chanflow_channel> mirror_;
+  std::vector<bool> live_;
+};
+
+/// A lock-free multi-producer/multi-consumer channel in SVM (thesis 4.1.2).
+/// Device code uses the collective talloc/enq/deq/tfree of channels/cl/channel.cl; the host
+/// seeds CEs through talloc/enq below and plays the aggregator's part (ready ranges,
+/// dispatch bookkeeping, deallocation). Host calls are made while no kernel uses the channel.
+class Channel {
+ public:
+  Channel(ChannelTable& table, ChannelConfig config);
+  ~Channel();
+  Channel(const Channel&) = delete;
+  Channel& operator=(const Channel&) = delete;
+
+  std::uint32_t id() const noexcept { return id_; }
+  const ChannelConfig& config() const noexcept { return config_; }
+  /// The header to pass to kernels (clSetKernelArgSVMPointer).
+  chanflow_channel* device_ptr() const { return table_.device_header(id_); }
+  /// SVM allocations reached through the header's pointers, for clSetKernelExecInfo.
+  std::vector<void*> svm_allocations() const;
+  /// Bytes of device memory this channel holds (data, control and done-count arrays).
+  std::size_t footprint_bytes() const noexcept { return storage_.size(); }
+
+  /// A host reservation: fill `ces` (n * ce_bytes bytes), then pass it to enq().
+  struct HostReservation {
+    std::vector<std::byte> ces;
+    std::uint64_t pos = 0;
+    std::uint32_t n = 0;
+  };
+  /// Reserves n CEs, all or nothing: std::nullopt if they do not fit.
+  std::optional<HostReservation> talloc(std::uint32_t n);
+  /// Writes the CEs into the channel and makes them ready.
+  void enq(HostReservation&& reservation);
+
+  /// Counters as of the table's last refresh.
+  const chanflow_channel& counters() const { return table_.counters(id_); }
+  /// Ready CEs as control positions [begin, begin + count), from the last refresh.
+  struct Range {
+    std::uint64_t begin = 0;
+    std::uint64_t count = 0;
+  };
+  Range ready() const;
+  /// Records that the first `count` ready CEs were handed to a dispatch (advances ctrl_head).
+  void mark_dispatched(std::uint64_t count);
+  /// Frees, in allocation order, every done-count group whose CEs are all done; returns the
+  /// number of data elements freed. Uses data_tail from the last refresh.
+  std::uint64_t deallocate();
+
+  /// Reads back the CE at data-array index `index` (for tests and tools; one transfer each).
+  std::vector<std::byte> read_ce(std::uint32_t index) const;
+
+ private:
+  std::uint32_t groups() const noexcept { return config_.capacity / config_.done_group; }
+  void add_done(std::uint64_t pos, std::uint32_t count);
+
+  ChannelTable& table_;
+  ChannelConfig config_;
+  std::uint32_t id_ = 0;
+  SvmBuffer storage_;
+  std::uint64_t* ctrl_ = nullptr;
+  std::uint32_t* done_ = nullptr;
+  std::byte* data_ = nullptr;
+};
+
+/// How the work-group scan inside talloc is computed (identical results; speed differs).
+enum class ScanPath { Auto, Sequential, HillisSteele, Collective };
+std::string_view to_string(ScanPath path);
+
+struct ChannelProgramOptions {
+  std::uint32_t wg_size = 64;
+  ScanPath scan = ScanPath::Auto;
+  bool count_atomics = false;  ///< count global atomics into chanflow_channel::atomic_ops
+  std::string extra;           ///< more build options
+};
+
+/// The scan path Auto resolves to on this device.
+ScanPath resolve_scan_path(const Runtime& runtime, ScanPath requested);
+
+/// Builds `user_source` after the channel's device API (layout, reservation, talloc/enq/deq/
+/// tfree and the per-work-item baseline), with CHANFLOW_WG_SIZE = options.wg_size.
+cl::Program build_channel_program(const Runtime& runtime, std::string_view user_source,
+                                  const ChannelProgramOptions& options);
+
+}  // namespace chanflow

@@ -1,0 +1,60 @@
+/* The memory layout of a chanflow channel, declared once for host C++ and OpenCL C.
+ * See thesis section 4.1.2 (Figure 4-2) and channels/README.md for the protocol. */
+#ifndef CHANFLOW_CHANNEL_LAYOUT_H
+#define CHANFLOW_CHANNEL_LAYOUT_H
+
+#ifdef __OPENCL_VERSION__
+typedef ulong chanflow_u64;
+typedef uint chanflow_u32;
+#define CHANFLOW_SVM_PTR(type) __global type*
+#else
+#include <stdint.h>
+typedef uint64_t chanflow_u64;
+typedef uint32_t chanflow_u32;
+/* On the host the SVM pointers are plain 64-bit addresses: the device must have 64 address
+ * bits (checked when the runtime opens it), so both sides agree on every offset below. */
+#define CHANFLOW_SVM_PTR(type) uint64_t
+#endif
+
+/* A control-array entry is one 64-bit word: the data-array index of a ready CE in the low
+ * 32 bits and, in the high 32 bits, the lap tag (position / ctrl_capacity + 1) of the
+ * control position it was written at. A reader knows an entry is ready when its tag matches
+ * the lap it expects, so publishing never waits on another work-group. */
+#define CHANFLOW_CTRL_INDEX_MASK 0xffffffffUL
+#define CHANFLOW_CTRL_TAG_SHIFT 32
+
+/* Positions (data_tail, ctrl_head, ...) are 64-bit counters that only grow; the array index
+ * is position % capacity. They never wrap in practice (2^64 CEs), so capacities need not be
+ * powers of two. */
+typedef struct chanflow_channel {
+  /* Geometry: written by the host at creation, read-only afterwards. */
+  CHANFLOW_SVM_PTR(uchar) data;   /* capacity CEs of ce_bytes each */
+  CHANFLOW_SVM_PTR(ulong) ctrl;   /* ctrl_capacity entries, see above */
+  CHANFLOW_SVM_PTR(uint) done;    /* capacity / done_group counts */
+  chanflow_u32 capacity;          /* data-array elements */
+  chanflow_u32 ce_bytes;          /* bytes per CE, a multiple of 4 */
+  chanflow_u32 ctrl_capacity;     /* 2 * capacity */
+  chanflow_u32 done_group;        /* adjacent data elements sharing one done count */
+  chanflow_u32 id;                /* index in the channel table */
+  chanflow_u32 flags;
+
+  /* Producer side, updated by device atomics. */
+  chanflow_u64 data_tail;           /* next data position to reserve */
+  chanflow_u64 ctrl_reserve_tail;   /* next control position to reserve */
+  chanflow_u64 ctrl_published;      /* control entries written and visible, total */
+  chanflow_u64 failed_reservations; /* work-group (or work-item) reservations refused */
+  chanflow_u64 padding_elements;    /* data elements skipped to keep a reservation contiguous */
+
+  /* Aggregator side: written by the host while no kernel uses the channel. */
+  chanflow_u64 data_head; /* first data position not yet deallocated */
+  chanflow_u64 ctrl_head; /* first control position not yet dispatched */
+  /* Statistics. atomic_ops counts global atomics on this channel, only in programs built
+   * with CHANFLOW_COUNT_ATOMICS (the benchmark's counting pass); otherwise it stays 0. */
+  chanflow_u64 cas_retries;
+  chanflow_u64 atomic_ops;
+  chanflow_u64 reserved_;
+} chanflow_channel;
+
+#define CHANFLOW_CHANNEL_BYTES 128
+
+#endif /* CHANFLOW_CHANNEL_LAYOUT_H */

@@ -1,0 +1,310 @@
+// Host side of the channel: SVM storage, host producers, counters, in-order deallocation.
+#include "chanflow/channel.hpp"
+
+#include "chanflow_channels_sources.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace chanflow {
+
+namespace {
+
+constexpr std::size_t kAlign = 128;
+
+std::size_t align_up(std::size_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
+
+struct StorageLayout {
+  std::size_t ctrl_offset = 0;
+  std::size_t done_offset = 0;
+  std::size_t data_offset = 0;
+  std::size_t bytes = 0;
+};
+
+StorageLayout layout_for(const ChannelConfig& c) {
+  StorageLayout l;
+  l.ctrl_offset = 0;
+  l.done_offset = align_up(l.ctrl_offset + std::size_t{2} * c.capacity * sizeof(std::uint64_t));
+  l.data_offset = align_up(l.done_offset + std::size_t{c.capacity / c.done_group} * sizeof(std::uint32_t));
+  l.bytes = align_up(l.data_offset + std::size_t{c.capacity} * c.ce_bytes);
+  return l;
+}
+
+void validate(const ChannelConfig& c) {
+  const auto who = c.name.empty() ? std::string("channel") : fmt::format("channel '{}'", c.name);
+  if (c.ce_bytes == 0) throw ChannelError(who + ": CE size must be at least 4 bytes, got 0");
+  if (c.ce_bytes % 4 != 0 || c.ce_bytes > 65536)
+    throw ChannelError(fmt::format("{}: CE size must be a multiple of 4 bytes up to 65536, got {}",
+                                   who, c.ce_bytes));
+  if (c.capacity == 0) throw ChannelError(who + ": capacity must be at least one CE, got 0");
+  if (c.capacity > (1u << 30))
+    throw ChannelError(fmt::format("{}: capacity {} exceeds the limit of 2^30 CEs", who, c.capacity));
+  if (c.done_group == 0) throw ChannelError(who + ": done-count group size must be at least 1");
+  if (c.capacity % c.done_group != 0)
+    throw ChannelError(fmt::format(
+        "{}: capacity {} is not a multiple of the done-count group size {} (in-order "
+        "deallocation frees whole groups)",
+        who, c.capacity, c.done_group));
+}
+
+std::uint64_t ctrl_entry(std::uint64_t cpos, std::uint32_t ctrl_capacity, std::uint32_t index) {
+  const auto tag = static_cast<std::uint32_t>(cpos / ctrl_capacity + 1);
+  return (std::uint64_t{tag} << CHANFLOW_CTRL_TAG_SHIFT) | index;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+ChannelTable::ChannelTable(const Runtime& runtime, std::uint32_t max_channels)
+    : runtime_(runtime), max_channels_(max_channels) {
+  if (max_channels == 0) throw ChannelError("a channel table needs room for at least one channel");
+  headers_ = SvmBuffer(runtime, std::size_t{max_channels} * sizeof(chanflow_channel));
+  runtime.svm_fill_zero(headers_.get(), headers_.size());
+}
+
+std::uint32_t ChannelTable::add(const chanflow_channel& header) {
+  if (mirror_.size() >= max_channels_)
+    throw ChannelError(fmt::format("channel table is full ({} channels)", max_channels_));
+  const auto id = static_cast<std::uint32_t>(mirror_.size());
+  mirror_.push_back(header);
+  mirror_.back().id = id;
+  live_.push_back(true);
+  write_header(id);
+  return id;
+}
+
+void ChannelTable::retire(std::uint32_t id) { live_.at(id) = false; }
+
+chanflow_channel& ChannelTable::mirror(std::uint32_t id) {
+  return const_cast<chanflow_channel&>(counters(id));
+}
+
+const chanflow_channel& ChannelTable::counters(std::uint32_t id) const {
+  if (id >= mirror_.size() || !live_[id])
+    throw ChannelError(fmt::format("unknown channel id {} (the table holds {} channel(s){})", id,
+                                   mirror_.size(), id < mirror_.size() ? "; this one was destroyed" : ""));
+  return mirror_[id];
+}
+
+chanflow_channel* ChannelTable::device_header(std::uint32_t id) const {
+  (void)counters(id);  // validates id
+  return static_cast<chanflow_channel*>(headers_.get()) + id;
+}
+
+void ChannelTable::refresh() {
+  runtime_.svm_read(mirror_.data(), headers_.get(), mirror_.size() * sizeof(chanflow_channel));
+}
+
+void ChannelTable::refresh(std::uint32_t id) {
+  runtime_.svm_read(&mirror(id), device_header(id), sizeof(chanflow_channel));
+}
+
+void ChannelTable::write_header(std::uint32_t id) {
+  runtime_.svm_write(device_header(id), &mirror(id), sizeof(chanflow_channel));
+}
+
+void ChannelTable::write_u64_field(std::uint32_t id, std::size_t offset) {
+  auto* dst = reinterpret_cast<std::byte*>(device_header(id)) + offset;
+  const auto* src = reinterpret_cast<const std::byte*>(&mirror(id)) + offset;
+  runtime_.svm_write(dst, src, sizeof(std::uint64_t));
+}
+
+// ---------------------------------------------------------------------------------------------
+Channel::Channel(ChannelTable& table, ChannelConfig config) : table_(table), config_(std::move(config)) {
+  validate(config_);
+  const auto layout = layout_for(config_);
+  const Runtime& rt = table.runtime();
+  storage_ = SvmBuffer(rt, layout.bytes, kAlign);
+  // Zeroed control entries carry tag 0, which no lap uses, so nothing looks ready.
+  rt.svm_fill_zero(storage_.get(), layout.data_offset);
+  auto* base = static_cast<std::byte*>(storage_.get());
+  ctrl_ = reinterpret_cast<std::uint64_t*>(base + layout.ctrl_offset);
+  done_ = reinterpret_cast<std::uint32_t*>(base + layout.done_offset);
+  data_ = base + layout.data_offset;
+
+  chanflow_channel h{};
+  h.data = reinterpret_cast<std::uint64_t>(data_);
+  h.ctrl = reinterpret_cast<std::uint64_t>(ctrl_);
+  h.done = reinterpret_cast<std::uint64_t>(done_);
+  h.capacity = config_.capacity;
+  h.ce_bytes = config_.ce_bytes;
+  h.ctrl_capacity = 2 * config_.capacity;
+  h.done_group = config_.done_group;
+  id_ = table.add(h);
+}
+
+Channel::~Channel() { table_.retire(id_); }
+
+std::vector<void*> Channel::svm_allocations() const {
+  return {storage_.get(), table_.headers_allocation()};
+}
+
+void Channel::add_done(std::uint64_t pos, std::uint32_t count) {
+  const Runtime& rt = table_.runtime();
+  const std::uint32_t cap = config_.capacity;
+  auto index = static_cast<std::uint32_t>(pos % cap);
+  while (count > 0) {
+    const std::uint32_t group = index / config_.done_group;
+    const std::uint32_t here = std::min(count, (group + 1) * config_.done_group - index);
+    std::uint32_t value = 0;
+    rt.svm_read(&value, done_ + group, sizeof value);
+    value += here;
+    rt.svm_write(done_ + group, &value, sizeof value);
+    count -= here;
+    index = (index + here) % cap;
+  }
+}
+
+std::optional<Channel::HostReservation> Channel::talloc(std::uint32_t n) {
+  table_.refresh(id_);
+  auto& h = table_.mirror(id_);
+  const std::uint32_t cap = config_.capacity;
+  const auto index = static_cast<std::uint32_t>(h.data_tail % cap);
+  const std::uint32_t pad = (n > 0 && index + std::uint64_t{n} > cap) ? cap - index : 0;
+  if (h.data_tail + pad + n - h.data_head > cap) {
+    ++h.failed_reservations;
+    table_.write_u64_field(id_, offsetof(chanflow_channel, failed_reservations));
+    return std::nullopt;
+  }
+  if (pad > 0) {
+    add_done(h.data_tail, pad);
+    h.padding_elements += pad;
+    table_.write_u64_field(id_, offsetof(chanflow_channel, padding_elements));
+  }
+  HostReservation r;
+  r.pos = h.data_tail + pad;
+  r.n = n;
+  r.ces.resize(std::size_t{n} * config_.ce_bytes);
+  h.data_tail += pad + n;
+  table_.write_u64_field(id_, offsetof(chanflow_channel, data_tail));
+  return r;
+}
+
+void Channel::enq(HostReservation&& r) {
+  if (r.ces.size() != std::size_t{r.n} * config_.ce_bytes)
+    throw ChannelError(fmt::format("channel '{}': enq of a reservation whose buffer was resized",
+                                   config_.name));
+  if (r.n == 0) return;
+  const Runtime& rt = table_.runtime();
+  table_.refresh(id_);
+  auto& h = table_.mirror(id_);
+  const auto index = static_cast<std::uint32_t>(r.pos % config_.capacity);
+  rt.svm_write(data_ + std::size_t{index} * config_.ce_bytes, r.ces.data(), r.ces.size());
+
+  const std::uint32_t ccap = h.ctrl_capacity;
+  std::vector<std::uint64_t> entries(r.n);
+  for (std::uint32_t k = 0; k < r.n; ++k) entries[k] = ctrl_entry(h.ctrl_reserve_tail + k, ccap, index + k);
+  // The entries may wrap around the control array: at most two copies.
+  const auto first = static_cast<std::uint32_t>(h.ctrl_reserve_tail % ccap);
+  const std::uint32_t before_wrap = std::min(r.n, ccap - first);
+  rt.svm_write(ctrl_ + first, entries.data(), before_wrap * sizeof(std::uint64_t));
+  rt.svm_write(ctrl_, entries.data() + before_wrap, (r.n - before_wrap) * sizeof(std::uint64_t));
+
+  h.ctrl_reserve_tail += r.n;
+  h.ctrl_published += r.n;
+  table_.write_u64_field(id_, offsetof(chanflow_channel, ctrl_reserve_tail));
+  table_.write_u64_field(id_, offsetof(chanflow_channel, ctrl_published));
+  r.n = 0;
+  r.ces.clear();
+}
+
+Channel::Range Channel::ready() const {
+  const auto& h = counters();
+  return {h.ctrl_head, h.ctrl_published - h.ctrl_head};
+}
+
+void Channel::mark_dispatched(std::uint64_t count) {
+  auto& h = table_.mirror(id_);
+  if (count > h.ctrl_published - h.ctrl_head)
+    throw ChannelError(fmt::format("channel '{}': dispatching {} CEs but only {} are ready",
+                                   config_.name, count, h.ctrl_published - h.ctrl_head));
+  h.ctrl_head += count;
+  table_.write_u64_field(id_, offsetof(chanflow_channel, ctrl_head));
+}
+
+std::uint64_t Channel::deallocate() {
+  auto& h = table_.mirror(id_);
+  const std::uint32_t group_size = config_.done_group;
+  const std::uint64_t live = h.data_tail - h.data_head;
+  if (live < group_size) return 0;  // a group can only be complete once fully allocated
+  const Runtime& rt = table_.runtime();
+  const std::uint32_t total_groups = groups();
+  const auto first = static_cast<std::uint32_t>((h.data_head % config_.capacity) / group_size);
+  const auto span = static_cast<std::uint32_t>(live / group_size);
+
+  // The live window of done counts, read in at most two pieces around the wrap.
+  std::vector<std::uint32_t> counts(span);
+  const std::uint32_t before_wrap = std::min(span, total_groups - first);
+  rt.svm_read(counts.data(), done_ + first, before_wrap * sizeof(std::uint32_t));
+  rt.svm_read(counts.data() + before_wrap, done_, (span - before_wrap) * sizeof(std::uint32_t));
+
+  std::uint32_t freed = 0;
+  while (freed < span && counts[freed] == group_size) ++freed;
+  if (freed == 0) return 0;
+  for (std::uint32_t g = 0; g < freed; ++g)
+    if (counts[g] > group_size)
+      throw ChannelError(fmt::format("channel '{}': done count {} exceeds the group size {}: a CE "
+                                     "was freed twice",
+                                     config_.name, counts[g], group_size));
+
+  // Zero the freed counts before publishing the new head, so a producer that sees the space
+  // never finds a stale count.
+  const std::vector<std::uint32_t> zeros(freed, 0);
+  const std::uint32_t zero_before_wrap = std::min(freed, total_groups - first);
+  rt.svm_write(done_ + first, zeros.data(), zero_before_wrap * sizeof(std::uint32_t));
+  rt.svm_write(done_, zeros.data(), (freed - zero_before_wrap) * sizeof(std::uint32_t));
+  h.data_head += std::uint64_t{freed} * group_size;
+  table_.write_u64_field(id_, offsetof(chanflow_channel, data_head));
+  return std::uint64_t{freed} * group_size;
+}
+
+std::vector<std::byte> Channel::read_ce(std::uint32_t index) const {
+  if (index >= config_.capacity)
+    throw ChannelError(fmt::format("channel '{}': CE index {} is outside its capacity {}",
+                                   config_.name, index, config_.capacity));
+  std::vector<std::byte> out(config_.ce_bytes);
+  table_.runtime().svm_read(out.data(), data_ + std::size_t{index} * config_.ce_bytes, out.size());
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+std::string_view to_string(ScanPath path) {
+  switch (path) {
+    case ScanPath::Auto: return "auto";
+    case ScanPath::Sequential: return "sequential";
+    case ScanPath::HillisSteele: return "hillis-steele";
+    case ScanPath::Collective: return "collective";
+  }
+  return "?";
+}
+
+ScanPath resolve_scan_path(const Runtime& runtime, ScanPath requested) {
+  if (requested != ScanPath::Auto) return requested;
+  const auto& caps = runtime.caps();
+  if (caps.type & CL_DEVICE_TYPE_CPU) return ScanPath::Sequential;
+  if (caps.work_group_collectives) return ScanPath::Collective;
+  return ScanPath::HillisSteele;
+}
+
+cl::Program build_channel_program(const Runtime& runtime, std::string_view user_source,
+                                  const ChannelProgramOptions& options) {
+  const auto wg = options.wg_size;
+  if (wg == 0 || wg > runtime.caps().max_work_group_size)
+    throw ChannelError(fmt::format("work-group size {} is not supported by '{}' (1..{})", wg,
+                                   runtime.caps().name, runtime.caps().max_work_group_size));
+  std::string opts = fmt::format("-DCHANFLOW_WG_SIZE={}", wg);
+  switch (resolve_scan_path(runtime, options.scan)) {
+    case ScanPath::Sequential: opts += " -DCHANFLOW_SCAN_SEQUENTIAL"; break;
+    case ScanPath::Collective: opts += " -DCHANFLOW_SCAN_COLLECTIVE -cl-std=CL2.0"; break;
+    default: break;
+  }
+  if (options.count_atomics) opts += " -DCHANFLOW_COUNT_ATOMICS";
+  if (!options.extra.empty()) opts += " " + options.extra;
+  return runtime.build({channels_cl::channel_layout_h(), channels_cl::reserve_cl(),
+                        channels_cl::channel_cl(), channels_cl::channel_per_item_cl(), user_source},
+                       opts);
+}
+
+}  // namespace chanflow

@@ -1,0 +1,154 @@
+// The OpenCL runtime layer every part of chanflow stands on: device choice, a capability
+// probe, RAII handles, program builds that carry their log, and errors that name the CL code.
+#pragma once
+
+#include <CL/opencl.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace chanflow {
+
+/// The symbolic name of an OpenCL status code ("CL_OUT_OF_RESOURCES"), or "CL_<number>".
+std::string cl_error_name(cl_int code);
+
+/// An OpenCL call failed. `what()` names the call and the code; a failed program build also
+/// carries the compiler's full log.
+class OpenCLError : public std::runtime_error {
+ public:
+  OpenCLError(std::string call, cl_int code, std::string build_log = {});
+  const std::string& call() const noexcept { return call_; }
+  cl_int code() const noexcept { return code_; }
+  const std::string& build_log() const noexcept { return build_log_; }
+
+ private:
+  std::string call_;
+  cl_int code_;
+  std::string build_log_;
+};
+
+/// Throws OpenCLError when `code` is not CL_SUCCESS. A function, not a macro, so the call it
+/// checks is evaluated exactly once.
+inline void check(cl_int code, const char* call) {
+  if (code != CL_SUCCESS) throw OpenCLError(call, code);
+}
+
+/// No OpenCL platform or no matching device: a set-up problem, reported with what to do.
+class DeviceNotFound : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// What the runtime needs to know about a device, probed once.
+struct DeviceCaps {
+  std::string name;
+  std::string vendor;
+  std::string platform;
+  std::string version;           // CL_DEVICE_VERSION
+  std::string opencl_c_version;  // CL_DEVICE_OPENCL_C_VERSION
+  std::string driver_version;
+  cl_device_type type = 0;
+  unsigned index = 0;  // position in list_devices()
+  unsigned compute_units = 0;
+  std::size_t max_work_group_size = 0;
+  std::size_t preferred_work_group_multiple = 0;
+  unsigned address_bits = 0;
+  std::uint64_t global_mem_bytes = 0;
+  std::uint64_t local_mem_bytes = 0;
+  bool svm_coarse = false;
+  bool svm_fine_buffer = false;
+  bool svm_fine_system = false;
+  bool svm_atomics = false;
+  bool int64_atomics = false;
+  bool subgroups = false;                  // cl_khr_subgroups or __opencl_c_subgroups
+  bool work_group_collectives = false;     // advertised (__opencl_c_work_group_collective_functions)
+  std::vector<std::string> extensions;
+
+  bool has_extension(std::string_view ext) const;
+  std::string type_name() const;
+  /// Missing capabilities that chanflow's channels need, empty if the device is usable.
+  std::vector<std::string> missing_requirements() const;
+};
+
+/// Every device of every platform, in a stable order (platform, then device).
+/// Throws DeviceNotFound naming the package to install if there is no platform at all.
+std::vector<DeviceCaps> list_devices();
+
+/// Which device to use: `spec` is an index into list_devices() or a case-insensitive
+/// substring of the device, vendor or platform name. An empty spec falls back to the
+/// CHANFLOW_DEVICE environment variable, then to PoCL's CPU device, then to the first device.
+struct DeviceSelection {
+  std::string spec;
+};
+
+/// A chosen device with its context and in-order queue. Owns every OpenCL handle it makes.
+class Runtime {
+ public:
+  explicit Runtime(const DeviceSelection& selection = {});
+
+  const DeviceCaps& caps() const noexcept { return caps_; }
+  const cl::Context& context() const noexcept { return context_; }
+  const cl::Device& device() const noexcept { return device_; }
+  const cl::CommandQueue& queue() const noexcept { return queue_; }
+
+  /// Builds a program from sources concatenated in order. On failure throws OpenCLError whose
+  /// build_log() holds the compiler output.
+  cl::Program build(const std::vector<std::string_view>& sources, const std::string& options) const;
+  cl::Kernel kernel(const cl::Program& program, const char* name) const;
+
+  /// Blocks until the queue is empty.
+  void finish() const;
+
+  // Copies between host memory and SVM (blocking). Valid for coarse-grain SVM.
+  void svm_write(void* svm_dst, const void* host_src, std::size_t bytes) const;
+  void svm_read(void* host_dst, const void* svm_src, std::size_t bytes) const;
+  void svm_fill_zero(void* svm_dst, std::size_t bytes) const;
+
+ private:
+  cl::Device device_;
+  DeviceCaps caps_;
+  cl::Context context_;
+  cl::CommandQueue queue_;
+};
+
+/// A coarse-grain SVM allocation: one pointer valid on host and device, which may be stored
+/// inside other SVM structures. Released with clSVMFree when the object dies.
+class SvmBuffer {
+ public:
+  SvmBuffer() = default;
+  SvmBuffer(const Runtime& runtime, std::size_t bytes, std::size_t alignment = 128);
+  SvmBuffer(SvmBuffer&& other) noexcept;
+  SvmBuffer& operator=(SvmBuffer&& other) noexcept;
+  SvmBuffer(const SvmBuffer&) = delete;
+  SvmBuffer& operator=(const SvmBuffer&) = delete;
+  ~SvmBuffer();
+
+  void* get() const noexcept { return ptr_; }
+  std::size_t size() const noexcept { return bytes_; }
+
+ private:
+  void reset() noexcept;
+  cl_context context_ = nullptr;
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+/// Sets a kernel argument, naming the kernel and argument index on failure.
+void set_arg(const cl::Kernel& kernel, cl_uint index, std::size_t size, const void* value);
+void set_arg_svm(const cl::Kernel& kernel, cl_uint index, const void* svm_ptr);
+template <class T>
+void set_arg(const cl::Kernel& kernel, cl_uint index, const T& value) {
+  set_arg(kernel, index, sizeof(T), &value);
+}
+/// Declares the SVM allocations a kernel reaches through pointers stored inside other SVM
+/// structures (required for coarse-grain SVM by the OpenCL 2.0+ specification).
+void set_indirect_svm(const cl::Kernel& kernel, const std::vector<void*>& pointers);
+
+/// Enqueues a 1-D NDRange of `global` work-items in groups of `local`; returns its event.
+cl::Event launch(const Runtime& runtime, const cl::Kernel& kernel, std::size_t global, std::size_t local);
+
+}  // namespace chanflow

@@ -1,0 +1,3 @@
+// doctest's main for all chanflow suites.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>

@@ -1,0 +1,78 @@
+// The OpenCL runtime layer: device discovery and choice, capability probe, errors by name.
+#include "chanflow/opencl.hpp"
+#include "test_support.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+
+using namespace chanflow;
+using chanflow::test::runtime;
+
+TEST_SUITE("opencl") {
+
+TEST_CASE("OpenCL: status codes are named") {
+  CHECK(cl_error_name(CL_SUCCESS) == "CL_SUCCESS");
+  CHECK(cl_error_name(CL_OUT_OF_RESOURCES) == "CL_OUT_OF_RESOURCES");
+  CHECK(cl_error_name(CL_BUILD_PROGRAM_FAILURE) == "CL_BUILD_PROGRAM_FAILURE");
+  CHECK(cl_error_name(CL_INVALID_KERNEL_ARGS) == "CL_INVALID_KERNEL_ARGS");
+  CHECK(cl_error_name(-12345) == "CL_-12345");
+  const OpenCLError e("clFoo", CL_INVALID_VALUE);
+  CHECK(std::string(e.what()) == "clFoo failed: CL_INVALID_VALUE (-30)");
+}
+
+TEST_CASE("OpenCL: the probe finds a usable device and describes it") {
+  const auto devices = list_devices();
+  REQUIRE_FALSE(devices.empty());
+  const auto& caps = runtime().caps();
+  CHECK_FALSE(caps.name.empty());
+  CHECK(caps.address_bits == 64);
+  CHECK(caps.svm_coarse);
+  CHECK(caps.int64_atomics);
+  CHECK(caps.max_work_group_size >= 64);
+  CHECK(caps.preferred_work_group_multiple >= 1);
+  CHECK(caps.missing_requirements().empty());
+}
+
+TEST_CASE("OpenCL: devices are chosen by index or by a name substring") {
+  const auto devices = list_devices();
+  const Runtime by_index(DeviceSelection{std::to_string(devices.back().index)});
+  CHECK(by_index.caps().name == devices.back().name);
+  const Runtime by_name(DeviceSelection{devices.front().name.substr(0, 6)});
+  CHECK(by_name.caps().name.find(devices.front().name.substr(0, 6)) != std::string::npos);
+  CHECK_THROWS_WITH_AS(Runtime(DeviceSelection{"no-such-device-xyz"}),
+                       doctest::Contains("no OpenCL device matches 'no-such-device-xyz'"), DeviceNotFound);
+  CHECK_THROWS_WITH_AS(Runtime(DeviceSelection{"999"}), doctest::Contains("out of range"), DeviceNotFound);
+}
+
+TEST_CASE("OpenCL: a failed build names the code and carries the compiler's log") {
+  try {
+    runtime().build({"__kernel void broken(__global int* p) { p[0] = undeclared_name; }"}, "");
+    FAIL("the build should have failed");
+  } catch (const OpenCLError& e) {
+    CHECK(e.code() == CL_BUILD_PROGRAM_FAILURE);
+    CHECK(std::string(e.what()).find("CL_BUILD_PROGRAM_FAILURE") != std::string::npos);
+    CHECK(e.build_log().find("undeclared_name") != std::string::npos);
+  }
+}
+
+TEST_CASE("OpenCL: an unknown kernel name is reported with the name") {
+  const auto program = runtime().build({"__kernel void present(__global int* p) { p[0] = 1; }"}, "");
+  CHECK_THROWS_WITH_AS(runtime().kernel(program, "absent"), doctest::Contains("'absent'"), OpenCLError);
+}
+
+TEST_CASE("OpenCL: SVM round-trips through a kernel") {
+  const Runtime& rt = runtime();
+  const auto program = rt.build({"__kernel void twice(__global int* p) { p[get_global_id(0)] *= 2; }"}, "");
+  const auto k = rt.kernel(program, "twice");
+  SvmBuffer buf(rt, 256 * sizeof(int));
+  std::vector<int> in(256), out(256);
+  for (int i = 0; i < 256; ++i) in[i] = i;
+  rt.svm_write(buf.get(), in.data(), 256 * sizeof(int));
+  set_arg_svm(k, 0, buf.get());
+  launch(rt, k, 256, 64);
+  rt.svm_read(out.data(), buf.get(), 256 * sizeof(int));
+  for (int i = 0; i < 256; ++i) CHECK(out[i] == 2 * i);
+}
+
+}  // TEST_SUITE
