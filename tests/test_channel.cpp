@@ -178,7 +178,6 @@ TEST_CASE("Channel: a small channel wraps around over many laps without losing a
   const auto r = grow_tree(o);
   require_exactly_once(r);
   CHECK(r.final_counters.data_tail / o.channel.capacity > 130);  // laps
-  CHECK(r.final_counters.padding_elements > 0);   // reservations straddling the end were moved
   CHECK(r.final_counters.failed_reservations > 0);  // the full channel refused work-groups
   CHECK(r.retried_parents > 0);
   CHECK(r.final_counters.data_tail - r.final_counters.data_head < o.channel.done_group);
@@ -196,7 +195,9 @@ TEST_CASE("Channel: CE sizes from 4 to 256 bytes carry their whole payload") {
 }
 
 TEST_CASE("Channel: every work-group size and scan path gives the same, complete result") {
-  for (ScanPath scan : {ScanPath::Sequential, ScanPath::HillisSteele}) {
+  std::vector<ScanPath> paths{ScanPath::Sequential, ScanPath::HillisSteele};
+  if (runtime().caps().work_group_scan_builds) paths.push_back(ScanPath::Collective);
+  for (ScanPath scan : paths) {
     for (std::uint32_t wg : {1u, 7u, 32u, 64u, 256u}) {
       CAPTURE(to_string(scan));
       CAPTURE(wg);

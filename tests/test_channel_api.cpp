@@ -134,12 +134,60 @@ TEST_CASE("Channel: items requesting 0 get no CEs while their neighbours get con
     // Every published CE holds what its producer wrote.
     for (std::size_t g = 0; g < want.size(); ++g)
       for (cl_uint k = 0; k < want[g]; ++k) {
-        const auto ce = ch.read_ce(static_cast<std::uint32_t>((p.pos[g] + k) % 4096));
+        const auto ce = ch.read_ce(static_cast<std::uint32_t>(p.pos[g] + k));
         std::uint32_t id = 0;
         std::memcpy(&id, ce.data(), 4);
         CHECK(id == g * 1024 + k);
       }
   }
+}
+
+TEST_CASE("Channel: a reservation that wraps past the array's end stays contiguous") {
+  ChannelTable table(runtime());
+  Channel ch(table, {.name = "wrap", .ce_bytes = 8, .capacity = 128, .done_group = 32});
+  auto seed = ch.talloc(100);
+  REQUIRE(seed.has_value());
+  ch.enq(std::move(*seed));
+  table.refresh();
+  auto first = ch.ready();
+  ch.mark_dispatched(first.count);
+  dispatch_free("free_only", ch, table, first.begin, 100, 0, 128);
+  CHECK(ch.deallocate() == 96);  // slots 96..99 wait for the rest of their group
+
+  // 64 CEs from position 100: slots 100..127 then 0..35, in one contiguous run.
+  const auto p = run_probe(ch, std::vector<cl_uint>(64, 1), 64, true);
+  for (std::size_t g = 0; g < 64; ++g) {
+    CHECK(p.got_null[g] == 0);
+    CHECK(p.pos[g] == 100 + g);  // physical indices run on past 127
+  }
+  table.refresh();
+  const auto second = ch.ready();
+  REQUIRE(second.count == 64);
+  ch.mark_dispatched(64);
+  SvmBuffer ids(runtime(), 64 * 4);
+  dispatch_free("free_except", ch, table, second.begin, 64, 0, 0, ids.get());
+  std::vector<std::uint32_t> seen(64);
+  runtime().svm_read(seen.data(), ids.get(), 64 * 4);
+  for (std::uint32_t g = 0; g < 64; ++g) CHECK(seen[g] == g * 1024);  // consumers see each CE
+  CHECK(ch.deallocate() == 64);  // groups 3 and 0 are complete; slots 32..35 of group 1 are not
+  CHECK(ch.counters().data_head == 160);
+  CHECK(static_cast<std::int64_t>(ch.counters().data_free) == 128 - 4);
+}
+
+TEST_CASE("Channel: a work-group asking for more than max_reservation is refused") {
+  ChannelTable table(runtime());
+  Channel ch(table, {.name = "cap", .ce_bytes = 4, .capacity = 256, .done_group = 64, .max_reservation = 16});
+  const auto p = run_probe(ch, std::vector<cl_uint>(64, 1), 64, true);
+  CHECK(std::all_of(p.got_null.begin(), p.got_null.end(), [](cl_uint v) { return v == 1; }));
+  table.refresh();
+  CHECK(ch.counters().oversized_requests == 1);
+  CHECK(ch.counters().data_tail == 0);
+  std::vector<cl_uint> want(64, 0);
+  std::fill(want.begin(), want.begin() + 16, 1);
+  const auto q = run_probe(ch, want, 64, true);
+  CHECK(q.got_null[0] == 0);
+  table.refresh();
+  CHECK(ch.ready().count == 16);
 }
 
 TEST_CASE("Channel: all work-group requests of 0 succeed and reserve nothing") {

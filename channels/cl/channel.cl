@@ -5,64 +5,38 @@
 
 /* What talloc hands a work-item, to be passed to enq. */
 typedef struct {
-  ulong pos;    /* data position of this item's first CE */
+  uint index;   /* physical data-array index of this item's first CE (may exceed capacity) */
   uint n;       /* CEs this item reserved */
   uint offset;  /* exclusive prefix of n within the work-group */
   uint total;   /* CEs the whole work-group reserved; 0 after a failed talloc */
 } chanflow_ticket;
 
-/* Marks `count` data elements from `pos` as done: padding skipped at the array's end. */
-void chanflow_mark_done_range(__global chanflow_channel* ch, ulong pos, uint count) {
-  const uint cap = ch->capacity;
-  uint index = (uint)(pos % cap);
-  while (count > 0) {
-    const uint group = index / ch->done_group;
-    const uint group_end = (group + 1) * ch->done_group;
-    const uint here = min(count, group_end - index);
-    atomic_add(&ch->done[group], here);
+/* Reserves `total` contiguous data elements or nothing; called by one work-item. Returns the
+ * physical index of the first (see channel_layout.h). Two atomics, no retry loop: thousands of
+ * work-groups contending on one compare-and-swap cost O(n^2) attempts on a GPU. */
+int chanflow_reserve_data(__global chanflow_channel* ch, uint total, uint* index) {
+  *index = 0;
+  if (total == 0) return 1;
+  if (total > ch->max_reservation) {
+    atom_inc(&ch->oversized_requests);
+    atom_inc(&ch->failed_reservations);
+    return 0;
+  }
+  /* Relaxed (OpenCL 1.2 atomics): the CEs are published by enq's barrier and counter, not
+   * by the reservation. Credits may dip below zero while a refused request gives its back;
+   * a request racing with that sees too few and fails, never overflows the channel. */
+  const long before = (long)atom_sub(&ch->data_free, (ulong)total);
+  CHANFLOW_COUNT_ATOMIC(ch);
+  if (before < (long)total) {
+    atom_add(&ch->data_free, (ulong)total);
+    atom_inc(&ch->failed_reservations);
     CHANFLOW_COUNT_ATOMIC(ch);
-    count -= here;
-    index = (index + here) % cap;
+    return 0;
   }
-}
-
-/* Reserves `total` contiguous data elements or nothing. Called by one work-item.
- * A reservation that would straddle the end of the array first skips to index 0; the skipped
- * elements count as done at once so in-order deallocation passes over them. */
-int chanflow_reserve_data(__global chanflow_channel* ch, uint total, ulong* base) {
-  volatile __global ulong* tail = &ch->data_tail;
-  /* A plain read is only a guess: the compare-and-swap below validates it. */
-  ulong old = *tail;
-  if (total == 0) {
-    *base = old;
-    return 1;
-  }
-  const uint cap = ch->capacity;
-  /* data_head is written by the aggregator only between dispatches, or moves forward while
-   * one runs; a stale value only makes the channel look fuller than it is. */
-  const ulong head = *(volatile __global ulong*)&ch->data_head;
-  for (;;) {
-    const uint index = (uint)(old % cap);
-    const uint pad = (index + total > cap) ? cap - index : 0u;
-    if (old + pad + total - head > cap) {
-      atom_inc(&ch->failed_reservations);
-      return 0;
-    }
-    /* Relaxed CAS (OpenCL 1.2 atomics): the CEs' contents are published by enq's barrier and
-     * counter update, not by this reservation. */
-    const ulong seen = atom_cmpxchg(tail, old, old + pad + total);
-    CHANFLOW_COUNT_ATOMIC(ch);
-    if (seen == old) {
-      if (pad) {
-        chanflow_mark_done_range(ch, old, pad);
-        atom_add(&ch->padding_elements, (ulong)pad);
-      }
-      *base = old + pad;
-      return 1;
-    }
-    atom_inc(&ch->cas_retries);
-    old = seen;
-  }
+  const ulong pos = atom_add(&ch->data_tail, (ulong)total);
+  CHANFLOW_COUNT_ATOMIC(ch);
+  *index = (uint)(pos % ch->capacity);
+  return 1;
 }
 
 /* Allocates n CEs for this work-item in channel ch. Collective. Returns a pointer to n
@@ -73,28 +47,28 @@ __global void* talloc(__global chanflow_channel* ch, uint n, chanflow_ticket* t,
                       __local chanflow_wg_scratch* s) {
   const uint offset = chanflow_wg_exclusive_scan(n, s);
   if (chanflow_local_id() == 0) {
-    ulong base = 0;
-    s->ok = chanflow_reserve_data(ch, s->total, &base);
-    s->data_base = base;
+    uint index = 0;
+    s->ok = chanflow_reserve_data(ch, s->total, &index);
+    s->data_base = index;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   if (!s->ok) {
-    t->pos = 0;
+    t->index = 0;
     t->n = 0;
     t->offset = 0;
     t->total = 0;
     return 0;
   }
-  t->pos = s->data_base + offset;
+  t->index = (uint)s->data_base + offset;
   t->n = n;
   t->offset = offset;
   t->total = s->total;
-  return ch->data + (size_t)(t->pos % ch->capacity) * ch->ce_bytes;
+  return ch->data + (size_t)t->index * ch->ce_bytes;
 }
 
 /* Writes the control entries for a ticket's CEs from control position `first`. */
 void chanflow_write_ctrl(__global chanflow_channel* ch, ulong first, const chanflow_ticket* t) {
-  const uint index = (uint)(t->pos % ch->capacity);
+  const uint index = t->index;
   const uint ccap = ch->ctrl_capacity;
   for (uint k = 0; k < t->n; ++k) {
     const ulong cpos = first + k;
@@ -124,7 +98,7 @@ void enq(__global chanflow_channel* ch, const chanflow_ticket* t, __local chanfl
   }
 }
 
-/* Data-array index of the CE at control position ctrl_pos. */
+/* Physical data-array index of the CE at control position ctrl_pos. */
 uint chanflow_ce_index(__global const chanflow_channel* ch, ulong ctrl_pos) {
   return (uint)(ch->ctrl[ctrl_pos % ch->ctrl_capacity] & CHANFLOW_CTRL_INDEX_MASK);
 }
@@ -140,7 +114,7 @@ void tfree(__global chanflow_channel* ch, ulong ctrl_pos, int active,
            __local chanflow_wg_scratch* s) {
   const uint lid = chanflow_local_id();
   const uint none = 0xffffffffu;
-  const uint group = active ? chanflow_ce_index(ch, ctrl_pos) / ch->done_group : none;
+  const uint group = active ? (chanflow_ce_index(ch, ctrl_pos) % ch->capacity) / ch->done_group : none;
   __local uint* groups = s->scan[1];
   groups[lid] = group;
   barrier(CLK_LOCAL_MEM_FENCE);

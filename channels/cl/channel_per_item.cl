@@ -2,15 +2,15 @@
  * Same layout and protocol as channel.cl; kept only as the benchmark's point of comparison. */
 
 __global void* talloc_per_item(__global chanflow_channel* ch, uint n, chanflow_ticket* t) {
-  ulong base = 0;
+  uint index = 0;
   t->n = 0;
   t->offset = 0;
   t->total = 0;
-  if (!chanflow_reserve_data(ch, n, &base)) return 0;
-  t->pos = base;
+  if (!chanflow_reserve_data(ch, n, &index)) return 0;
+  t->index = index;
   t->n = n;
   t->total = n;
-  return ch->data + (size_t)(base % ch->capacity) * ch->ce_bytes;
+  return ch->data + (size_t)index * ch->ce_bytes;
 }
 
 void enq_per_item(__global chanflow_channel* ch, const chanflow_ticket* t) {
@@ -24,6 +24,6 @@ void enq_per_item(__global chanflow_channel* ch, const chanflow_ticket* t) {
 }
 
 void tfree_per_item(__global chanflow_channel* ch, ulong ctrl_pos) {
-  atomic_inc(&ch->done[chanflow_ce_index(ch, ctrl_pos) / ch->done_group]);
+  atomic_inc(&ch->done[(chanflow_ce_index(ch, ctrl_pos) % ch->capacity) / ch->done_group]);
   CHANFLOW_COUNT_ATOMIC(ch);
 }

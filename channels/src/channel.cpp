@@ -28,7 +28,7 @@ StorageLayout layout_for(const ChannelConfig& c) {
   l.ctrl_offset = 0;
   l.done_offset = align_up(l.ctrl_offset + std::size_t{2} * c.capacity * sizeof(std::uint64_t));
   l.data_offset = align_up(l.done_offset + std::size_t{c.capacity / c.done_group} * sizeof(std::uint32_t));
-  l.bytes = align_up(l.data_offset + std::size_t{c.capacity} * c.ce_bytes);
+  l.bytes = align_up(l.data_offset + (std::size_t{c.capacity} + c.max_reservation) * c.ce_bytes);
   return l;
 }
 
@@ -47,6 +47,9 @@ void validate(const ChannelConfig& c) {
         "{}: capacity {} is not a multiple of the done-count group size {} (in-order "
         "deallocation frees whole groups)",
         who, c.capacity, c.done_group));
+  if (c.max_reservation > c.capacity)
+    throw ChannelError(fmt::format("{}: max_reservation {} exceeds the capacity {}", who,
+                                   c.max_reservation, c.capacity));
 }
 
 std::uint64_t ctrl_entry(std::uint64_t cpos, std::uint32_t ctrl_capacity, std::uint32_t index) {
@@ -114,6 +117,7 @@ void ChannelTable::write_u64_field(std::uint32_t id, std::size_t offset) {
 // ---------------------------------------------------------------------------------------------
 Channel::Channel(ChannelTable& table, ChannelConfig config) : table_(table), config_(std::move(config)) {
   validate(config_);
+  if (config_.max_reservation == 0) config_.max_reservation = std::min(config_.capacity, 8192u);
   const auto layout = layout_for(config_);
   const Runtime& rt = table.runtime();
   storage_ = SvmBuffer(rt, layout.bytes, kAlign);
@@ -132,6 +136,8 @@ Channel::Channel(ChannelTable& table, ChannelConfig config) : table_(table), con
   h.ce_bytes = config_.ce_bytes;
   h.ctrl_capacity = 2 * config_.capacity;
   h.done_group = config_.done_group;
+  h.max_reservation = config_.max_reservation;
+  h.data_free = config_.capacity;
   id_ = table.add(h);
 }
 
@@ -141,43 +147,24 @@ std::vector<void*> Channel::svm_allocations() const {
   return {storage_.get(), table_.headers_allocation()};
 }
 
-void Channel::add_done(std::uint64_t pos, std::uint32_t count) {
-  const Runtime& rt = table_.runtime();
-  const std::uint32_t cap = config_.capacity;
-  auto index = static_cast<std::uint32_t>(pos % cap);
-  while (count > 0) {
-    const std::uint32_t group = index / config_.done_group;
-    const std::uint32_t here = std::min(count, (group + 1) * config_.done_group - index);
-    std::uint32_t value = 0;
-    rt.svm_read(&value, done_ + group, sizeof value);
-    value += here;
-    rt.svm_write(done_ + group, &value, sizeof value);
-    count -= here;
-    index = (index + here) % cap;
-  }
-}
-
 std::optional<Channel::HostReservation> Channel::talloc(std::uint32_t n) {
   table_.refresh(id_);
   auto& h = table_.mirror(id_);
-  const std::uint32_t cap = config_.capacity;
-  const auto index = static_cast<std::uint32_t>(h.data_tail % cap);
-  const std::uint32_t pad = (n > 0 && index + std::uint64_t{n} > cap) ? cap - index : 0;
-  if (h.data_tail + pad + n - h.data_head > cap) {
+  const auto free = static_cast<std::int64_t>(h.data_free);
+  if (n > h.max_reservation || free < static_cast<std::int64_t>(n)) {
+    h.oversized_requests += n > h.max_reservation;
     ++h.failed_reservations;
     table_.write_u64_field(id_, offsetof(chanflow_channel, failed_reservations));
+    table_.write_u64_field(id_, offsetof(chanflow_channel, oversized_requests));
     return std::nullopt;
   }
-  if (pad > 0) {
-    add_done(h.data_tail, pad);
-    h.padding_elements += pad;
-    table_.write_u64_field(id_, offsetof(chanflow_channel, padding_elements));
-  }
   HostReservation r;
-  r.pos = h.data_tail + pad;
+  r.index = static_cast<std::uint32_t>(h.data_tail % config_.capacity);
   r.n = n;
   r.ces.resize(std::size_t{n} * config_.ce_bytes);
-  h.data_tail += pad + n;
+  h.data_free -= n;
+  h.data_tail += n;
+  table_.write_u64_field(id_, offsetof(chanflow_channel, data_free));
   table_.write_u64_field(id_, offsetof(chanflow_channel, data_tail));
   return r;
 }
@@ -190,7 +177,7 @@ void Channel::enq(HostReservation&& r) {
   const Runtime& rt = table_.runtime();
   table_.refresh(id_);
   auto& h = table_.mirror(id_);
-  const auto index = static_cast<std::uint32_t>(r.pos % config_.capacity);
+  const std::uint32_t index = r.index;
   rt.svm_write(data_ + std::size_t{index} * config_.ce_bytes, r.ces.data(), r.ces.size());
 
   const std::uint32_t ccap = h.ctrl_capacity;
@@ -256,14 +243,16 @@ std::uint64_t Channel::deallocate() {
   rt.svm_write(done_ + first, zeros.data(), zero_before_wrap * sizeof(std::uint32_t));
   rt.svm_write(done_, zeros.data(), (freed - zero_before_wrap) * sizeof(std::uint32_t));
   h.data_head += std::uint64_t{freed} * group_size;
+  h.data_free += std::uint64_t{freed} * group_size;
   table_.write_u64_field(id_, offsetof(chanflow_channel, data_head));
+  table_.write_u64_field(id_, offsetof(chanflow_channel, data_free));
   return std::uint64_t{freed} * group_size;
 }
 
 std::vector<std::byte> Channel::read_ce(std::uint32_t index) const {
-  if (index >= config_.capacity)
-    throw ChannelError(fmt::format("channel '{}': CE index {} is outside its capacity {}",
-                                   config_.name, index, config_.capacity));
+  if (index >= config_.capacity + config_.max_reservation)
+    throw ChannelError(fmt::format("channel '{}': CE index {} is outside its data array ({} + {} spare)",
+                                   config_.name, index, config_.capacity, config_.max_reservation));
   std::vector<std::byte> out(config_.ce_bytes);
   table_.runtime().svm_read(out.data(), data_ + std::size_t{index} * config_.ce_bytes, out.size());
   return out;
@@ -284,8 +273,7 @@ ScanPath resolve_scan_path(const Runtime& runtime, ScanPath requested) {
   if (requested != ScanPath::Auto) return requested;
   const auto& caps = runtime.caps();
   if (caps.type & CL_DEVICE_TYPE_CPU) return ScanPath::Sequential;
-  if (caps.work_group_collectives) return ScanPath::Collective;
-  return ScanPath::HillisSteele;
+  return caps.work_group_scan_builds ? ScanPath::Collective : ScanPath::HillisSteele;
 }
 
 cl::Program build_channel_program(const Runtime& runtime, std::string_view user_source,

@@ -125,6 +125,16 @@ DeviceCaps probe(cl_platform_id platform, cl_device_id dev, unsigned index) {
       }
     }
     if (prog) clReleaseProgram(prog);
+    const char* scan_src =
+        "__kernel void chanflow_scan_probe(__global uint* p) {"
+        "  p[get_global_id(0)] = work_group_scan_exclusive_add(p[get_global_id(0)]); }";
+    cl_program scan = clCreateProgramWithSource(ctx, 1, &scan_src, nullptr, &err);
+    if (err == CL_SUCCESS) {
+      c.work_group_scan_builds =
+          c.work_group_collectives ||
+          clBuildProgram(scan, 1, &dev, "-cl-std=CL2.0", nullptr, nullptr) == CL_SUCCESS;
+      clReleaseProgram(scan);
+    }
     clReleaseContext(ctx);
   }
   return c;

@@ -82,8 +82,8 @@ void expand_per_item(__global chanflow_channel* ch, ulong begin, uint count, uin
   tfree_per_item(ch, begin + g);
 }
 
-/* Every item asks for want[g] CEs and records what talloc told it; got_null[g] = 1 when it
- * received NULL. Successful items fill their CEs with ids g * 1024 + k and, if publish, enq. */
+/* Every item asks for want[g] CEs and records what talloc told it (pos: the physical index of
+ * its first CE); got_null[g] = 1 when it received NULL. Successful items fill their CEs with ids g * 1024 + k and, if publish, enq. */
 __kernel __attribute__((reqd_work_group_size(CHANFLOW_WG_SIZE, 1, 1)))
 void reserve_probe(__global chanflow_channel* ch, __global const uint* want,
                    __global ulong* pos, __global uint* offset, __global uint* total,
@@ -94,7 +94,7 @@ void reserve_probe(__global chanflow_channel* ch, __global const uint* want,
   chanflow_ticket t;
   __global uint* out = (__global uint*)talloc(ch, want[g], &t, &wg);
   got_null[g] = out == 0;
-  pos[g] = t.pos;
+  pos[g] = t.index;
   offset[g] = t.offset;
   total[g] = t.total;
   if (out)
@@ -102,24 +102,24 @@ void reserve_probe(__global chanflow_channel* ch, __global const uint* want,
   if (publish) enq(ch, &t, &wg);
 }
 
-/* Reads the ids of [begin, begin + count) into ids and frees those whose data index lies
- * outside [skip_lo, skip_hi). */
+/* Reads the ids of [begin, begin + count) into ids and frees those whose slot (data index
+ * modulo capacity) lies outside [skip_lo, skip_hi). */
 __kernel __attribute__((reqd_work_group_size(CHANFLOW_WG_SIZE, 1, 1)))
 void free_except(__global chanflow_channel* ch, ulong begin, uint count, uint skip_lo,
                  uint skip_hi, __global uint* ids) {
   __local chanflow_wg_scratch wg;
   const uint g = (uint)get_global_id(0);
-  const uint index = g < count ? chanflow_ce_index(ch, begin + g) : 0u;
+  const uint index = g < count ? chanflow_ce_index(ch, begin + g) % ch->capacity : 0u;
   if (g < count) ids[g] = ((__global const uint*)deq(ch, begin + g))[0];
   const int active = g < count && (index < skip_lo || index >= skip_hi);
   tfree(ch, begin + g, active, &wg);
 }
 
-/* Frees the CEs of [begin, begin + count) whose data index lies in [lo, hi). */
+/* Frees the CEs of [begin, begin + count) whose slot lies in [lo, hi). */
 __kernel __attribute__((reqd_work_group_size(CHANFLOW_WG_SIZE, 1, 1)))
 void free_only(__global chanflow_channel* ch, ulong begin, uint count, uint lo, uint hi) {
   __local chanflow_wg_scratch wg;
   const uint g = (uint)get_global_id(0);
-  const uint index = g < count ? chanflow_ce_index(ch, begin + g) : 0u;
+  const uint index = g < count ? chanflow_ce_index(ch, begin + g) % ch->capacity : 0u;
   tfree(ch, begin + g, g < count && index >= lo && index < hi, &wg);
 }

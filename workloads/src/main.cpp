@@ -33,7 +33,8 @@ int list_devices_command() {
                yes_no(d.svm_coarse), yes_no(d.svm_fine_buffer), yes_no(d.svm_fine_system), yes_no(d.svm_atomics));
     fmt::print("    64-bit atomics:      {}\n", yes_no(d.int64_atomics));
     fmt::print("    sub-groups:          {}\n", yes_no(d.subgroups));
-    fmt::print("    work-group collectives advertised: {}\n", yes_no(d.work_group_collectives));
+    fmt::print("    work-group scan:     advertised {}, builds under CL2.0 {}\n", yes_no(d.work_group_collectives),
+               yes_no(d.work_group_scan_builds));
     const auto missing = d.missing_requirements();
     fmt::print("    usable by chanflow:  {}\n",
                missing.empty() ? std::string("yes") : "no (lacks " + fmt::format("{}", fmt::join(missing, ", ")) + ")");
@@ -68,8 +69,8 @@ int main(int argc, char** argv) {
   bench_channels->add_option("--json", json_path, "also write the results as JSON to this file");
   bench_channels->add_option("--ces", channel_opts.ces, "CEs per repetition (multiple of 64)")->capture_default_str();
   bench_channels->add_option("--reps", channel_opts.reps, "timed repetitions")->capture_default_str()->check(CLI::PositiveNumber);
-  bench_channels->add_option("--wg", channel_opts.wg_sizes, "work-group sizes")->capture_default_str();
-  bench_channels->add_option("--ce-bytes", channel_opts.ce_bytes, "CE sizes in bytes")->capture_default_str();
+  bench_channels->add_option("--wg", channel_opts.wg_sizes, "work-group sizes, comma-separated")->delimiter(',')->capture_default_str();
+  bench_channels->add_option("--ce-bytes", channel_opts.ce_bytes, "CE sizes in bytes, comma-separated")->delimiter(',')->capture_default_str();
 
   CLI11_PARSE(app, argc, argv);
 

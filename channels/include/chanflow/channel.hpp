@@ -32,6 +32,9 @@ struct ChannelConfig {
   std::uint32_t ce_bytes = 0;    ///< bytes per channel element; a multiple of 4, at most 64 KiB
   std::uint32_t capacity = 0;    ///< data-array elements; a multiple of done_group
   std::uint32_t done_group = 64; ///< adjacent elements sharing one done count (thesis: 64)
+  /// Most CEs one talloc (one work-group's total) may reserve; 0 picks min(capacity, 8192).
+  /// Costs that many spare CEs of memory, which keep a reservation contiguous when it wraps.
+  std::uint32_t max_reservation = 0;
 };
 
 /// Every channel header of one runtime in one SVM array, so the aggregator reads all counters
@@ -94,7 +97,7 @@ class Channel {
   /// A host reservation: fill `ces` (n * ce_bytes bytes), then pass it to enq().
   struct HostReservation {
     std::vector<std::byte> ces;
-    std::uint64_t pos = 0;
+    std::uint32_t index = 0;  ///< physical data-array index of the first CE
     std::uint32_t n = 0;
   };
   /// Reserves n CEs, all or nothing: std::nullopt if they do not fit.
@@ -116,12 +119,12 @@ class Channel {
   /// number of data elements freed. Uses data_tail from the last refresh.
   std::uint64_t deallocate();
 
-  /// Reads back the CE at data-array index `index` (for tests and tools; one transfer each).
+  /// Reads back the CE at physical data-array index `index` (< capacity + max_reservation),
+  /// as found in a control entry (for tests and tools; one transfer each).
   std::vector<std::byte> read_ce(std::uint32_t index) const;
 
  private:
   std::uint32_t groups() const noexcept { return config_.capacity / config_.done_group; }
-  void add_done(std::uint64_t pos, std::uint32_t count);
 
   ChannelTable& table_;
   ChannelConfig config_;
@@ -143,7 +146,8 @@ struct ChannelProgramOptions {
   std::string extra;           ///< more build options
 };
 
-/// The scan path Auto resolves to on this device.
+/// The scan path Auto resolves to on this device: sequential on CPUs, collective where it
+/// builds, Hillis-Steele otherwise.
 ScanPath resolve_scan_path(const Runtime& runtime, ScanPath requested);
 
 /// Builds `user_source` after the channel's device API (layout, reservation, talloc/enq/deq/

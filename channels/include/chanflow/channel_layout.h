@@ -25,32 +25,42 @@ typedef uint32_t chanflow_u32;
 
 /* Positions (data_tail, ctrl_head, ...) are 64-bit counters that only grow; the array index
  * is position % capacity. They never wrap in practice (2^64 CEs), so capacities need not be
- * powers of two. */
+ * powers of two.
+ *
+ * A reservation of T CEs takes T credits from data_free with one fetch-and-sub (giving them
+ * back if there were not enough), then T positions from data_tail with one fetch-and-add, so
+ * it never retries under contention. Its CEs stay contiguous in memory even when the
+ * positions wrap past the array's end: the data array has max_reservation spare elements
+ * after the first `capacity`, and a run that starts at index i < capacity simply continues
+ * to i + T - 1 there. Element capacity + k stands in for logical slot k, which the same
+ * reservation owns, so the two are never in use at once. Control entries hold this
+ * physical index; done counts are kept per logical slot (physical % capacity). */
 typedef struct chanflow_channel {
   /* Geometry: written by the host at creation, read-only afterwards. */
-  CHANFLOW_SVM_PTR(uchar) data;   /* capacity CEs of ce_bytes each */
+  CHANFLOW_SVM_PTR(uchar) data;   /* capacity + max_reservation CEs of ce_bytes each */
   CHANFLOW_SVM_PTR(ulong) ctrl;   /* ctrl_capacity entries, see above */
   CHANFLOW_SVM_PTR(uint) done;    /* capacity / done_group counts */
-  chanflow_u32 capacity;          /* data-array elements */
+  chanflow_u32 capacity;          /* data-array elements (logical slots) */
   chanflow_u32 ce_bytes;          /* bytes per CE, a multiple of 4 */
   chanflow_u32 ctrl_capacity;     /* 2 * capacity */
   chanflow_u32 done_group;        /* adjacent data elements sharing one done count */
   chanflow_u32 id;                /* index in the channel table */
-  chanflow_u32 flags;
+  chanflow_u32 max_reservation;   /* most CEs one talloc (one work-group) may reserve */
 
   /* Producer side, updated by device atomics. */
-  chanflow_u64 data_tail;           /* next data position to reserve */
+  chanflow_u64 data_tail;           /* next data position to hand out */
   chanflow_u64 ctrl_reserve_tail;   /* next control position to reserve */
   chanflow_u64 ctrl_published;      /* control entries written and visible, total */
   chanflow_u64 failed_reservations; /* work-group (or work-item) reservations refused */
-  chanflow_u64 padding_elements;    /* data elements skipped to keep a reservation contiguous */
+  chanflow_u64 data_free;           /* credits: free elements, as a signed 64-bit value */
 
   /* Aggregator side: written by the host while no kernel uses the channel. */
   chanflow_u64 data_head; /* first data position not yet deallocated */
   chanflow_u64 ctrl_head; /* first control position not yet dispatched */
+
   /* Statistics. atomic_ops counts global atomics on this channel, only in programs built
    * with CHANFLOW_COUNT_ATOMICS (the benchmark's counting pass); otherwise it stays 0. */
-  chanflow_u64 cas_retries;
+  chanflow_u64 oversized_requests; /* refused because they asked for more than max_reservation */
   chanflow_u64 atomic_ops;
   chanflow_u64 reserved_;
 } chanflow_channel;

@@ -66,6 +66,9 @@ struct DeviceCaps {
   bool int64_atomics = false;
   bool subgroups = false;                  // cl_khr_subgroups or __opencl_c_subgroups
   bool work_group_collectives = false;     // advertised (__opencl_c_work_group_collective_functions)
+  // Builds work_group_scan_exclusive_add under -cl-std=CL2.0. NVIDIA's OpenCL advertises
+  // OpenCL C 1.2 yet builds (correctly) these collectives, so the probe asks the compiler.
+  bool work_group_scan_builds = false;
   std::vector<std::string> extensions;
 
   bool has_extension(std::string_view ext) const;

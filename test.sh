@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Set up (Debian 12 packages), build, and run the whole test suite through ctest.
+set -euo pipefail
+cd "$(dirname "$0")"
+source cmake/setup-debian.sh
+chanflow_install_missing
+chanflow_build
+ctest --test-dir build --output-on-failure --timeout 1200
