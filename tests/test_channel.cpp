@@ -155,10 +155,10 @@ TEST_SUITE("channel") {
 
 TEST_CASE("Channel: many work-groups consuming and producing in one channel lose and duplicate nothing" *
           doctest::timeout(300)) {
-  // 2^23 - 1 = 8,388,607 CEs through one channel, each consumed exactly once.
+  // 2^24 - 1 = 16,777,215 CEs through one channel, each consumed exactly once.
   TreeOptions o;
-  o.channel = {.name = "tree", .ce_bytes = 8, .capacity = 1u << 23, .done_group = 64};
-  o.max_depth = 22;
+  o.channel = {.name = "tree", .ce_bytes = 8, .capacity = 1u << 24, .done_group = 64};
+  o.max_depth = 23;
   const auto r = grow_tree(o);
   require_exactly_once(r);
   CHECK(r.retried_parents == 0);  // capacity holds every level: no spawn was refused
