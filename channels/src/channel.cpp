@@ -278,6 +278,11 @@ ScanPath resolve_scan_path(const Runtime& runtime, ScanPath requested) {
 
 cl::Program build_channel_program(const Runtime& runtime, std::string_view user_source,
                                   const ChannelProgramOptions& options) {
+  return build_channel_program(runtime, std::vector<std::string_view>{user_source}, options);
+}
+
+cl::Program build_channel_program(const Runtime& runtime, const std::vector<std::string_view>& user_sources,
+                                  const ChannelProgramOptions& options) {
   const auto wg = options.wg_size;
   if (wg == 0 || wg > runtime.caps().max_work_group_size)
     throw ChannelError(fmt::format("work-group size {} is not supported by '{}' (1..{})", wg,
@@ -290,9 +295,10 @@ cl::Program build_channel_program(const Runtime& runtime, std::string_view user_
   }
   if (options.count_atomics) opts += " -DCHANFLOW_COUNT_ATOMICS";
   if (!options.extra.empty()) opts += " " + options.extra;
-  return runtime.build({channels_cl::channel_layout_h(), channels_cl::reserve_cl(),
-                        channels_cl::channel_cl(), channels_cl::channel_per_item_cl(), user_source},
-                       opts);
+  std::vector<std::string_view> sources{channels_cl::channel_layout_h(), channels_cl::reserve_cl(),
+                                        channels_cl::channel_cl(), channels_cl::channel_per_item_cl()};
+  sources.insert(sources.end(), user_sources.begin(), user_sources.end());
+  return runtime.build(sources, opts);
 }
 
 }  // namespace chanflow

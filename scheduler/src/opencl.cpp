@@ -239,7 +239,9 @@ Runtime::Runtime(const DeviceSelection& selection) {
   cl_device_id id = chosen.id;
   context_ = cl::Context(clCreateContext(nullptr, 1, &id, nullptr, nullptr, &err));
   check(err, "clCreateContext");
-  queue_ = cl::CommandQueue(clCreateCommandQueueWithProperties(context_(), id, nullptr, &err));
+  // Profiling is always on: the aggregator's trace and statistics use kernel start/end times.
+  const cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+  queue_ = cl::CommandQueue(clCreateCommandQueueWithProperties(context_(), id, props, &err));
   check(err, "clCreateCommandQueueWithProperties");
 }
 

@@ -154,5 +154,8 @@ ScanPath resolve_scan_path(const Runtime& runtime, ScanPath requested);
 /// tfree and the per-work-item baseline), with CHANFLOW_WG_SIZE = options.wg_size.
 cl::Program build_channel_program(const Runtime& runtime, std::string_view user_source,
                                   const ChannelProgramOptions& options);
+/// The same with several sources, concatenated in order after the channel's API.
+cl::Program build_channel_program(const Runtime& runtime, const std::vector<std::string_view>& user_sources,
+                                  const ChannelProgramOptions& options);
 
 }  // namespace chanflow

@@ -1,0 +1,7 @@
+// chanflow's umbrella header: the OpenCL runtime, channels, the graph API and policies.
+#pragma once
+
+#include "chanflow/channel.hpp"
+#include "chanflow/graph.hpp"
+#include "chanflow/opencl.hpp"
+#include "chanflow/policy.hpp"

@@ -1,0 +1,262 @@
+// The channel-flow graph API (thesis 4.2.2, Figures 4-4, 4-5, 4-9): channel nodes, channel-stack
+// nodes and kernel nodes bound to a Graph, explicit edges, a run to quiescence.
+#pragma once
+
+#include "chanflow/channel.hpp"
+#include "chanflow/opencl.hpp"
+#include "chanflow/policy.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+namespace chanflow {
+
+class Graph;
+class KernelNode;
+
+/// A malformed graph, rejected before it runs; the message names the nodes.
+class GraphError : public std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+/// The run could not finish: a device-side error, or no dispatch can ever be made while work
+/// remains ("no progress"). The message lists the channels and why they are stuck.
+class RunError : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// A bounded channel of fixed-size CEs, consumed by exactly one kernel node.
+class ChannelNode {
+ public:
+  const std::string& name() const noexcept { return name_; }
+  std::uint32_t ce_bytes() const noexcept { return channel_.config().ce_bytes; }
+  std::uint32_t capacity() const noexcept { return channel_.config().capacity; }
+  KernelNode* consumer() const noexcept { return consumer_; }
+  Channel& channel() noexcept { return channel_; }
+
+  /// Seeds one CE from the host (thesis Figure 4-5, lines 32-34). Throws if it does not fit.
+  template <class CE>
+  void push(const CE& value) {
+    static_assert(std::is_trivially_copyable_v<CE>);
+    push_bytes(&value, sizeof(CE));
+  }
+  void push_bytes(const void* ce, std::size_t bytes);
+
+ private:
+  friend class Graph;
+  friend class KernelNode;
+  ChannelNode(Graph& graph, std::string name, ChannelTable& table, const ChannelConfig& config);
+  friend void make_edge(ChannelNode&, KernelNode&);
+  Graph& graph_;
+  std::string name_;
+  Channel channel_;
+  KernelNode* consumer_ = nullptr;
+};
+
+/// A stack of channels indexed by recursion depth (thesis 4.3.2, Figure 4-8), all of one CE
+/// size and per-level capacity. Levels are created on demand, when a dispatch could reach them.
+class ChannelStackNode {
+ public:
+  const std::string& name() const noexcept { return name_; }
+  std::uint32_t ce_bytes() const noexcept { return config_.ce_bytes; }
+  std::uint32_t capacity_per_level() const noexcept { return config_.capacity; }
+  KernelNode* consumer() const noexcept { return consumer_; }
+  std::uint32_t depth() const noexcept { return static_cast<std::uint32_t>(levels_.size()); }
+  /// Level d, created (with every level below it) if it does not exist yet.
+  Channel& level(std::uint32_t d);
+
+  /// Seeds one CE at level d from the host.
+  template <class CE>
+  void push(std::uint32_t d, const CE& value) {
+    static_assert(std::is_trivially_copyable_v<CE>);
+    push_bytes(d, &value, sizeof(CE));
+  }
+  void push_bytes(std::uint32_t d, const void* ce, std::size_t bytes);
+
+ private:
+  friend class Graph;
+  friend class KernelNode;
+  ChannelStackNode(Graph& graph, std::string name, ChannelTable& table, const ChannelConfig& config);
+  Graph& graph_;
+  std::string name_;
+  ChannelTable& table_;
+  ChannelConfig config_;
+  friend void make_edge(ChannelStackNode&, KernelNode&);
+  std::deque<Channel> levels_;
+  KernelNode* consumer_ = nullptr;
+};
+
+/// Where an output port of a kernel node goes: a channel, or a stack level relative to the
+/// depth of the CE being processed (+1 for spawned children, 0 for a continuation).
+struct PortTarget {
+  std::variant<ChannelNode*, ChannelStackNode*> node;
+  int level_delta = 0;
+  std::uint32_t max_per_item = 1;  ///< most CEs one work-item spawns on this port per CE
+};
+
+/// An OpenCL C kernel made with CHANFLOW_KERNEL_NODE, consuming one channel or channel stack and
+/// producing into its output ports (port i is the i-th output edge made).
+class KernelNode {
+ public:
+  const std::string& name() const noexcept { return name_; }
+  const std::string& kernel_name() const noexcept { return kernel_name_; }
+  std::uint32_t input_ce_bytes() const noexcept { return input_ce_bytes_; }
+  const std::vector<PortTarget>& ports() const noexcept { return ports_; }
+  bool has_input() const noexcept { return !std::holds_alternative<std::monostate>(input_); }
+  std::string input_name() const;
+  /// CE size of the input channel or stack (0 without an input).
+  std::uint32_t input_channel_ce_bytes() const;
+
+  /// The argument block the body reads through CHANFLOW_ARGS (a trivially copyable struct
+  /// laid out like its OpenCL C twin; SVM pointers inside it are valid on the device).
+  template <class Args>
+  KernelNode& set_args(const Args& args) {
+    static_assert(std::is_trivially_copyable_v<Args>);
+    args_.resize(sizeof(Args));
+    std::memcpy(args_.data(), &args, sizeof(Args));
+    return *this;
+  }
+  /// Declares an SVM allocation the body reaches through a pointer in its arguments.
+  KernelNode& uses(const SvmBuffer& buffer) {
+    svm_uses_.push_back(buffer.get());
+    return *this;
+  }
+
+ private:
+  friend class Graph;
+  friend class Aggregator;
+  friend void make_edge(ChannelNode&, KernelNode&);
+  friend void make_edge(ChannelStackNode&, KernelNode&);
+  friend void make_edge(KernelNode&, ChannelNode&, std::uint32_t);
+  friend void make_edge(KernelNode&, ChannelStackNode&, int, std::uint32_t);
+  KernelNode(Graph& graph, std::string name, std::string kernel_name, std::uint32_t input_ce_bytes,
+             std::uint32_t index);
+  Graph& graph_;
+  std::string name_;
+  std::string kernel_name_;
+  std::uint32_t input_ce_bytes_;
+  std::uint32_t index_;
+  std::variant<std::monostate, ChannelNode*, ChannelStackNode*> input_;
+  std::vector<PortTarget> ports_;
+  std::vector<std::byte> args_;
+  std::vector<void*> svm_uses_;
+};
+
+/// Input edge: `kernel` processes every CE of `channel`.
+void make_edge(ChannelNode& channel, KernelNode& kernel);
+void make_edge(ChannelStackNode& stack, KernelNode& kernel);
+/// Output edge: a new port of `kernel`; each work-item spawns at most max_per_item CEs on it.
+void make_edge(KernelNode& kernel, ChannelNode& channel, std::uint32_t max_per_item = 1);
+/// Output edge into a stack, at the processed CE's depth plus level_delta (0 or 1).
+void make_edge(KernelNode& kernel, ChannelStackNode& stack, int level_delta, std::uint32_t max_per_item = 1);
+
+struct GraphOptions {
+  std::uint32_t wg_size = 64;
+  std::uint32_t max_channels = 1024;  ///< channel-table slots (stack levels count one each)
+  ScanPath scan = ScanPath::Auto;
+};
+
+/// One dispatch, as made (RunOptions::record_dispatches).
+struct DispatchRecord {
+  std::uint64_t round = 0;
+  std::string channel;
+  std::string kernel;
+  std::uint32_t level = 0;
+  std::uint64_t count = 0;
+};
+
+/// Per-run statistics (thesis Table 4-5's device-idle measure included).
+struct RunStats {
+  double wall_ms = 0;
+  double aggregator_ms = 0;            ///< host time deciding, bookkeeping, launching
+  double device_ms = 0;                ///< time from the round's first launch to its completion
+  double device_idle_on_aggregator = 0;  ///< aggregator_ms / wall_ms: the device had nothing to run
+  std::uint64_t rounds = 0;
+  std::uint64_t dispatches = 0;
+  std::uint64_t ces = 0;               ///< CEs dispatched, all channels
+  std::map<std::string, std::uint64_t> ces_per_channel;
+  std::uint64_t peak_channel_bytes = 0;  ///< channel memory allocated at the end (grows with stacks)
+  std::uint32_t max_level = 0;
+  std::string policy;
+  std::vector<DispatchRecord> dispatch_log;  ///< filled when RunOptions::record_dispatches
+  double mean_ces_per_dispatch() const { return dispatches ? double(ces) / dispatches : 0.0; }
+};
+
+struct RunOptions {
+  std::string trace_path;  ///< write a Chrome-trace JSON of the dispatches here
+  std::uint64_t max_rounds = 0;  ///< 0: unlimited (no-progress detection still applies)
+  bool record_dispatches = false;  ///< keep every dispatch in RunStats::dispatch_log
+};
+
+/// A channel-flow graph: build nodes and edges, add the OpenCL C sources holding the kernel
+/// nodes, seed channels, then run() to quiescence under a scheduling policy.
+class Graph {
+ public:
+  explicit Graph(const Runtime& runtime, GraphOptions options = {});
+  ~Graph();
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  ChannelNode& channel(std::string name, std::uint32_t ce_bytes, std::uint32_t capacity);
+  template <class CE>
+  ChannelNode& channel(std::string name, std::uint32_t capacity) {
+    return channel(std::move(name), sizeof(CE), capacity);
+  }
+  ChannelStackNode& channel_stack(std::string name, std::uint32_t ce_bytes, std::uint32_t capacity_per_level);
+  template <class CE>
+  ChannelStackNode& channel_stack(std::string name, std::uint32_t capacity_per_level) {
+    return channel_stack(std::move(name), sizeof(CE), capacity_per_level);
+  }
+  /// A kernel node running kernel `kernel_name` (made with CHANFLOW_KERNEL_NODE) over CEs of
+  /// input_ce_bytes bytes.
+  KernelNode& kernel(std::string name, std::string kernel_name, std::uint32_t input_ce_bytes);
+  template <class CE>
+  KernelNode& kernel(std::string name, std::string kernel_name) {
+    return kernel(std::move(name), std::move(kernel_name), sizeof(CE));
+  }
+
+  /// OpenCL C source holding kernel nodes; the graph builds all sources into one program.
+  void add_source(std::string source);
+
+  /// Throws GraphError naming the nodes if the graph is malformed. run() calls it.
+  void validate() const;
+  /// Runs until no CE is ready, nothing is in flight and nothing is blocked. Throws RunError
+  /// for device-side errors and when no progress is possible.
+  RunStats run(SchedulingPolicy& policy, const RunOptions& options = {});
+  RunStats run();  ///< with Greedy
+
+  /// The channel-flow graph in Graphviz DOT.
+  std::string to_dot() const;
+
+  const Runtime& runtime() const noexcept { return runtime_; }
+  const GraphOptions& options() const noexcept { return options_; }
+  const std::vector<std::unique_ptr<ChannelNode>>& channels() const noexcept { return channels_; }
+  const std::vector<std::unique_ptr<ChannelStackNode>>& stacks() const noexcept { return stacks_; }
+  const std::vector<std::unique_ptr<KernelNode>>& kernels() const noexcept { return kernels_; }
+  ChannelTable& table() noexcept { return table_; }
+
+ private:
+  friend class Aggregator;
+  void check_new_name(const std::string& name) const;
+  const cl::Program& program();
+
+  const Runtime& runtime_;
+  GraphOptions options_;
+  ChannelTable table_;
+  std::vector<std::unique_ptr<ChannelNode>> channels_;
+  std::vector<std::unique_ptr<ChannelStackNode>> stacks_;
+  std::vector<std::unique_ptr<KernelNode>> kernels_;
+  std::vector<std::string> sources_;
+  std::optional<cl::Program> program_;
+};
+
+}  // namespace chanflow

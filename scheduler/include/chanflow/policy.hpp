@@ -1,0 +1,86 @@
+// Scheduling policies: what the aggregator asks, each round, which channels to dispatch and how
+// many of their ready CEs (thesis 4.1.1, 4.5.2). Users write their own against GraphView.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace chanflow {
+
+/// One concrete channel (a channel node, or one level of a channel stack) as the aggregator
+/// saw it at the start of a round. Read-only to policies.
+struct ChannelView {
+  std::uint32_t id = 0;          ///< index into GraphView::channels
+  std::string_view name;         ///< "fib" or, for a stack level, "cont[3]"
+  std::string_view consumer;     ///< the kernel node that processes it
+  bool in_stack = false;         ///< a level of a channel stack
+  std::uint32_t level = 0;       ///< recursion depth (0 for plain channels)
+  std::uint64_t ready = 0;       ///< CEs ready to dispatch
+  std::uint64_t capacity = 0;
+  std::uint64_t free = 0;        ///< unreserved slots
+  std::uint64_t in_flight = 0;   ///< CEs in dispatches not yet completed
+  std::uint64_t blocked = 0;     ///< restart contexts waiting on this channel (yield)
+  std::uint64_t admissible = 0;  ///< most CEs a dispatch may take now (output space bounds it)
+  bool predicate = false;        ///< the channel's predicate (default: a work-group's worth)
+};
+
+struct GraphView {
+  std::span<const ChannelView> channels;
+  std::uint64_t round = 0;
+  std::uint32_t wg_size = 0;
+  std::uint32_t max_level = 0;  ///< deepest level holding ready CEs, over all stacks
+};
+
+/// "Dispatch `count` ready CEs of channel `channel`" (the aggregator clamps count to what is
+/// admissible; 0 or more than ready means all that is admissible).
+struct Dispatch {
+  std::uint32_t channel = 0;
+  std::uint64_t count = std::numeric_limits<std::uint64_t>::max();
+};
+
+/// A scheduling policy. decide() is called once per round with every channel's state and
+/// appends the dispatches to make; appending none while work is ready is reported by the
+/// aggregator as no progress.
+class SchedulingPolicy {
+ public:
+  virtual ~SchedulingPolicy() = default;
+  virtual std::string name() const = 0;
+  virtual void decide(const GraphView& view, std::vector<Dispatch>& out) = 0;
+};
+
+/// Dispatches every channel whose predicate holds, all its admissible CEs.
+class Greedy final : public SchedulingPolicy {
+ public:
+  std::string name() const override { return "greedy"; }
+  void decide(const GraphView& view, std::vector<Dispatch>& out) override;
+};
+
+/// Levelization (thesis 4.3.2): among stack levels, only the deepest level holding ready CEs
+/// runs, so a continuation at depth d runs only when no work exists deeper. Plain channels
+/// are dispatched as Greedy does.
+class Levelized final : public SchedulingPolicy {
+ public:
+  std::string name() const override { return "levelized"; }
+  void decide(const GraphView& view, std::vector<Dispatch>& out) override;
+};
+
+/// A policy from a callable, for policies that need no state of their own.
+class FunctionPolicy final : public SchedulingPolicy {
+ public:
+  using Decide = std::function<void(const GraphView&, std::vector<Dispatch>&)>;
+  FunctionPolicy(std::string name, Decide decide) : name_(std::move(name)), decide_(std::move(decide)) {}
+  std::string name() const override { return name_; }
+  void decide(const GraphView& view, std::vector<Dispatch>& out) override { decide_(view, out); }
+
+ private:
+  std::string name_;
+  Decide decide_;
+};
+
+}  // namespace chanflow

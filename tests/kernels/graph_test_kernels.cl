@@ -1,0 +1,58 @@
+/* Kernel nodes for the graph suites: a two-stage pipeline, a tree grown through a channel stack,
+ * and a body that breaks its edge's declared spawn limit. */
+
+typedef struct {
+  uint base;
+  uint count; /* at most 8 */
+} Seed;
+
+typedef struct {
+  uint id;
+} Item;
+
+typedef struct {
+  __global uint* seen;
+  __global uint* errors;
+  uint seen_len;
+  uint pad;
+} SinkArgs;
+
+void split_body(__global const Seed* s, chanflow_ctx* ctx) {
+  for (uint k = 0; k < s->count; ++k) {
+    const Item it = {s->base + k};
+    chanflow_spawn(ctx, 0, it);
+  }
+}
+CHANFLOW_KERNEL_NODE(split, Seed, split_body)
+
+void sink_body(__global const Item* it, chanflow_ctx* ctx) {
+  __global SinkArgs* a = CHANFLOW_ARGS(ctx, SinkArgs);
+  if (it->id < a->seen_len) atomic_inc(&a->seen[it->id]);
+  else atomic_inc(a->errors);
+}
+CHANFLOW_KERNEL_NODE(sink, Item, sink_body)
+
+typedef struct {
+  uint max_depth;
+} TreeNode;
+
+typedef struct {
+  __global uint* per_level;
+} TreeArgs;
+
+/* Counts the CEs it sees per depth; spawns two children one level deeper until max_depth. */
+void tree_body(__global const TreeNode* node, chanflow_ctx* ctx) {
+  atomic_inc(&CHANFLOW_ARGS(ctx, TreeArgs)->per_level[chanflow_depth(ctx)]);
+  if (chanflow_depth(ctx) < node->max_depth) {
+    const TreeNode child = *node;
+    chanflow_spawn(ctx, 0, child);
+    chanflow_spawn(ctx, 0, child);
+  }
+}
+CHANFLOW_KERNEL_NODE(tree, TreeNode, tree_body)
+
+void overspawn_body(__global const Item* it, chanflow_ctx* ctx) {
+  const Item c = {it->id};
+  for (uint k = 0; k < 3; ++k) chanflow_spawn(ctx, 0, c);
+}
+CHANFLOW_KERNEL_NODE(overspawn, Item, overspawn_body)
