@@ -1,6 +1,8 @@
 // The `chanflow` command line: list devices, run benchmark programs.
 #include "../bench/bench_common.hpp"
 #include "../bench/channels/channel_bench.hpp"
+#include "../bench/graph/graph_bench.hpp"
+#include "fib_naive/fib_naive.hpp"
 #include "chanflow/channel.hpp"
 #include "chanflow/opencl.hpp"
 
@@ -72,6 +74,26 @@ int main(int argc, char** argv) {
   bench_channels->add_option("--wg", channel_opts.wg_sizes, "work-group sizes, comma-separated")->delimiter(',')->capture_default_str();
   bench_channels->add_option("--ce-bytes", channel_opts.ce_bytes, "CE sizes in bytes, comma-separated")->delimiter(',')->capture_default_str();
 
+  auto* bench_graph = bench_cmd->add_subcommand("graph", "naive Fibonacci flow graph vs oneTBB task_group vs serial");
+  bench::GraphBenchOptions graph_opts;
+  bench_graph->add_option("--json", json_path, "also write the results as JSON to this file");
+  bench_graph->add_option("--from", graph_opts.from, "smallest n")->capture_default_str();
+  bench_graph->add_option("--to", graph_opts.to, "largest n")->capture_default_str();
+  bench_graph->add_option("--reps", graph_opts.reps, "timed repetitions")->capture_default_str()->check(CLI::PositiveNumber);
+  bench_graph->add_option("--wg", graph_opts.wg_size, "work-group size")->capture_default_str();
+
+  auto* run_cmd = app.add_subcommand("run", "run a workload on the device and check it against a serial reference");
+  run_cmd->require_subcommand(1);
+  auto* run_fib_naive = run_cmd->add_subcommand("fib-naive", "the thesis' Figure 4-5 flow graph: fib(N)");
+  std::uint32_t fib_n = 24, capacity = 1u << 22, wg_size = 64;
+  std::string policy_name = "greedy", trace_path;
+  run_fib_naive->add_option("n", fib_n, "N")->capture_default_str();
+  run_fib_naive->add_option("--policy", policy_name, "greedy or levelized")
+      ->check(CLI::IsMember({"greedy", "levelized"}))->capture_default_str();
+  run_fib_naive->add_option("--capacity", capacity, "channel capacity in CEs")->capture_default_str();
+  run_fib_naive->add_option("--wg", wg_size, "work-group size")->capture_default_str();
+  run_fib_naive->add_option("--trace", trace_path, "write a Chrome-trace JSON of the dispatches (open in Perfetto)");
+
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -90,6 +112,37 @@ int main(int argc, char** argv) {
           return 1;
         }
       return 0;
+    }
+    if (*bench_graph) {
+      const Runtime rt(DeviceSelection{device});
+      const auto rows = bench::run_graph_bench(rt, graph_opts, stdout);
+      if (!json_path.empty()) {
+        write_json(json_path, {{"machine", bench::machine_info()}, {"device", rt.caps().name}, {"results", rows}});
+        fmt::print("wrote {}\n", json_path);
+      }
+      for (const auto& r : rows)
+        if (!r["correct"].get<bool>()) {
+          fmt::print(stderr, "error: a result was wrong (see the table)\n");
+          return 1;
+        }
+      return 0;
+    }
+    if (*run_fib_naive) {
+      const Runtime rt(DeviceSelection{device});
+      Greedy greedy;
+      Levelized levelized;
+      SchedulingPolicy& policy = policy_name == "levelized" ? static_cast<SchedulingPolicy&>(levelized) : greedy;
+      const auto r = examples::fib_naive(rt, fib_n, policy, {.trace_path = trace_path}, capacity, wg_size);
+      const auto expected = examples::fib_serial(fib_n);
+      const auto& st = r.stats;
+      fmt::print("fib({}) = {} on {} ({})\n", fib_n, r.value, rt.caps().name, r.value == expected ? "correct" : "WRONG");
+      fmt::print("policy {}: {:.3f} ms, {} rounds, {} dispatches, {} CEs ({:.1f} per dispatch)\n", st.policy,
+                 st.wall_ms, st.rounds, st.dispatches, st.ces, st.mean_ces_per_dispatch());
+      fmt::print("aggregator {:.3f} ms, device {:.3f} ms, device idle on the aggregator {:.1f}%\n", st.aggregator_ms,
+                 st.device_ms, 100 * st.device_idle_on_aggregator);
+      for (const auto& [name, ces] : st.ces_per_channel) fmt::print("  channel {}: {} CEs\n", name, ces);
+      if (!trace_path.empty()) fmt::print("wrote {}\n", trace_path);
+      return r.value == expected ? 0 : 1;
     }
   } catch (const OpenCLError& e) {
     fmt::print(stderr, "chanflow: OpenCL error: {}\n", e.what());

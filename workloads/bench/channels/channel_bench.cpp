@@ -4,7 +4,7 @@
 
 #include "../bench_common.hpp"
 #include "chanflow/channel.hpp"
-#include "chanflow_sources.hpp"
+#include "chanflow_cli_sources.hpp"
 
 #include <fmt/format.h>
 #include <tbb/concurrent_queue.h>
