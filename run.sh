@@ -7,4 +7,6 @@ source cmake/setup-debian.sh
 chanflow_install_missing
 chanflow_build
 ./build/bin/chanflow devices
+./build/bin/chanflow run fib-naive 24
 ./build/bin/chanflow bench channels --wg 64,256 --json build/bench-channels.json
+./build/bin/chanflow bench graph --json build/bench-graph.json
