@@ -292,7 +292,14 @@ TEST_CASE("Graph: a body breaking its declared spawn limit is reported") {
   auto& k = g.kernel<Item>("overspawn", "overspawn");
   make_edge(in, k);
   make_edge(k, out, 2);
-  make_edge(out, g.kernel<Item>("sink", "sink"));
+  auto& sink = g.kernel<Item>("sink", "sink");
+  make_edge(out, sink);
+  SvmBuffer seen(runtime(), 16), errors(runtime(), 4);
+  runtime().svm_fill_zero(seen.get(), 16);
+  runtime().svm_fill_zero(errors.get(), 4);
+  sink.set_args(SinkArgs{static_cast<std::uint32_t*>(seen.get()), static_cast<std::uint32_t*>(errors.get()), 4, 0})
+      .uses(seen)
+      .uses(errors);
   in.push(Item{1});
   Greedy greedy;
   const auto msg = run_error(g, greedy);

@@ -64,6 +64,8 @@ ChannelTable::ChannelTable(const Runtime& runtime, std::uint32_t max_channels)
     : runtime_(runtime), max_channels_(max_channels) {
   if (max_channels == 0) throw ChannelError("a channel table needs room for at least one channel");
   headers_ = SvmBuffer(runtime, std::size_t{max_channels} * sizeof(chanflow_channel));
+  // Never reallocated: non-blocking copies to the device read header fields from it.
+  mirror_.reserve(max_channels);
   runtime.svm_fill_zero(headers_.get(), headers_.size());
 }
 
@@ -111,7 +113,7 @@ void ChannelTable::write_header(std::uint32_t id) {
 void ChannelTable::write_u64_field(std::uint32_t id, std::size_t offset) {
   auto* dst = reinterpret_cast<std::byte*>(device_header(id)) + offset;
   const auto* src = reinterpret_cast<const std::byte*>(&mirror(id)) + offset;
-  runtime_.svm_write(dst, src, sizeof(std::uint64_t));
+  runtime_.svm_write_async(dst, src, sizeof(std::uint64_t));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -238,10 +240,10 @@ std::uint64_t Channel::deallocate() {
 
   // Zero the freed counts before publishing the new head, so a producer that sees the space
   // never finds a stale count.
-  const std::vector<std::uint32_t> zeros(freed, 0);
+  if (zeros_.size() < total_groups) zeros_.assign(total_groups, 0);
   const std::uint32_t zero_before_wrap = std::min(freed, total_groups - first);
-  rt.svm_write(done_ + first, zeros.data(), zero_before_wrap * sizeof(std::uint32_t));
-  rt.svm_write(done_, zeros.data(), (freed - zero_before_wrap) * sizeof(std::uint32_t));
+  rt.svm_write_async(done_ + first, zeros_.data(), zero_before_wrap * sizeof(std::uint32_t));
+  rt.svm_write_async(done_, zeros_.data(), (freed - zero_before_wrap) * sizeof(std::uint32_t));
   h.data_head += std::uint64_t{freed} * group_size;
   h.data_free += std::uint64_t{freed} * group_size;
   table_.write_u64_field(id_, offsetof(chanflow_channel, data_head));

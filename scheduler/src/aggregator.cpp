@@ -219,7 +219,7 @@ RunStats Aggregator::run() {
     std::vector<std::uint64_t> taken(slots_.size(), 0);
     std::map<const Channel*, std::int64_t> reserved;  // worst-case spawns admitted this round
     launches.clear();
-    env_staging_.assign(std::max<std::size_t>(decisions.size(), 1) * env_stride_, std::byte{0});
+    env_staging_.resize(std::max<std::size_t>(decisions.size(), 1) * env_stride_);
     for (const auto& d : decisions) {
       if (d.channel >= slots_.size())
         throw RunError(fmt::format("policy '{}' chose channel {}, but the graph has {} channel(s)", policy_.name(),
@@ -239,14 +239,17 @@ RunStats Aggregator::run() {
       taken[d.channel] += count;
       launches.push_back({d.channel, begin, count, {}});
     }
-    if (launches.empty()) no_progress(views, true);
+    if (launches.empty()) {
+      check_device_status();  // a device-side error explains a stall better
+      no_progress(views, true);
+    }
 
     // Levels reachable by this round exist now; envs go to the device in one copy.
     collect_slots();
     if (env_pool_.size() < launches.size() * env_stride_)
       env_pool_ = SvmBuffer(rt_, std::max<std::size_t>(launches.size(), 16) * env_stride_ * 2);
     for (std::size_t i = 0; i < launches.size(); ++i) write_env(i, slots_[launches[i].slot]);
-    rt_.svm_write(env_pool_.get(), env_staging_.data(), launches.size() * env_stride_);
+    rt_.svm_write_async(env_pool_.get(), env_staging_.data(), launches.size() * env_stride_);
     const auto svm = indirect_svm();
 
     const auto launch_start = Clock::now();
@@ -272,7 +275,6 @@ RunStats Aggregator::run() {
     rt_.finish();
     const auto launch_end = Clock::now();
     device_us += us_between(launch_start, launch_end);
-    check_device_status();
     ++stats.rounds;
     stats.dispatches += launches.size();
 
@@ -294,6 +296,8 @@ RunStats Aggregator::run() {
     }
   }
 
+  // Device-side errors are sticky and harmless to the channels, so one read at the end suffices.
+  check_device_status();
   stats.wall_ms = us_between(run_start, Clock::now()) / 1e3;
   stats.device_ms = device_us / 1e3;
   stats.aggregator_ms = stats.wall_ms - stats.device_ms;

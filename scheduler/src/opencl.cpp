@@ -285,6 +285,12 @@ void Runtime::svm_write(void* svm_dst, const void* host_src, std::size_t bytes) 
         "clEnqueueSVMMemcpy (host to SVM)");
 }
 
+void Runtime::svm_write_async(void* svm_dst, const void* host_src, std::size_t bytes) const {
+  if (bytes == 0) return;
+  check(clEnqueueSVMMemcpy(queue_(), CL_FALSE, svm_dst, host_src, bytes, 0, nullptr, nullptr),
+        "clEnqueueSVMMemcpy (host to SVM, non-blocking)");
+}
+
 void Runtime::svm_read(void* host_dst, const void* svm_src, std::size_t bytes) const {
   if (bytes == 0) return;
   check(clEnqueueSVMMemcpy(queue_(), CL_TRUE, host_dst, svm_src, bytes, 0, nullptr, nullptr),

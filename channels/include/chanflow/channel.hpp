@@ -133,6 +133,7 @@ class Channel {
   std::uint64_t* ctrl_ = nullptr;
   std::uint32_t* done_ = nullptr;
   std::byte* data_ = nullptr;
+  std::vector<std::uint32_t> zeros_;  // source of the non-blocking done-count resets
 };
 
 /// How the work-group scan inside talloc is computed (identical results; speed differs).

@@ -110,6 +110,9 @@ class Runtime {
   void svm_write(void* svm_dst, const void* host_src, std::size_t bytes) const;
   void svm_read(void* host_dst, const void* svm_src, std::size_t bytes) const;
   void svm_fill_zero(void* svm_dst, std::size_t bytes) const;
+  /// Non-blocking host-to-SVM copy, ordered before later commands of the in-order queue. The
+  /// caller keeps `host_src` unchanged until the next blocking call or finish().
+  void svm_write_async(void* svm_dst, const void* host_src, std::size_t bytes) const;
 
  private:
   cl::Device device_;
