@@ -14,55 +14,43 @@
  *   }
  *   CHANFLOW_KERNEL_NODE(fib, FibTask, fib_body)
  *
- * Build options set by the graph: CHANFLOW_WG_SIZE, CHANFLOW_MAX_PORTS (output ports of the
- * widest node) and CHANFLOW_SPAWN_WORDS (private staging per work-item, in 32-bit words). */
-#ifndef CHANFLOW_MAX_PORTS
-#define CHANFLOW_MAX_PORTS 1
-#endif
+ * Yielding nodes (CHANFLOW_YIELDING_KERNEL_NODE; wavefront-yield emulation, thesis 4.4): when a
+ * port's reservation fails for the work-group, the ports before it have been flushed; each
+ * item with spawns left records the next port in its CE (chanflow_task::resume_port), writes a
+ * restart context (its control position and the port it blocked on) and keeps its CE. A
+ * restart dispatch re-runs the body on those CEs and flushes only the remaining ports, so a
+ * continuation reserved before the yield is never reserved twice. A yielding body is re-run
+ * on resume: everything it does before returning must be idempotent (stores, not atomics).
+ *
+ * Build options set by the graph: CHANFLOW_WG_SIZE, CHANFLOW_SPAWN_WORDS (private staging per
+ * work-item, in 32-bit words) and CHANFLOW_STAGED_CES (spawns per work-item over all ports). */
 #ifndef CHANFLOW_SPAWN_WORDS
 #define CHANFLOW_SPAWN_WORDS 1
 #endif
+#ifndef CHANFLOW_STAGED_CES
+#define CHANFLOW_STAGED_CES 1
+#endif
 
-/* Error codes a dispatch reports through chanflow_status; mirrored in scheduler's C++. */
-#define CHANFLOW_ERR_NONE 0u
-#define CHANFLOW_ERR_CE_SIZE 1u        /* the body's CE type differs from the channel's CE size */
-#define CHANFLOW_ERR_SPAWN_LIMIT 2u    /* more spawns on a port than its edge declared */
-#define CHANFLOW_ERR_SPAWN_SIZE 3u     /* a spawned value's size differs from the port's CE size */
-#define CHANFLOW_ERR_BAD_PORT 4u       /* a spawn on a port the node does not have */
-#define CHANFLOW_ERR_CHANNEL_FULL 5u   /* a flush found no room despite admission control */
-
-/* First error of a run wins; the aggregator reads it after each round. */
-typedef struct {
-  uint code;
-  uint node;   /* kernel node index */
-  uint detail; /* port, or size found */
-  uint extra;  /* the expected value */
-} chanflow_status;
-
-/* Per-dispatch environment, written by the aggregator into SVM before each launch. */
-typedef struct {
-  __global chanflow_channel* port[CHANFLOW_MAX_PORTS]; /* resolved output channel per port */
-  __global void* user_args;                            /* the node's argument block */
-  __global chanflow_status* status;
-  uint max_spawns[CHANFLOW_MAX_PORTS];                 /* per work-item, as declared on the edge */
-  uint ce_words[CHANFLOW_MAX_PORTS];
-  uint staging_offset[CHANFLOW_MAX_PORTS];             /* in words */
-  uint ports;
-  uint depth;                                          /* level of the input channel (0 if plain) */
-  uint node;
-  uint pad_;
-} chanflow_node_env;
+#define CHANFLOW_NO_PORT 0xffffffffu
 
 /* What a body sees: its environment and its private spawn record. */
 typedef struct {
   __global const chanflow_node_env* env;
   uint count[CHANFLOW_MAX_PORTS];
+  uint patch[CHANFLOW_STAGED_CES];        /* per staged CE: return slot + 1 to patch, or 0 */
   uint staging[CHANFLOW_SPAWN_WORDS];
 } chanflow_ctx;
 
 #define CHANFLOW_ARGS(ctx, type) ((__global type*)(ctx)->env->user_args)
 
 uint chanflow_depth(const chanflow_ctx* ctx) { return ctx->env->depth; }
+
+/* Index in chanflow_ctx::patch of port p's first staged CE. */
+uint chanflow_patch_base(__global const chanflow_node_env* env, uint p) {
+  uint base = 0;
+  for (uint q = 0; q < p; ++q) base += env->max_spawns[q];
+  return base;
+}
 
 void chanflow_report(__global const chanflow_node_env* env, uint code, uint detail, uint extra) {
   if (atomic_cmpxchg(&env->status->code, CHANFLOW_ERR_NONE, code) == CHANFLOW_ERR_NONE) {
@@ -72,8 +60,10 @@ void chanflow_report(__global const chanflow_node_env* env, uint code, uint deta
   }
 }
 
-/* Records one CE of `bytes` bytes for output `port`; flushed after the body returns. */
-void chanflow_spawn_bytes(chanflow_ctx* ctx, uint port, const void* value, uint bytes) {
+/* Records one CE of `bytes` bytes for output `port`; flushed after the body returns. With
+ * ret_slot > 0 the CE is a child task whose chanflow_task::ret is pointed, at the flush, at
+ * 64-bit slot ret_slot - 1 after the header of this task's continuation (port env->cont_port). */
+void chanflow_spawn_bytes(chanflow_ctx* ctx, uint port, const void* value, uint bytes, uint ret_slot) {
   __global const chanflow_node_env* env = ctx->env;
   if (port >= env->ports) {
     chanflow_report(env, CHANFLOW_ERR_BAD_PORT, port, env->ports);
@@ -92,10 +82,15 @@ void chanflow_spawn_bytes(chanflow_ctx* ctx, uint port, const void* value, uint 
   const uint at = env->staging_offset[port] + k * words;
   const uint* src = (const uint*)value;
   for (uint w = 0; w < words; ++w) ctx->staging[at + w] = src[w];
+  ctx->patch[chanflow_patch_base(env, port) + k] = ret_slot;
   ctx->count[port] = k + 1;
 }
 
-#define chanflow_spawn(ctx, port, value) chanflow_spawn_bytes((ctx), (port), &(value), sizeof(value))
+#define chanflow_spawn(ctx, port, value) chanflow_spawn_bytes((ctx), (port), &(value), sizeof(value), 0u)
+/* Spawns a child task (its CE type starts with chanflow_task) that returns into slot `slot`
+ * of this task's continuation: the 64-bit word at byte 8 + 8 * slot of the continuation CE. */
+#define chanflow_spawn_child(ctx, port, value, slot) \
+  chanflow_spawn_bytes((ctx), (port), &(value), sizeof(value), (slot) + 1u)
 
 void chanflow_ctx_init(chanflow_ctx* ctx, __global const chanflow_node_env* env) {
   ctx->env = env;
@@ -103,39 +98,106 @@ void chanflow_ctx_init(chanflow_ctx* ctx, __global const chanflow_node_env* env)
 }
 
 /* Moves every recorded spawn into its channel: one talloc/enq per port for the work-group.
- * Collective. */
-void chanflow_flush(chanflow_ctx* ctx, __local chanflow_wg_scratch* wg) {
+ * Collective. `task` is the item's CE when the node yields (0 otherwise); `from_port` the first
+ * port this item still has to flush. Returns the port whose reservation failed for the
+ * work-group, or CHANFLOW_NO_PORT. */
+uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_port,
+                    __local chanflow_wg_scratch* wg) {
   __global const chanflow_node_env* env = ctx->env;
+  uint cont_index = task ? task->cont_index : 0u;
   for (uint p = 0; p < env->ports; ++p) {
-    __global chanflow_channel* out = env->port[p];
-    const uint n = ctx->count[p];
+    __global chanflow_channel* out = (__global chanflow_channel*)env->port[p];
+    const uint n = p >= from_port ? ctx->count[p] : 0u;
     const uint words = env->ce_words[p];
     chanflow_ticket t;
     __global uint* dst = (__global uint*)talloc(out, n, &t, wg);
-    if (dst) {
-      const uint base = env->staging_offset[p];
-      for (uint w = 0; w < n * words; ++w) dst[w] = ctx->staging[base + w];
-    } else if (chanflow_local_id() == 0) {
-      chanflow_report(env, CHANFLOW_ERR_CHANNEL_FULL, p, 0);
+    if (!dst) {
+      /* The whole work-group was refused (the result is uniform). */
+      if (!env->yielding && chanflow_local_id() == 0) chanflow_report(env, CHANFLOW_ERR_CHANNEL_FULL, p, 0);
+      return p;
+    }
+    if (p == env->cont_port && n > 0) {
+      cont_index = t.index;
+      if (task) task->cont_index = t.index;
+    }
+    const uint base = env->staging_offset[p];
+    for (uint w = 0; w < n * words; ++w) dst[w] = ctx->staging[base + w];
+    const uint patch_base = chanflow_patch_base(env, p);
+    for (uint k = 0; k < n; ++k) {
+      const uint slot = ctx->patch[patch_base + k];
+      if (slot != 0 && env->cont_port != CHANFLOW_NO_PORT) {
+        __global chanflow_channel* cont = (__global chanflow_channel*)env->port[env->cont_port];
+        const ulong at = (ulong)(cont->data + (size_t)cont_index * cont->ce_bytes + 8u * slot);
+        ((__global chanflow_task*)(dst + k * words))->ret = at;
+      }
     }
     enq(out, &t, wg);
+    if (task && p + 1 > from_port) task->resume_port = p + 1;
+  }
+  return CHANFLOW_NO_PORT;
+}
+
+/* Writes restart contexts for the items that must yield (collective; one atomic per group). */
+void chanflow_record_yields(__global const chanflow_node_env* env, int yields, ulong ctrl_pos, uint port,
+                            __local chanflow_wg_scratch* wg) {
+  const uint offset = chanflow_wg_exclusive_scan(yields ? 1u : 0u, wg);
+  if (chanflow_local_id() == 0) wg->data_base = wg->total ? atomic_add(env->yield_count, wg->total) : 0u;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (yields) {
+    const uint at = (uint)wg->data_base + offset;
+    if (at < env->yield_capacity) {
+      env->yields[at].ctrl_pos = ctrl_pos;
+      env->yields[at].blocked_port = port;
+    } else {
+      chanflow_report(env, CHANFLOW_ERR_YIELD_SPACE, at, env->yield_capacity);
+    }
   }
 }
 
+/* The ports at or after `from` on which this item has spawns. */
+int chanflow_has_spawns_from(const chanflow_ctx* ctx, uint from) {
+  for (uint p = from; p < ctx->env->ports; ++p)
+    if (ctx->count[p] > 0) return 1;
+  return 0;
+}
+
+/* The control position of this item's CE: a range [begin, begin + count), or, for a restart
+ * dispatch, the list of yielded CEs. */
+ulong chanflow_item_position(__global const chanflow_node_env* env, ulong begin, uint g) {
+  return env->positions ? ((__global const ulong*)env->positions)[g] : begin + g;
+}
+
+#define CHANFLOW_NODE_PROLOGUE(ce_type)                                                         \
+  __local chanflow_wg_scratch wg;                                                               \
+  chanflow_ctx ctx;                                                                             \
+  chanflow_ctx_init(&ctx, env);                                                                 \
+  const uint g = (uint)get_global_id(0);                                                        \
+  const int active = g < count;                                                                 \
+  const ulong pos = active ? chanflow_item_position(env, begin, g) : 0ul;                       \
+  if (g == 0 && in->ce_bytes != sizeof(ce_type))                                                \
+    chanflow_report(env, CHANFLOW_ERR_CE_SIZE, in->ce_bytes, (uint)sizeof(ce_type));            \
+  __global ce_type* ce = (active && in->ce_bytes == sizeof(ce_type)) ? (__global ce_type*)deq(in, pos) : 0;
+
 /* Defines kernel `name` consuming CEs of `ce_type` with `body(__global ce_type*, chanflow_ctx*)`. */
-#define CHANFLOW_KERNEL_NODE(name, ce_type, body)                                                \
-  __kernel __attribute__((reqd_work_group_size(CHANFLOW_WG_SIZE, 1, 1))) void name(              \
-      __global chanflow_channel* in, ulong begin, uint count,                                    \
-      __global const chanflow_node_env* env) {                                                   \
-    __local chanflow_wg_scratch wg;                                                              \
-    chanflow_ctx ctx;                                                                            \
-    chanflow_ctx_init(&ctx, env);                                                                \
-    const uint g = (uint)get_global_id(0);                                                       \
-    const int active = g < count;                                                                \
-    if (g == 0 && in->ce_bytes != sizeof(ce_type))                                               \
-      chanflow_report(env, CHANFLOW_ERR_CE_SIZE, in->ce_bytes, (uint)sizeof(ce_type));           \
-    if (active && in->ce_bytes == sizeof(ce_type))                                               \
-      body((__global ce_type*)deq(in, begin + g), &ctx);                                         \
-    chanflow_flush(&ctx, &wg);                                                                   \
-    tfree(in, begin + g, active, &wg);                                                           \
+#define CHANFLOW_KERNEL_NODE(name, ce_type, body)                                               \
+  __kernel __attribute__((reqd_work_group_size(CHANFLOW_WG_SIZE, 1, 1))) void name(             \
+      __global chanflow_channel* in, ulong begin, uint count, __global const chanflow_node_env* env) { \
+    CHANFLOW_NODE_PROLOGUE(ce_type)                                                             \
+    if (ce) body(ce, &ctx);                                                                     \
+    chanflow_flush(&ctx, 0, 0u, &wg);                                                           \
+    tfree(in, pos, active, &wg);                                                                \
+  }
+
+/* The same for a node that yields when an output is full; ce_type starts with chanflow_task. */
+#define CHANFLOW_YIELDING_KERNEL_NODE(name, ce_type, body)                                      \
+  __kernel __attribute__((reqd_work_group_size(CHANFLOW_WG_SIZE, 1, 1))) void name(             \
+      __global chanflow_channel* in, ulong begin, uint count, __global const chanflow_node_env* env) { \
+    CHANFLOW_NODE_PROLOGUE(ce_type)                                                             \
+    __global chanflow_task* task = (__global chanflow_task*)ce;                                 \
+    const uint from = task ? task->resume_port : 0u;                                            \
+    if (ce) body(ce, &ctx);                                                                     \
+    const uint blocked = chanflow_flush(&ctx, task, from, &wg);                                 \
+    const int yields = blocked != CHANFLOW_NO_PORT && ce && chanflow_has_spawns_from(&ctx, max(blocked, from)); \
+    chanflow_record_yields(env, yields, pos, blocked, &wg);                                     \
+    tfree(in, pos, active && !yields, &wg);                                                     \
   }

@@ -1,65 +1,86 @@
-// The aggregator loop: counters in, policy decisions, admission-controlled launches, statistics.
+// The aggregator loop: counters in, policy decisions, admission-controlled launches, restart
+// contexts, statistics.
 #include "aggregator.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 
 namespace chanflow {
+
+static_assert(sizeof(chanflow_node_env) == CHANFLOW_NODE_ENV_BYTES);
+static_assert(offsetof(chanflow_node_env, max_spawns) == 104);
+static_assert(offsetof(chanflow_node_env, yield_capacity) == 220);
+static_assert(sizeof(chanflow_yield_record) == 16);
+static_assert(sizeof(chanflow_task) == 16);
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
+constexpr cl_uint kZero = 0;
 
 double us_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::micro>(b - a).count();
 }
 
-// Mirrors chanflow_status in scheduler/cl/kernel_node.cl.
-struct DeviceStatus {
-  std::uint32_t code, node, detail, extra;
-};
-
-std::string describe(const DeviceStatus& s, const Graph& g) {
+std::string describe(const chanflow_status& s, const Graph& g) {
   const std::string node = s.node < g.kernels().size() ? g.kernels()[s.node]->name() : fmt::format("#{}", s.node);
   switch (s.code) {
-    case 1:
+    case CHANFLOW_ERR_CE_SIZE:
       return fmt::format("kernel node '{}': its body's CE type is {} bytes but its input channel holds {}-byte CEs",
                          node, s.extra, s.detail);
-    case 2:
+    case CHANFLOW_ERR_SPAWN_LIMIT:
       return fmt::format("kernel node '{}' spawned more than the {} CE(s) per item its edge on port {} declares",
                          node, s.extra, s.detail);
-    case 3:
+    case CHANFLOW_ERR_SPAWN_SIZE:
       return fmt::format("kernel node '{}' spawned a value whose size differs from port {}'s {}-byte CEs", node,
                          s.detail, s.extra);
-    case 4:
+    case CHANFLOW_ERR_BAD_PORT:
       return fmt::format("kernel node '{}' spawned on port {}, but it has {} output port(s)", node, s.detail, s.extra);
-    case 5:
-      return fmt::format("kernel node '{}': port {}'s channel refused a reservation the aggregator had admitted", node,
-                         s.detail);
+    case CHANFLOW_ERR_CHANNEL_FULL:
+      return fmt::format("kernel node '{}': port {}'s channel refused a reservation the aggregator had admitted "
+                         "(a non-yielding node; are other producers writing to it?)",
+                         node, s.detail);
+    case CHANFLOW_ERR_YIELD_SPACE:
+      return fmt::format("kernel node '{}' wrote more restart contexts than its dispatch had items", node);
     default:
       return fmt::format("kernel node '{}': device error code {}", node, s.code);
   }
 }
 
+std::string target_name(const PortTarget& port) {
+  return std::visit([](auto* n) { return n->name(); }, port.node);
+}
+
 }  // namespace
 
+template <class T>
+void Aggregator::ensure(SvmBuffer& buffer, const Runtime& rt, std::size_t count) {
+  const std::size_t bytes = std::max<std::size_t>(count, 64) * sizeof(T);
+  if (buffer.size() < bytes) buffer = SvmBuffer(rt, bytes * 2);
+}
+
 Aggregator::Aggregator(Graph& graph, SchedulingPolicy& policy, const RunOptions& options)
-    : graph_(graph), policy_(policy), options_(options), rt_(graph.runtime()), trace_(!options.trace_path.empty()) {
+    : graph_(graph),
+      policy_(policy),
+      options_(options),
+      rt_(graph.runtime()),
+      wg_(graph.options().wg_size),
+      trace_(!options.trace_path.empty()) {
   const auto& program = graph_.program();
   for (const auto& k : graph_.kernels()) {
     kernels_.push_back(rt_.kernel(program, k->kernel_name().c_str()));
-    max_ports_ = std::max<std::uint32_t>(max_ports_, static_cast<std::uint32_t>(k->ports().size()));
     // The argument block lives in SVM so pointers inside it stay valid on the device.
     SvmBuffer block(rt_, std::max<std::size_t>(k->args_.size(), 16));
     rt_.svm_fill_zero(block.get(), block.size());
     rt_.svm_write(block.get(), k->args_.data(), k->args_.size());
     args_.push_back(std::move(block));
   }
-  status_ = SvmBuffer(rt_, sizeof(DeviceStatus));
+  status_ = SvmBuffer(rt_, sizeof(chanflow_status));
   rt_.svm_fill_zero(status_.get(), status_.size());
-  env_stride_ = (20 * std::size_t{max_ports_} + 32 + 63) / 64 * 64;
+  yield_counts_ = SvmBuffer(rt_, 64 * sizeof(std::uint32_t));
 
   trace_.name_row(0, "aggregator");
   for (std::size_t i = 0; i < graph_.kernels().size(); ++i)
@@ -70,7 +91,7 @@ void Aggregator::collect_slots() {
   // Append-only: a slot's index (its ChannelView id) never changes during a run, while stacks
   // grow new levels at the end.
   auto add = [&](Channel& channel, KernelNode* consumer, ChannelStackNode* stack, std::uint32_t level) {
-    if (known_.insert(&channel).second) slots_.push_back({&channel, consumer, stack, level, false});
+    if (known_.insert(&channel).second) slots_.push_back({&channel, consumer, stack, level, false, {}});
   };
   for (const auto& c : graph_.channels()) add(c->channel(), c->consumer(), nullptr, 0);
   for (const auto& s : graph_.stacks())
@@ -91,64 +112,161 @@ std::int64_t Aggregator::port_free(const PortTarget& port, std::uint32_t level) 
   return static_cast<std::int64_t>(s->level(d).counters().data_free);
 }
 
+// A blocked context may restart once its port could take at least one work-group's request.
+bool Aggregator::port_has_room(const Slot& slot, std::uint32_t port) const {
+  const auto& p = slot.consumer->ports()[port];
+  return port_free(p, slot.level) >= static_cast<std::int64_t>(std::uint64_t{wg_} * p.max_per_item);
+}
+
+void Aggregator::build_views(std::uint64_t round) {
+  views_.clear();
+  // Work (ready CEs or blocked contexts) per stack level, and tasks blocked after reserving
+  // their continuation: continuation level d waits for both (see StackKind).
+  std::uint32_t deepest_work = 0;
+  bool any_stack_work = false;
+  std::map<std::uint32_t, std::uint64_t> partially_blocked;
+  for (const Slot& s : slots_) {
+    const auto& h = s.channel->counters();
+    const bool work = h.ctrl_published > h.ctrl_head || !s.blocked.empty();
+    if (s.stack && work) {
+      deepest_work = any_stack_work ? std::max(deepest_work, s.level) : s.level;
+      any_stack_work = true;
+    }
+    if (const auto cont = s.consumer->continuation_port())
+      for (const auto& b : s.blocked) partially_blocked[s.level] += b.port > *cont;
+  }
+  max_level_ = deepest_work;
+
+  bool any_full_group = false;
+  for (std::uint32_t i = 0; i < slots_.size(); ++i) {
+    const Slot& s = slots_[i];
+    const auto& h = s.channel->counters();
+    ChannelView v;
+    v.id = i;
+    v.name = s.channel->config().name;
+    v.consumer = s.consumer->name();
+    v.in_stack = s.stack != nullptr;
+    v.continuation = s.stack && s.stack->kind() == StackKind::Continuations;
+    v.level = s.level;
+    v.ready = h.ctrl_published - h.ctrl_head;
+    v.capacity = s.channel->config().capacity;
+    v.free = static_cast<std::uint64_t>(std::max<std::int64_t>(static_cast<std::int64_t>(h.data_free), 0));
+    v.blocked = s.blocked.size();
+    for (const auto& b : s.blocked) v.restartable += port_has_room(s, b.port);
+    // Worst case for a node that must not fail; what probably fits (at least one work-group)
+    // for one that yields.
+    v.admissible = v.ready;
+    for (const auto& port : s.consumer->ports()) {
+      const auto free = static_cast<std::uint64_t>(std::max<std::int64_t>(port_free(port, s.level), 0));
+      std::uint64_t fits = free / port.max_per_item;
+      if (s.consumer->is_yielding()) fits = std::max<std::uint64_t>(fits, wg_);
+      v.admissible = std::min(v.admissible, fits);
+    }
+    const bool gated = v.continuation && ((any_stack_work && deepest_work > s.level) ||
+                                          partially_blocked[s.level] > 0);
+    if (gated) v.admissible = 0;
+    v.predicate = v.ready >= wg_ && v.admissible > 0;
+    any_full_group |= v.predicate;
+    views_.push_back(v);
+  }
+  // The default predicate's second half: with no channel holding a work-group's worth, every
+  // producer is idle (nothing is in flight between rounds), so the rest may go.
+  if (!any_full_group)
+    for (auto& v : views_) v.predicate = v.ready > 0 && v.admissible > 0;
+  (void)round;
+}
+
 std::vector<void*> Aggregator::indirect_svm() const {
-  std::vector<void*> ptrs{graph_.table_.headers_allocation(), status_.get(), env_pool_.get()};
+  std::vector<void*> ptrs{graph_.table_.headers_allocation(), status_.get(), env_pool_.get(),
+                          positions_pool_.get(), yield_pool_.get(), yield_counts_.get()};
   for (const auto& s : slots_) ptrs.push_back(s.channel->svm_allocations().front());
   for (const auto& a : args_) ptrs.push_back(a.get());
   for (const auto& k : graph_.kernels()) ptrs.insert(ptrs.end(), k->svm_uses_.begin(), k->svm_uses_.end());
+  ptrs.erase(std::remove(ptrs.begin(), ptrs.end(), nullptr), ptrs.end());
   return ptrs;
 }
 
-void Aggregator::write_env(std::size_t slot_in_pool, const Slot& slot) {
+void Aggregator::write_env(std::size_t index, const Launch& l) {
+  const Slot& slot = slots_[l.slot];
   const KernelNode& k = *slot.consumer;
-  const std::size_t P = max_ports_;
-  std::byte* env = env_staging_.data() + slot_in_pool * env_stride_;
-  std::memset(env, 0, env_stride_);
-  auto put64 = [&](std::size_t off, std::uint64_t v) { std::memcpy(env + off, &v, 8); };
-  auto put32 = [&](std::size_t off, std::uint32_t v) { std::memcpy(env + off, &v, 4); };
+  chanflow_node_env& e = envs_[index];
+  e = chanflow_node_env{};
   std::uint32_t staging = 0;
   for (std::size_t p = 0; p < k.ports().size(); ++p) {
     const auto& port = k.ports()[p];
     Channel& target = port_channel(port, slot.level);
     const std::uint32_t words = target.config().ce_bytes / 4;
-    put64(8 * p, reinterpret_cast<std::uint64_t>(target.device_ptr()));
-    put32(8 * P + 16 + 4 * p, port.max_per_item);
-    put32(12 * P + 16 + 4 * p, words);
-    put32(16 * P + 16 + 4 * p, staging);
+    e.port[p] = reinterpret_cast<std::uint64_t>(target.device_ptr());
+    e.max_spawns[p] = port.max_per_item;
+    e.ce_words[p] = words;
+    e.staging_offset[p] = staging;
     staging += port.max_per_item * words;
   }
-  put64(8 * P, reinterpret_cast<std::uint64_t>(args_[k.index_].get()));
-  put64(8 * P + 8, reinterpret_cast<std::uint64_t>(status_.get()));
-  put32(20 * P + 16, static_cast<std::uint32_t>(k.ports().size()));
-  put32(20 * P + 20, slot.level);
-  put32(20 * P + 24, k.index_);
+  e.user_args = reinterpret_cast<std::uint64_t>(args_[k.index_].get());
+  e.status = reinterpret_cast<std::uint64_t>(status_.get());
+  e.positions = l.restart ? reinterpret_cast<std::uint64_t>(static_cast<std::uint64_t*>(positions_pool_.get()) + l.positions_at) : 0;
+  e.ports = static_cast<std::uint32_t>(k.ports().size());
+  e.depth = slot.level;
+  e.node = k.index_;
+  e.yielding = k.is_yielding() ? 1 : 0;
+  e.cont_port = k.continuation_port().value_or(0xffffffffu);
+  if (k.is_yielding()) {
+    e.yields = reinterpret_cast<std::uint64_t>(static_cast<chanflow_yield_record*>(yield_pool_.get()) + l.yields_at);
+    e.yield_count = reinterpret_cast<std::uint64_t>(static_cast<std::uint32_t*>(yield_counts_.get()) + index);
+    e.yield_capacity = static_cast<std::uint32_t>(l.count);
+  }
 }
 
 void Aggregator::check_device_status() {
-  DeviceStatus s{};
+  chanflow_status s{};
   rt_.svm_read(&s, status_.get(), sizeof s);
-  if (s.code != 0) throw RunError("device-side error: " + describe(s, graph_));
+  if (s.code != CHANFLOW_ERR_NONE) throw RunError("device-side error: " + describe(s, graph_));
 }
 
-void Aggregator::no_progress(const std::vector<ChannelView>& views, bool policy_chose_nothing) const {
-  std::string msg = fmt::format("no progress possible: CEs are ready but no dispatch can be made (policy '{}'):",
+void Aggregator::collect_yields(const std::vector<Launch>& launches, RunStats& stats) {
+  std::vector<std::uint32_t> counts(launches.size());
+  rt_.svm_read(counts.data(), yield_counts_.get(), counts.size() * sizeof(std::uint32_t));
+  std::vector<chanflow_yield_record> records;
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    const std::uint32_t n = std::min<std::uint64_t>(counts[i], launches[i].count);
+    if (n == 0) continue;
+    records.resize(n);
+    rt_.svm_read(records.data(), static_cast<chanflow_yield_record*>(yield_pool_.get()) + launches[i].yields_at,
+                 n * sizeof(chanflow_yield_record));
+    for (const auto& r : records) slots_[launches[i].slot].blocked.push_back({r.ctrl_pos, r.blocked_port});
+    stats.yields += n;
+  }
+}
+
+void Aggregator::no_progress() const {
+  std::string msg = fmt::format("no progress possible: work remains but no dispatch can be made (policy '{}'):",
                                 policy_.name());
-  for (const auto& v : views) {
-    if (v.ready == 0) continue;
-    msg += fmt::format("\n  - channel '{}': {} ready, consumer '{}'", v.name, v.ready, v.consumer);
+  for (const auto& v : views_) {
+    if (v.ready == 0 && v.blocked == 0) continue;
     const Slot& slot = slots_[v.id];
-    if (v.admissible == 0) {
-      for (std::size_t p = 0; p < slot.consumer->ports().size(); ++p) {
+    msg += fmt::format("\n  - channel '{}': {} ready, {} blocked context(s), consumer '{}'", v.name, v.ready, v.blocked,
+                       v.consumer);
+    if (v.continuation && v.admissible == 0 && v.ready > 0) {
+      msg += fmt::format("; continuation waiting for deeper work (deepest level with work: {})", max_level_);
+    } else if (v.ready > 0 && v.admissible == 0) {
+      for (std::uint32_t p = 0; p < slot.consumer->ports().size(); ++p) {
         const auto& port = slot.consumer->ports()[p];
         const std::int64_t free = port_free(port, slot.level);
-        if (free < static_cast<std::int64_t>(port.max_per_item)) {
-          const std::string target = std::visit([](auto* n) { return n->name(); }, port.node);
+        if (free < static_cast<std::int64_t>(port.max_per_item))
           msg += fmt::format("; blocked on port {} into '{}' (depth {}), which has {} free slot(s) but needs {} per CE",
-                             p, target, slot.level + port.level_delta, std::max<std::int64_t>(free, 0), port.max_per_item);
-        }
+                             p, target_name(port), slot.level + port.level_delta, std::max<std::int64_t>(free, 0),
+                             port.max_per_item);
       }
-    } else if (policy_chose_nothing) {
-      msg += fmt::format("; {} admissible, but the policy dispatched nothing", v.admissible);
+    } else if (v.blocked > 0 && v.restartable == 0) {
+      const auto& b = slot.blocked.front();
+      const auto& port = slot.consumer->ports()[b.port];
+      msg += fmt::format("; yielded work-groups wait on port {} into '{}' (depth {}), which has {} free slot(s), "
+                         "less than one work-group's request ({})",
+                         b.port, target_name(port), slot.level + port.level_delta,
+                         std::max<std::int64_t>(port_free(port, slot.level), 0), std::uint64_t{wg_} * port.max_per_item);
+    } else {
+      msg += fmt::format("; {} admissible and {} restartable, but the policy dispatched nothing", v.admissible,
+                         v.restartable);
     }
   }
   throw RunError(msg);
@@ -157,10 +275,8 @@ void Aggregator::no_progress(const std::vector<ChannelView>& views, bool policy_
 RunStats Aggregator::run() {
   RunStats stats;
   stats.policy = policy_.name();
-  const std::uint32_t wg = graph_.options().wg_size;
   const auto run_start = Clock::now();
   double device_us = 0;
-  std::vector<ChannelView> views;
   std::vector<Dispatch> decisions;
   std::vector<Launch> launches;
 
@@ -170,86 +286,108 @@ RunStats Aggregator::run() {
     const auto round_start = Clock::now();
     collect_slots();
     graph_.table_.refresh();  // every channel's counters in one transfer
-    for (auto& s : slots_)
-      if (s.consumed_last_round) {
-        s.channel->deallocate();
-        s.consumed_last_round = false;
-      }
-
-    // The state every policy sees.
-    views.clear();
-    std::uint32_t max_level = 0;
-    bool any_ready = false, any_full_group = false;
-    for (std::uint32_t i = 0; i < slots_.size(); ++i) {
-      const Slot& s = slots_[i];
+    std::uint64_t live_bytes = 0;
+    for (auto& s : slots_) {
+      if (s.consumed_last_round) s.channel->deallocate();
+      s.consumed_last_round = false;
       const auto& h = s.channel->counters();
-      ChannelView v;
-      v.id = i;
-      v.name = s.channel->config().name;
-      v.consumer = s.consumer->name();
-      v.in_stack = s.stack != nullptr;
-      v.level = s.level;
-      v.ready = h.ctrl_published - h.ctrl_head;
-      v.capacity = s.channel->config().capacity;
-      v.free = static_cast<std::uint64_t>(std::max<std::int64_t>(static_cast<std::int64_t>(h.data_free), 0));
-      v.admissible = v.ready;
-      for (const auto& port : s.consumer->ports()) {
-        const std::int64_t free = std::max<std::int64_t>(port_free(port, s.level), 0);
-        v.admissible = std::min<std::uint64_t>(v.admissible, static_cast<std::uint64_t>(free) / port.max_per_item);
-      }
-      if (v.ready > 0) {
-        any_ready = true;
-        if (v.in_stack) max_level = std::max(max_level, v.level);
-      }
-      v.predicate = v.ready >= wg && v.admissible > 0;
-      any_full_group |= v.predicate;
-      views.push_back(v);
+      live_bytes += (h.data_tail - h.data_head) * s.channel->config().ce_bytes;
     }
-    // The default predicate's second half: with no channel holding a work-group's worth, every
-    // producer is idle (nothing is in flight between rounds), so the rest may go.
-    if (!any_full_group)
-      for (auto& v : views) v.predicate = v.ready > 0 && v.admissible > 0;
-    if (!any_ready) break;  // quiescent: nothing ready, nothing in flight, nothing blocked
+    stats.peak_live_bytes = std::max(stats.peak_live_bytes, live_bytes);
+
+    build_views(stats.rounds);
+    const bool any_work = std::any_of(views_.begin(), views_.end(), [](const ChannelView& v) {
+      return v.ready > 0 || v.blocked > 0;
+    });
+    if (!any_work) break;  // quiescent: nothing ready, nothing in flight, nothing blocked
 
     decisions.clear();
-    GraphView gv{views, stats.rounds, wg, max_level};
-    policy_.decide(gv, decisions);
+    policy_.decide(GraphView{views_, stats.rounds, wg_, max_level_}, decisions);
 
-    // Admission control and launch, in the order the policy gave.
+    // Admission control, in the order the policy gave. Worst-case spawns admitted this round are
+    // charged to their target channels so two dispatches cannot both count on the same space.
     std::vector<std::uint64_t> taken(slots_.size(), 0);
-    std::map<const Channel*, std::int64_t> reserved;  // worst-case spawns admitted this round
+    std::map<const Channel*, std::int64_t> charged;
     launches.clear();
-    env_staging_.resize(std::max<std::size_t>(decisions.size(), 1) * env_stride_);
+    positions_.clear();
+    std::size_t yield_records = 0;
+    auto charge = [&](const Slot& slot, std::uint64_t items) {
+      for (const auto& port : slot.consumer->ports())
+        charged[&port_channel(port, slot.level)] += static_cast<std::int64_t>(items * port.max_per_item);
+    };
     for (const auto& d : decisions) {
       if (d.channel >= slots_.size())
         throw RunError(fmt::format("policy '{}' chose channel {}, but the graph has {} channel(s)", policy_.name(),
                                    d.channel, slots_.size()));
-      Slot& slot = slots_[d.channel];
-      const ChannelView& v = views[d.channel];
-      std::uint64_t count = std::min<std::uint64_t>(d.count == 0 ? v.ready : d.count, v.ready - taken[d.channel]);
-      for (const auto& port : slot.consumer->ports()) {
-        const Channel* target = &port_channel(port, slot.level);
-        const std::int64_t free = port_free(port, slot.level) - reserved[target];
-        count = std::min<std::uint64_t>(count, static_cast<std::uint64_t>(std::max<std::int64_t>(free, 0)) / port.max_per_item);
+      const std::uint32_t id = d.channel;
+      Slot& slot = slots_[id];
+      const ChannelView& v = views_[id];
+
+      // Restarts: the oldest contexts whose blocked port has room, a bounded batch per port.
+      if (d.restarts > 0 && v.restartable > 0) {
+        std::vector<std::uint64_t> allowance(slot.consumer->ports().size());
+        for (std::uint32_t p = 0; p < allowance.size(); ++p) {
+          const auto& port = slot.consumer->ports()[p];
+          const auto free = std::max<std::int64_t>(port_free(port, slot.level) - charged[&port_channel(port, slot.level)], 0);
+          allowance[p] = std::max<std::uint64_t>(wg_, static_cast<std::uint64_t>(free) / port.max_per_item);
+        }
+        const std::size_t at = positions_.size();
+        std::deque<Blocked> keep;
+        std::uint64_t budget = d.restarts;
+        for (const auto& b : slot.blocked) {
+          if (budget > 0 && port_has_room(slot, b.port) && allowance[b.port] > 0) {
+            positions_.push_back(b.ctrl_pos);
+            --allowance[b.port];
+            --budget;
+          } else {
+            keep.push_back(b);
+          }
+        }
+        const std::uint64_t n = positions_.size() - at;
+        if (n > 0) {
+          slot.blocked = std::move(keep);
+          charge(slot, n);
+          launches.push_back({id, 0, n, true, at, yield_records, {}});
+          yield_records += n;
+          stats.restarts += n;
+          ++stats.restart_dispatches;
+        }
+      }
+
+      // Ready CEs: a range from the channel's dispatch head.
+      std::uint64_t count = std::min({d.count, v.admissible, v.ready - taken[id]});
+      if (!slot.consumer->is_yielding()) {
+        for (const auto& port : slot.consumer->ports()) {
+          const std::int64_t free = port_free(port, slot.level) - charged[&port_channel(port, slot.level)];
+          count = std::min<std::uint64_t>(count, static_cast<std::uint64_t>(std::max<std::int64_t>(free, 0)) / port.max_per_item);
+        }
       }
       if (count == 0) continue;
-      for (const auto& port : slot.consumer->ports())
-        reserved[&port_channel(port, slot.level)] += static_cast<std::int64_t>(count * port.max_per_item);
-      const std::uint64_t begin = v.ready == 0 ? 0 : slot.channel->ready().begin + taken[d.channel];
-      taken[d.channel] += count;
-      launches.push_back({d.channel, begin, count, {}});
+      charge(slot, count);
+      const std::uint64_t begin = slot.channel->ready().begin + taken[id];
+      taken[id] += count;
+      launches.push_back({id, begin, count, false, 0, yield_records, {}});
+      yield_records += count;
     }
     if (launches.empty()) {
       check_device_status();  // a device-side error explains a stall better
-      no_progress(views, true);
+      no_progress();
     }
 
-    // Levels reachable by this round exist now; envs go to the device in one copy.
+    // Levels reachable by this round exist now; environments, restart lists and yield counters
+    // go to the device as ordered non-blocking copies.
     collect_slots();
-    if (env_pool_.size() < launches.size() * env_stride_)
-      env_pool_ = SvmBuffer(rt_, std::max<std::size_t>(launches.size(), 16) * env_stride_ * 2);
-    for (std::size_t i = 0; i < launches.size(); ++i) write_env(i, slots_[launches[i].slot]);
-    rt_.svm_write_async(env_pool_.get(), env_staging_.data(), launches.size() * env_stride_);
+    envs_.resize(launches.size());
+    ensure<chanflow_node_env>(env_pool_, rt_, launches.size());
+    ensure<std::uint64_t>(positions_pool_, rt_, positions_.size());
+    ensure<chanflow_yield_record>(yield_pool_, rt_, yield_records);
+    ensure<std::uint32_t>(yield_counts_, rt_, launches.size());
+    for (std::size_t i = 0; i < launches.size(); ++i) write_env(i, launches[i]);
+    rt_.svm_write_async(env_pool_.get(), envs_.data(), envs_.size() * sizeof(chanflow_node_env));
+    rt_.svm_write_async(positions_pool_.get(), positions_.data(), positions_.size() * sizeof(std::uint64_t));
+    check(clEnqueueSVMMemFill(rt_.queue()(), yield_counts_.get(), &kZero, sizeof kZero,
+                              launches.size() * sizeof(std::uint32_t), 0, nullptr, nullptr),
+          "clEnqueueSVMMemFill (yield counters)");
     const auto svm = indirect_svm();
 
     const auto launch_start = Clock::now();
@@ -261,22 +399,26 @@ RunStats Aggregator::run() {
       set_arg_svm(k, 0, slot.channel->device_ptr());
       set_arg(k, 1, cl_ulong{l.begin});
       set_arg(k, 2, static_cast<cl_uint>(l.count));
-      set_arg_svm(k, 3, static_cast<std::byte*>(env_pool_.get()) + i * env_stride_);
-      l.event = launch(rt_, k, (l.count + wg - 1) / wg * wg, wg);
-      slot.channel->mark_dispatched(l.count);
+      set_arg_svm(k, 3, static_cast<chanflow_node_env*>(env_pool_.get()) + i);
+      l.event = launch(rt_, k, (l.count + wg_ - 1) / wg_ * wg_, wg_);
+      if (!l.restart) slot.channel->mark_dispatched(l.count);
       slot.consumed_last_round = true;
       stats.ces += l.count;
       stats.ces_per_channel[slot.channel->config().name] += l.count;
       stats.max_level = std::max(stats.max_level, slot.level);
       if (options_.record_dispatches)
         stats.dispatch_log.push_back(
-            {stats.rounds, slot.channel->config().name, slot.consumer->name(), slot.level, l.count});
+            {stats.rounds, slot.channel->config().name, slot.consumer->name(), slot.level, l.count, l.restart});
     }
     rt_.finish();
     const auto launch_end = Clock::now();
     device_us += us_between(launch_start, launch_end);
     ++stats.rounds;
     stats.dispatches += launches.size();
+    if (yield_records > 0 && std::any_of(launches.begin(), launches.end(), [&](const Launch& l) {
+          return slots_[l.slot].consumer->is_yielding();
+        }))
+      collect_yields(launches, stats);
 
     if (trace_.enabled()) {
       const double t0 = us_between(run_start, launch_start);
@@ -289,9 +431,9 @@ RunStats Aggregator::run() {
         const cl_ulong end = l.event.getProfilingInfo<CL_PROFILING_COMMAND_END>();
         if (i == 0) first = start;
         const Slot& slot = slots_[l.slot];
-        trace_.span(static_cast<int>(slot.consumer->index_) + 1, slot.channel->config().name,
-                    t0 + (start - first) / 1e3, (end - start) / 1e3,
-                    {{"ces", l.count}, {"level", slot.level}, {"ctrl_begin", l.begin}});
+        trace_.span(static_cast<int>(slot.consumer->index_) + 1,
+                    slot.channel->config().name + (l.restart ? " restart" : ""), t0 + (start - first) / 1e3,
+                    (end - start) / 1e3, {{"ces", l.count}, {"level", slot.level}, {"restart", l.restart}});
       }
     }
   }

@@ -1,5 +1,6 @@
 // The aggregator: chanflow's host thread that watches every channel and turns ready CEs into
-// kernel dispatches under a scheduling policy (the thesis' GPU control processor, 4.1.1).
+// kernel dispatches under a scheduling policy (the thesis' GPU control processor, 4.1.1), and
+// keeps the restart contexts of yielded work-groups (4.4).
 // Not to be confused with oneTBB's `aggregator`, a lock-free operation combiner.
 #pragma once
 
@@ -7,21 +8,28 @@
 #include "trace.hpp"
 
 #include <chrono>
+#include <deque>
 #include <set>
 
 namespace chanflow {
 
 /// Round-based protocol (DESIGN.md decision 4): read every header in one transfer, deallocate
-/// what the last round finished, ask the policy, launch the dispatches it chose over control
-/// ranges, wait for them. Admission control keeps every launch within its outputs' free space,
-/// so a flush never finds a full channel; a round in which nothing can be dispatched while CEs
-/// are ready is reported as no progress.
+/// what the last round finished, collect the restart contexts it wrote, ask the policy, launch
+/// the dispatches it chose (ranges of ready CEs, or lists of restarted CEs), wait for them.
+/// A non-yielding node is admitted only as many CEs as its outputs can take in the worst case,
+/// so its flush never finds a full channel; a yielding node is admitted what is likely to fit
+/// and yields the rest. A round in which nothing can be dispatched while work remains is
+/// reported as no progress.
 class Aggregator {
  public:
   Aggregator(Graph& graph, SchedulingPolicy& policy, const RunOptions& options);
   RunStats run();
 
  private:
+  struct Blocked {
+    std::uint64_t ctrl_pos;
+    std::uint32_t port;
+  };
   /// A concrete channel: a channel node, or one level of a channel stack.
   struct Slot {
     Channel* channel = nullptr;
@@ -29,35 +37,49 @@ class Aggregator {
     ChannelStackNode* stack = nullptr;
     std::uint32_t level = 0;
     bool consumed_last_round = false;
+    std::deque<Blocked> blocked;  ///< restart contexts of this channel's CEs, oldest first
   };
   struct Launch {
     std::uint32_t slot;
-    std::uint64_t begin;
+    std::uint64_t begin;  ///< first control position (range dispatch)
     std::uint64_t count;
+    bool restart;
+    std::size_t positions_at;  ///< offset (in entries) into the positions pool (restart dispatch)
+    std::size_t yields_at;     ///< offset (in records) into the yield pool
     cl::Event event;
   };
 
   void collect_slots();
   Channel& port_channel(const PortTarget& port, std::uint32_t level);
   std::int64_t port_free(const PortTarget& port, std::uint32_t level) const;
+  bool port_has_room(const Slot& slot, std::uint32_t port) const;
+  void build_views(std::uint64_t round);
   void check_device_status();
-  [[noreturn]] void no_progress(const std::vector<ChannelView>& views, bool policy_chose_nothing) const;
-  void write_env(std::size_t slot_in_pool, const Slot& slot);
+  [[noreturn]] void no_progress() const;
+  void write_env(std::size_t index, const Launch& launch);
+  void collect_yields(const std::vector<Launch>& launches, RunStats& stats);
   std::vector<void*> indirect_svm() const;
+  template <class T>
+  static void ensure(SvmBuffer& buffer, const Runtime& rt, std::size_t count);
 
   Graph& graph_;
   SchedulingPolicy& policy_;
   RunOptions options_;
   const Runtime& rt_;
+  std::uint32_t wg_;
   std::vector<Slot> slots_;
   std::set<const Channel*> known_;
+  std::vector<ChannelView> views_;
+  std::uint32_t max_level_ = 0;
   std::vector<cl::Kernel> kernels_;
   std::vector<SvmBuffer> args_;
   SvmBuffer status_;
+  std::vector<chanflow_node_env> envs_;        // host staging of the round's environments
   SvmBuffer env_pool_;
-  std::size_t env_stride_ = 0;
-  std::uint32_t max_ports_ = 1;
-  std::vector<std::byte> env_staging_;
+  std::vector<std::uint64_t> positions_;       // host staging of restart lists
+  SvmBuffer positions_pool_;
+  SvmBuffer yield_pool_;                       // chanflow_yield_record per dispatched item
+  SvmBuffer yield_counts_;                     // one counter per launch
   Trace trace_;
 };
 

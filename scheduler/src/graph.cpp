@@ -27,8 +27,8 @@ void ChannelNode::push_bytes(const void* ce, std::size_t bytes) {
 }
 
 ChannelStackNode::ChannelStackNode(Graph& graph, std::string name, ChannelTable& table,
-                                   const ChannelConfig& config)
-    : graph_(graph), name_(std::move(name)), table_(table), config_(config) {
+                                   const ChannelConfig& config, StackKind kind)
+    : graph_(graph), name_(std::move(name)), kind_(kind), table_(table), config_(config) {
   level(0);  // validates the configuration at once
 }
 
@@ -58,6 +58,14 @@ KernelNode::KernelNode(Graph& graph, std::string name, std::string kernel_name,
       kernel_name_(std::move(kernel_name)),
       input_ce_bytes_(input_ce_bytes),
       index_(index) {}
+
+std::optional<std::uint32_t> KernelNode::continuation_port() const {
+  for (std::uint32_t p = 0; p < ports_.size(); ++p)
+    if (auto* s = std::get_if<ChannelStackNode*>(&ports_[p].node);
+        s && (*s)->kind() == StackKind::Continuations && ports_[p].level_delta == 0)
+      return p;
+  return std::nullopt;
+}
 
 std::uint32_t KernelNode::input_channel_ce_bytes() const {
   if (auto* c = std::get_if<ChannelNode*>(&input_)) return (*c)->ce_bytes();
@@ -134,12 +142,13 @@ ChannelNode& Graph::channel(std::string name, std::uint32_t ce_bytes, std::uint3
   return *channels_.back();
 }
 
-ChannelStackNode& Graph::channel_stack(std::string name, std::uint32_t ce_bytes, std::uint32_t capacity_per_level) {
+ChannelStackNode& Graph::channel_stack(std::string name, std::uint32_t ce_bytes, std::uint32_t capacity_per_level,
+                                      StackKind kind) {
   check_new_name(name);
   ChannelConfig config{.name = name, .ce_bytes = ce_bytes, .capacity = capacity_per_level};
   config.done_group = std::min<std::uint32_t>(64, std::max<std::uint32_t>(capacity_per_level, 1));
   while (capacity_per_level % config.done_group != 0) --config.done_group;
-  stacks_.push_back(std::unique_ptr<ChannelStackNode>(new ChannelStackNode(*this, std::move(name), table_, config)));
+  stacks_.push_back(std::unique_ptr<ChannelStackNode>(new ChannelStackNode(*this, std::move(name), table_, config, kind)));
   return *stacks_.back();
 }
 
@@ -175,6 +184,22 @@ void Graph::validate() const {
                                        k->name(), k->input_ce_bytes(), k->input_name(), in_bytes));
     }
     if (k->kernel_name().empty()) problems.push_back(fmt::format("kernel node '{}' names no kernel", k->name()));
+    if (k->ports().size() > CHANFLOW_MAX_PORTS)
+      problems.push_back(fmt::format("kernel node '{}' has {} output ports; at most {} are supported", k->name(),
+                                     k->ports().size(), CHANFLOW_MAX_PORTS));
+    if (k->is_yielding() && k->input_ce_bytes() < sizeof(chanflow_task))
+      problems.push_back(fmt::format("yielding kernel node '{}' takes {}-byte CEs; its CE type must start with "
+                                     "chanflow_task ({} bytes)",
+                                     k->name(), k->input_ce_bytes(), sizeof(chanflow_task)));
+    std::size_t continuation_ports = 0;
+    for (const auto& port : k->ports())
+      if (auto* s = std::get_if<ChannelStackNode*>(&port.node);
+          s && (*s)->kind() == StackKind::Continuations && port.level_delta == 0)
+        ++continuation_ports;
+    if (continuation_ports > 1)
+      problems.push_back(fmt::format("kernel node '{}' has {} ports into continuation stacks at its own depth; "
+                                     "a task has at most one continuation",
+                                     k->name(), continuation_ports));
     for (std::size_t p = 0; p < k->ports().size(); ++p) {
       const auto& port = k->ports()[p];
       const auto [target, capacity, max_reservation] = std::visit(
@@ -213,23 +238,24 @@ void Graph::validate() const {
 
 const cl::Program& Graph::program() {
   if (program_) return *program_;
-  std::uint32_t max_ports = 1, spawn_words = 1;
+  // Private staging is sized for the widest node: every port's declared spawns per item.
+  std::uint32_t spawn_words = 1, staged_ces = 1;
   for (const auto& k : kernels_) {
-    max_ports = std::max<std::uint32_t>(max_ports, static_cast<std::uint32_t>(k->ports().size()));
-    std::uint32_t words = 0;
+    std::uint32_t words = 0, ces = 0;
     for (const auto& port : k->ports()) {
-      const std::uint32_t bytes = std::visit([](auto* n) { return n->ce_bytes(); }, port.node);
-      words += port.max_per_item * bytes / 4;
+      words += port.max_per_item * std::visit([](auto* n) { return n->ce_bytes(); }, port.node) / 4;
+      ces += port.max_per_item;
     }
     spawn_words = std::max(spawn_words, words);
+    staged_ces = std::max(staged_ces, ces);
   }
-  std::vector<std::string_view> sources{scheduler_cl::kernel_node_cl()};
+  std::vector<std::string_view> sources{scheduler_cl::node_layout_h(), scheduler_cl::kernel_node_cl()};
   for (const auto& s : sources_) sources.push_back(s);
   program_ = build_channel_program(runtime_, sources,
                                    {.wg_size = options_.wg_size,
                                     .scan = options_.scan,
-                                    .extra = fmt::format("-DCHANFLOW_MAX_PORTS={} -DCHANFLOW_SPAWN_WORDS={}",
-                                                         max_ports, spawn_words)});
+                                    .extra = fmt::format("-DCHANFLOW_SPAWN_WORDS={} -DCHANFLOW_STAGED_CES={}",
+                                                         spawn_words, staged_ces)});
   return *program_;
 }
 
@@ -250,10 +276,12 @@ std::string Graph::to_dot() const {
   for (const auto& c : channels_)
     out << fmt::format("  \"{}\" [shape=box, label=\"{}\\n{} B x {}\"];\n", c->name(), c->name(), c->ce_bytes(), c->capacity());
   for (const auto& s : stacks_)
-    out << fmt::format("  \"{}\" [shape=box3d, style=dashed, label=\"{}\\nstack: {} B x {} per level\"];\n",
-                       s->name(), s->name(), s->ce_bytes(), s->capacity_per_level());
+    out << fmt::format("  \"{}\" [shape=box3d, style=dashed, label=\"{}\\n{} stack: {} B x {} per level\"];\n",
+                       s->name(), s->name(), s->kind() == StackKind::Continuations ? "continuation" : "task",
+                       s->ce_bytes(), s->capacity_per_level());
   for (const auto& k : kernels_) {
-    out << fmt::format("  \"{}\" [shape=ellipse, label=\"{}\\n{}()\"];\n", k->name(), k->name(), k->kernel_name());
+    out << fmt::format("  \"{}\" [shape=ellipse, label=\"{}\\n{}(){}\"];\n", k->name(), k->name(), k->kernel_name(),
+                       k->is_yielding() ? " yields" : "");
     if (k->has_input()) out << fmt::format("  \"{}\" -> \"{}\";\n", k->input_name(), k->name());
     for (std::size_t p = 0; p < k->ports().size(); ++p) {
       const auto& port = k->ports()[p];

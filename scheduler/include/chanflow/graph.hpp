@@ -3,6 +3,7 @@
 #pragma once
 
 #include "chanflow/channel.hpp"
+#include "chanflow/node_layout.h"
 #include "chanflow/opencl.hpp"
 #include "chanflow/policy.hpp"
 
@@ -62,11 +63,18 @@ class ChannelNode {
   KernelNode* consumer_ = nullptr;
 };
 
+/// What a channel stack holds: tasks (pre-sync sub-kernels), or continuations (post-sync
+/// sub-kernels). The aggregator runs continuation level d only when no work exists deeper and
+/// no task at depth d is blocked after reserving its continuation (thesis 4.3.2): the
+/// children that write its result slots have all finished then, whatever the policy.
+enum class StackKind { Tasks, Continuations };
+
 /// A stack of channels indexed by recursion depth (thesis 4.3.2, Figure 4-8), all of one CE
 /// size and per-level capacity. Levels are created on demand, when a dispatch could reach them.
 class ChannelStackNode {
  public:
   const std::string& name() const noexcept { return name_; }
+  StackKind kind() const noexcept { return kind_; }
   std::uint32_t ce_bytes() const noexcept { return config_.ce_bytes; }
   std::uint32_t capacity_per_level() const noexcept { return config_.capacity; }
   KernelNode* consumer() const noexcept { return consumer_; }
@@ -85,12 +93,13 @@ class ChannelStackNode {
  private:
   friend class Graph;
   friend class KernelNode;
-  ChannelStackNode(Graph& graph, std::string name, ChannelTable& table, const ChannelConfig& config);
+  ChannelStackNode(Graph& graph, std::string name, ChannelTable& table, const ChannelConfig& config, StackKind kind);
+  friend void make_edge(ChannelStackNode&, KernelNode&);
   Graph& graph_;
   std::string name_;
+  StackKind kind_;
   ChannelTable& table_;
   ChannelConfig config_;
-  friend void make_edge(ChannelStackNode&, KernelNode&);
   std::deque<Channel> levels_;
   KernelNode* consumer_ = nullptr;
 };
@@ -130,6 +139,16 @@ class KernelNode {
     svm_uses_.push_back(buffer.get());
     return *this;
   }
+  /// Declares that the kernel is a CHANFLOW_YIELDING_KERNEL_NODE: a full output makes its
+  /// work-group yield instead of failing, and the aggregator restarts it when there is room.
+  KernelNode& yielding(bool on = true) {
+    yielding_ = on;
+    return *this;
+  }
+  bool is_yielding() const noexcept { return yielding_; }
+  /// The port into a continuation stack (at the same depth), if any: the port whose CE is
+  /// this task's continuation, which chanflow_spawn_child points children's results at.
+  std::optional<std::uint32_t> continuation_port() const;
 
  private:
   friend class Graph;
@@ -149,6 +168,7 @@ class KernelNode {
   std::vector<PortTarget> ports_;
   std::vector<std::byte> args_;
   std::vector<void*> svm_uses_;
+  bool yielding_ = false;
 };
 
 /// Input edge: `kernel` processes every CE of `channel`.
@@ -172,6 +192,7 @@ struct DispatchRecord {
   std::string kernel;
   std::uint32_t level = 0;
   std::uint64_t count = 0;
+  bool restart = false;  ///< a batch of restart contexts rather than ready CEs
 };
 
 /// Per-run statistics (thesis Table 4-5's device-idle measure included).
@@ -185,6 +206,10 @@ struct RunStats {
   std::uint64_t ces = 0;               ///< CEs dispatched, all channels
   std::map<std::string, std::uint64_t> ces_per_channel;
   std::uint64_t peak_channel_bytes = 0;  ///< channel memory allocated at the end (grows with stacks)
+  std::uint64_t peak_live_bytes = 0;     ///< most CE bytes allocated at once, over all channels
+  std::uint64_t yields = 0;              ///< restart contexts written by yielding work-groups
+  std::uint64_t restarts = 0;            ///< restart contexts dispatched again
+  std::uint64_t restart_dispatches = 0;
   std::uint32_t max_level = 0;
   std::string policy;
   std::vector<DispatchRecord> dispatch_log;  ///< filled when RunOptions::record_dispatches
@@ -211,10 +236,12 @@ class Graph {
   ChannelNode& channel(std::string name, std::uint32_t capacity) {
     return channel(std::move(name), sizeof(CE), capacity);
   }
-  ChannelStackNode& channel_stack(std::string name, std::uint32_t ce_bytes, std::uint32_t capacity_per_level);
+  ChannelStackNode& channel_stack(std::string name, std::uint32_t ce_bytes, std::uint32_t capacity_per_level,
+                                  StackKind kind = StackKind::Tasks);
   template <class CE>
-  ChannelStackNode& channel_stack(std::string name, std::uint32_t capacity_per_level) {
-    return channel_stack(std::move(name), sizeof(CE), capacity_per_level);
+  ChannelStackNode& channel_stack(std::string name, std::uint32_t capacity_per_level,
+                                  StackKind kind = StackKind::Tasks) {
+    return channel_stack(std::move(name), sizeof(CE), capacity_per_level, kind);
   }
   /// A kernel node running kernel `kernel_name` (made with CHANFLOW_KERNEL_NODE) over CEs of
   /// input_ce_bytes bytes.

@@ -25,8 +25,10 @@ struct ChannelView {
   std::uint64_t capacity = 0;
   std::uint64_t free = 0;        ///< unreserved slots
   std::uint64_t in_flight = 0;   ///< CEs in dispatches not yet completed
-  std::uint64_t blocked = 0;     ///< restart contexts waiting on this channel (yield)
-  std::uint64_t admissible = 0;  ///< most CEs a dispatch may take now (output space bounds it)
+  std::uint64_t blocked = 0;     ///< restart contexts of this channel's CEs (yielded work-groups)
+  std::uint64_t restartable = 0; ///< of those, how many may be restarted now (their output has room)
+  std::uint64_t admissible = 0;  ///< most ready CEs a dispatch may take now (0 while gated or full)
+  bool continuation = false;     ///< a level of a continuation stack
   bool predicate = false;        ///< the channel's predicate (default: a work-group's worth)
 };
 
@@ -34,14 +36,15 @@ struct GraphView {
   std::span<const ChannelView> channels;
   std::uint64_t round = 0;
   std::uint32_t wg_size = 0;
-  std::uint32_t max_level = 0;  ///< deepest level holding ready CEs, over all stacks
+  std::uint32_t max_level = 0;  ///< deepest level holding ready CEs or blocked contexts
 };
 
-/// "Dispatch `count` ready CEs of channel `channel`" (the aggregator clamps count to what is
-/// admissible; 0 or more than ready means all that is admissible).
+/// "Dispatch `count` ready CEs of channel `channel` and restart up to `restarts` of its
+/// blocked contexts" (the aggregator clamps both to what is admissible / restartable).
 struct Dispatch {
   std::uint32_t channel = 0;
   std::uint64_t count = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t restarts = std::numeric_limits<std::uint64_t>::max();
 };
 
 /// A scheduling policy. decide() is called once per round with every channel's state and
@@ -61,9 +64,9 @@ class Greedy final : public SchedulingPolicy {
   void decide(const GraphView& view, std::vector<Dispatch>& out) override;
 };
 
-/// Levelization (thesis 4.3.2): among stack levels, only the deepest level holding ready CEs
-/// runs, so a continuation at depth d runs only when no work exists deeper. Plain channels
-/// are dispatched as Greedy does.
+/// Levelization (thesis 4.3.2): among stack levels, only the deepest level holding ready CEs or
+/// blocked contexts runs (restarts included), so work deeper in the recursion, which frees
+/// space, always goes first (4.3.3). Plain channels are dispatched as Greedy does.
 class Levelized final : public SchedulingPolicy {
  public:
   std::string name() const override { return "levelized"; }

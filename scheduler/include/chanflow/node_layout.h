@@ -1,0 +1,71 @@
+/* The per-dispatch environment of a kernel node, its error status and its yield records,
+ * declared once for host C++ and OpenCL C (see scheduler/cl/kernel_node.cl). */
+#ifndef CHANFLOW_NODE_LAYOUT_H
+#define CHANFLOW_NODE_LAYOUT_H
+
+#ifndef __OPENCL_VERSION__
+#include "chanflow/channel_layout.h"  /* on the device, the runtime prepends it */
+#endif
+
+#ifdef __OPENCL_VERSION__
+#define CHANFLOW_SVM_STRUCT_PTR(type) __global type*
+#else
+#define CHANFLOW_SVM_STRUCT_PTR(type) uint64_t
+#endif
+
+/* Output ports a kernel node may have. */
+#define CHANFLOW_MAX_PORTS 8
+
+/* Error codes a dispatch reports through chanflow_status (the first one of a run wins). */
+#define CHANFLOW_ERR_NONE 0u
+#define CHANFLOW_ERR_CE_SIZE 1u      /* the body's CE type differs from the channel's CE size */
+#define CHANFLOW_ERR_SPAWN_LIMIT 2u  /* more spawns on a port than its edge declared */
+#define CHANFLOW_ERR_SPAWN_SIZE 3u   /* a spawned value's size differs from the port's CE size */
+#define CHANFLOW_ERR_BAD_PORT 4u     /* a spawn on a port the node does not have */
+#define CHANFLOW_ERR_CHANNEL_FULL 5u /* a non-yielding node found no room despite admission control */
+#define CHANFLOW_ERR_YIELD_SPACE 6u  /* more yield records than the aggregator provided room for */
+
+typedef struct chanflow_status {
+  chanflow_u32 code;
+  chanflow_u32 node;   /* kernel node index */
+  chanflow_u32 detail; /* port, or size found */
+  chanflow_u32 extra;  /* the expected value */
+} chanflow_status;
+
+/* A restart context (thesis 4.4): the kernel node and input channel are the dispatch's; the
+ * record names the CE (its control position) and the resource it blocked on. The resume point
+ * lives in the CE itself (chanflow_task::resume_port). */
+typedef struct chanflow_yield_record {
+  chanflow_u64 ctrl_pos;
+  chanflow_u32 blocked_port;
+  chanflow_u32 pad_;
+} chanflow_yield_record;
+
+/* The header every CE of a yielding kernel node starts with (a Cilk task frame). */
+typedef struct chanflow_task {
+  chanflow_u64 ret;          /* where this task's result goes: an SVM address, or 0 */
+  chanflow_u32 resume_port;  /* ports below this one were flushed before a yield */
+  chanflow_u32 cont_index;   /* physical index of this task's continuation CE, once reserved */
+} chanflow_task;
+
+typedef struct chanflow_node_env {
+  CHANFLOW_SVM_STRUCT_PTR(chanflow_channel) port[CHANFLOW_MAX_PORTS]; /* output channel per port */
+  CHANFLOW_SVM_STRUCT_PTR(uchar) user_args;                           /* the node's argument block */
+  CHANFLOW_SVM_STRUCT_PTR(chanflow_status) status;
+  CHANFLOW_SVM_STRUCT_PTR(ulong) positions;  /* restart dispatch: control positions; 0: a range */
+  CHANFLOW_SVM_STRUCT_PTR(chanflow_yield_record) yields; /* this dispatch's yield records */
+  CHANFLOW_SVM_STRUCT_PTR(uint) yield_count;
+  chanflow_u32 max_spawns[CHANFLOW_MAX_PORTS]; /* per work-item, as declared on the edge */
+  chanflow_u32 ce_words[CHANFLOW_MAX_PORTS];
+  chanflow_u32 staging_offset[CHANFLOW_MAX_PORTS]; /* in words */
+  chanflow_u32 ports;
+  chanflow_u32 depth;          /* level of the input channel (0 if plain) */
+  chanflow_u32 node;
+  chanflow_u32 yielding;       /* 1: a failed reservation yields; 0: it is an error */
+  chanflow_u32 cont_port;      /* port holding the task's continuation, or 0xffffffff */
+  chanflow_u32 yield_capacity; /* records `yields` can hold */
+} chanflow_node_env;
+
+#define CHANFLOW_NODE_ENV_BYTES 224
+
+#endif /* CHANFLOW_NODE_LAYOUT_H */
