@@ -215,13 +215,14 @@ void Channel::mark_dispatched(std::uint64_t count) {
 
 std::uint64_t Channel::deallocate() {
   auto& h = table_.mirror(id_);
-  const std::uint32_t group_size = config_.done_group;
-  const std::uint64_t live = h.data_tail - h.data_head;
-  if (live < group_size) return 0;  // a group can only be complete once fully allocated
+  const std::uint64_t head = h.data_head, tail = h.data_tail;
+  if (tail == head) return 0;
   const Runtime& rt = table_.runtime();
+  const std::uint32_t group_size = config_.done_group;
   const std::uint32_t total_groups = groups();
-  const auto first = static_cast<std::uint32_t>((h.data_head % config_.capacity) / group_size);
-  const auto span = static_cast<std::uint32_t>(live / group_size);
+  const auto first = static_cast<std::uint32_t>((head % config_.capacity) / group_size);
+  // The head is always at a group boundary; the last group may be partly allocated.
+  const auto span = static_cast<std::uint32_t>((tail - head + group_size - 1) / group_size);
 
   // The live window of done counts, read in at most two pieces around the wrap.
   std::vector<std::uint32_t> counts(span);
@@ -229,26 +230,42 @@ std::uint64_t Channel::deallocate() {
   rt.svm_read(counts.data(), done_ + first, before_wrap * sizeof(std::uint32_t));
   rt.svm_read(counts.data() + before_wrap, done_, (span - before_wrap) * sizeof(std::uint32_t));
 
-  std::uint32_t freed = 0;
-  while (freed < span && counts[freed] == group_size) ++freed;
-  if (freed == 0) return 0;
-  for (std::uint32_t g = 0; g < freed; ++g)
-    if (counts[g] > group_size)
-      throw ChannelError(fmt::format("channel '{}': done count {} exceeds the group size {}: a CE "
+  std::uint32_t freed_groups = 0;
+  std::uint64_t new_head = head, new_tail = tail;
+  for (; freed_groups < span; ++freed_groups) {
+    const std::uint64_t allocated = std::min<std::uint64_t>(group_size, tail - new_head);
+    if (counts[freed_groups] > allocated)
+      throw ChannelError(fmt::format("channel '{}': done count {} exceeds the {} CEs allocated in its group: a CE "
                                      "was freed twice",
-                                     config_.name, counts[g], group_size));
+                                     config_.name, counts[freed_groups], allocated));
+    if (counts[freed_groups] != allocated) break;
+    if (allocated < group_size) {
+      // Everything allocated is done and the tail stands inside this group: the channel is
+      // empty. Skip the group's unallocated rest so the head stays on a group boundary, or a
+      // request as large as the channel could never be granted while those slots wait for
+      // allocations that cannot come. Moving the tail is safe only between dispatches.
+      new_tail = new_head + group_size;
+    }
+    new_head += group_size;
+  }
+  if (freed_groups == 0) return 0;
 
   // Zero the freed counts before publishing the new head, so a producer that sees the space
   // never finds a stale count.
   if (zeros_.size() < total_groups) zeros_.assign(total_groups, 0);
-  const std::uint32_t zero_before_wrap = std::min(freed, total_groups - first);
+  const std::uint32_t zero_before_wrap = std::min(freed_groups, total_groups - first);
   rt.svm_write_async(done_ + first, zeros_.data(), zero_before_wrap * sizeof(std::uint32_t));
-  rt.svm_write_async(done_, zeros_.data(), (freed - zero_before_wrap) * sizeof(std::uint32_t));
-  h.data_head += std::uint64_t{freed} * group_size;
-  h.data_free += std::uint64_t{freed} * group_size;
+  rt.svm_write_async(done_, zeros_.data(), (freed_groups - zero_before_wrap) * sizeof(std::uint32_t));
+  const std::uint64_t freed = tail - head - (new_tail - new_head);  // CEs whose slots came back
+  h.data_head = new_head;
+  h.data_free += freed;
+  if (new_tail != tail) {
+    h.data_tail = new_tail;
+    table_.write_u64_field(id_, offsetof(chanflow_channel, data_tail));
+  }
   table_.write_u64_field(id_, offsetof(chanflow_channel, data_head));
   table_.write_u64_field(id_, offsetof(chanflow_channel, data_free));
-  return std::uint64_t{freed} * group_size;
+  return freed;
 }
 
 std::vector<std::byte> Channel::read_ce(std::uint32_t index) const {

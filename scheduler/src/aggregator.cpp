@@ -233,7 +233,12 @@ void Aggregator::collect_yields(const std::vector<Launch>& launches, RunStats& s
     records.resize(n);
     rt_.svm_read(records.data(), static_cast<chanflow_yield_record*>(yield_pool_.get()) + launches[i].yields_at,
                  n * sizeof(chanflow_yield_record));
-    for (const auto& r : records) slots_[launches[i].slot].blocked.push_back({r.ctrl_pos, r.blocked_port});
+    Slot& slot = slots_[launches[i].slot];
+    const auto cont = slot.consumer->continuation_port();
+    for (const auto& r : records) {
+      slot.blocked.push_back({r.ctrl_pos, r.blocked_port});
+      stats.partial_yields += cont && r.blocked_port > *cont;
+    }
     stats.yields += n;
   }
 }

@@ -208,6 +208,7 @@ struct RunStats {
   std::uint64_t peak_channel_bytes = 0;  ///< channel memory allocated at the end (grows with stacks)
   std::uint64_t peak_live_bytes = 0;     ///< most CE bytes allocated at once, over all channels
   std::uint64_t yields = 0;              ///< restart contexts written by yielding work-groups
+  std::uint64_t partial_yields = 0;      ///< of those, tasks that had flushed their continuation
   std::uint64_t restarts = 0;            ///< restart contexts dispatched again
   std::uint64_t restart_dispatches = 0;
   std::uint32_t max_level = 0;

@@ -1,0 +1,33 @@
+// Builds and runs the Cilk Fibonacci flow graph of thesis Figure 4-10.
+#include "fib_cilk.hpp"
+
+#include "chanflow_examples_sources.hpp"
+
+namespace chanflow::examples {
+
+FibCilkResult fib_cilk(const Runtime& runtime, std::uint32_t n, SchedulingPolicy& policy,
+                       const FibCilkOptions& options, const RunOptions& run_options) {
+  Graph g(runtime, {.wg_size = options.wg_size});
+  g.add_source(std::string(examples_cl::fib_cilk_cl()));
+  auto& tasks = g.channel_stack<FibFrame>("fib", options.capacity_per_level);
+  auto& conts = g.channel_stack<FibCont>("fib_cont", options.capacity_per_level, StackKind::Continuations);
+  auto& spawn = g.kernel<FibFrame>("fib_spawn", "fib_spawn").yielding();
+  auto& sync = g.kernel<FibCont>("fib_sync", "fib_sync");
+  make_edge(tasks, spawn);
+  make_edge(spawn, conts, /*level_delta=*/0, /*max_per_item=*/1);  // port 0: the continuation
+  make_edge(spawn, tasks, /*level_delta=*/+1, /*max_per_item=*/2);  // port 1: the children
+  make_edge(conts, sync);
+
+  SvmBuffer result(runtime, sizeof(std::uint64_t));
+  runtime.svm_fill_zero(result.get(), result.size());
+  spawn.uses(result);
+  sync.uses(result);
+  tasks.push(0, FibFrame{{reinterpret_cast<std::uint64_t>(result.get()), 0, 0}, n, 0});
+
+  FibCilkResult r;
+  r.stats = g.run(policy, run_options);
+  runtime.svm_read(&r.value, result.get(), sizeof r.value);
+  return r;
+}
+
+}  // namespace chanflow::examples
