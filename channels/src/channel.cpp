@@ -76,11 +76,53 @@ std::uint32_t ChannelTable::add(const chanflow_channel& header) {
   mirror_.push_back(header);
   mirror_.back().id = id;
   live_.push_back(true);
+  storage_.push_back(nullptr);
   write_header(id);
   return id;
 }
 
-void ChannelTable::retire(std::uint32_t id) { live_.at(id) = false; }
+void ChannelTable::retire(std::uint32_t id) {
+  live_.at(id) = false;
+  storage_.at(id) = nullptr;
+}
+
+void ChannelTable::enqueue_deallocate(const std::vector<std::uint32_t>& ids) {
+  if (ids.empty()) return;
+  if (!deallocate_) {
+    const auto program = runtime_.build({channels_cl::channel_layout_h(), channels_cl::deallocate_cl()}, "");
+    deallocate_ = runtime_.kernel(program, "chanflow_deallocate");
+  }
+  // The previous list's copy must be done before its host staging is refilled (the kernel that
+  // read it is ordered before the next copy by the in-order queue).
+  if (dealloc_copy_()) check(clWaitForEvents(1, &dealloc_copy_()), "clWaitForEvents (deallocation list)");
+  dealloc_staging_.clear();
+  for (auto id : ids) dealloc_staging_.push_back(reinterpret_cast<std::uint64_t>(device_header(id)));
+  const std::size_t bytes = dealloc_staging_.size() * sizeof(std::uint64_t);
+  if (dealloc_list_.size() < bytes) {
+    runtime_.finish();  // the old list may still be read by an earlier launch
+    dealloc_list_ = SvmBuffer(runtime_, std::max<std::size_t>(bytes, 4096) * 2);
+  }
+  cl_event copied = nullptr;
+  check(clEnqueueSVMMemcpy(runtime_.queue()(), CL_FALSE, dealloc_list_.get(), dealloc_staging_.data(), bytes, 0,
+                           nullptr, &copied),
+        "clEnqueueSVMMemcpy (deallocation list)");
+  dealloc_copy_ = cl::Event(copied);
+  std::vector<void*> svm{headers_.get(), dealloc_list_.get()};
+  for (auto* p : storage_)
+    if (p) svm.push_back(p);
+  set_indirect_svm(*deallocate_, svm);
+  set_arg_svm(*deallocate_, 0, dealloc_list_.get());
+  set_arg(*deallocate_, 1, static_cast<cl_uint>(ids.size()));
+  launch(runtime_, *deallocate_, ids.size(), 1);
+}
+
+void ChannelTable::check_errors() const {
+  for (std::uint32_t id = 0; id < mirror_.size(); ++id)
+    if (live_[id] && (mirror_[id].errors & 1u))
+      throw ChannelError(fmt::format("channel {}: a done count exceeded the CEs allocated in its group: a CE was "
+                                     "freed twice (tfree of the same control position)",
+                                     id));
+}
 
 chanflow_channel& ChannelTable::mirror(std::uint32_t id) {
   return const_cast<chanflow_channel&>(counters(id));
@@ -141,6 +183,7 @@ Channel::Channel(ChannelTable& table, ChannelConfig config) : table_(table), con
   h.max_reservation = config_.max_reservation;
   h.data_free = config_.capacity;
   id_ = table.add(h);
+  table.storage_[id_] = storage_.get();
 }
 
 Channel::~Channel() { table_.retire(id_); }
@@ -214,58 +257,12 @@ void Channel::mark_dispatched(std::uint64_t count) {
 }
 
 std::uint64_t Channel::deallocate() {
-  auto& h = table_.mirror(id_);
-  const std::uint64_t head = h.data_head, tail = h.data_tail;
-  if (tail == head) return 0;
-  const Runtime& rt = table_.runtime();
-  const std::uint32_t group_size = config_.done_group;
-  const std::uint32_t total_groups = groups();
-  const auto first = static_cast<std::uint32_t>((head % config_.capacity) / group_size);
-  // The head is always at a group boundary; the last group may be partly allocated.
-  const auto span = static_cast<std::uint32_t>((tail - head + group_size - 1) / group_size);
-
-  // The live window of done counts, read in at most two pieces around the wrap.
-  std::vector<std::uint32_t> counts(span);
-  const std::uint32_t before_wrap = std::min(span, total_groups - first);
-  rt.svm_read(counts.data(), done_ + first, before_wrap * sizeof(std::uint32_t));
-  rt.svm_read(counts.data() + before_wrap, done_, (span - before_wrap) * sizeof(std::uint32_t));
-
-  std::uint32_t freed_groups = 0;
-  std::uint64_t new_head = head, new_tail = tail;
-  for (; freed_groups < span; ++freed_groups) {
-    const std::uint64_t allocated = std::min<std::uint64_t>(group_size, tail - new_head);
-    if (counts[freed_groups] > allocated)
-      throw ChannelError(fmt::format("channel '{}': done count {} exceeds the {} CEs allocated in its group: a CE "
-                                     "was freed twice",
-                                     config_.name, counts[freed_groups], allocated));
-    if (counts[freed_groups] != allocated) break;
-    if (allocated < group_size) {
-      // Everything allocated is done and the tail stands inside this group: the channel is
-      // empty. Skip the group's unallocated rest so the head stays on a group boundary, or a
-      // request as large as the channel could never be granted while those slots wait for
-      // allocations that cannot come. Moving the tail is safe only between dispatches.
-      new_tail = new_head + group_size;
-    }
-    new_head += group_size;
-  }
-  if (freed_groups == 0) return 0;
-
-  // Zero the freed counts before publishing the new head, so a producer that sees the space
-  // never finds a stale count.
-  if (zeros_.size() < total_groups) zeros_.assign(total_groups, 0);
-  const std::uint32_t zero_before_wrap = std::min(freed_groups, total_groups - first);
-  rt.svm_write_async(done_ + first, zeros_.data(), zero_before_wrap * sizeof(std::uint32_t));
-  rt.svm_write_async(done_, zeros_.data(), (freed_groups - zero_before_wrap) * sizeof(std::uint32_t));
-  const std::uint64_t freed = tail - head - (new_tail - new_head);  // CEs whose slots came back
-  h.data_head = new_head;
-  h.data_free += freed;
-  if (new_tail != tail) {
-    h.data_tail = new_tail;
-    table_.write_u64_field(id_, offsetof(chanflow_channel, data_tail));
-  }
-  table_.write_u64_field(id_, offsetof(chanflow_channel, data_head));
-  table_.write_u64_field(id_, offsetof(chanflow_channel, data_free));
-  return freed;
+  table_.refresh(id_);
+  const std::uint64_t before = table_.counters(id_).data_free;
+  table_.enqueue_deallocate({id_});
+  table_.refresh(id_);
+  table_.check_errors();
+  return table_.counters(id_).data_free - before;
 }
 
 std::vector<std::byte> Channel::read_ce(std::uint32_t index) const {

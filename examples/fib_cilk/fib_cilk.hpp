@@ -20,6 +20,9 @@ struct FibCont {
 struct FibCilkOptions {
   std::uint32_t capacity_per_level = 1u << 16;  ///< per level, for both stacks
   std::uint32_t wg_size = 64;
+  /// Create every level the run can reach (fib(n) recurses n - 2 deep) before it starts, so a
+  /// timed run does not pay for allocating levels; otherwise levels grow on demand.
+  bool preallocate_levels = false;
 };
 
 struct FibCilkResult {

@@ -17,6 +17,10 @@ FibCilkResult fib_cilk(const Runtime& runtime, std::uint32_t n, SchedulingPolicy
   make_edge(spawn, conts, /*level_delta=*/0, /*max_per_item=*/1);  // port 0: the continuation
   make_edge(spawn, tasks, /*level_delta=*/+1, /*max_per_item=*/2);  // port 1: the children
   make_edge(conts, sync);
+  if (options.preallocate_levels) {
+    tasks.level(n);
+    conts.level(n);
+  }
 
   SvmBuffer result(runtime, sizeof(std::uint64_t));
   runtime.svm_fill_zero(result.get(), result.size());

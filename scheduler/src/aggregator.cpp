@@ -91,7 +91,7 @@ void Aggregator::collect_slots() {
   // Append-only: a slot's index (its ChannelView id) never changes during a run, while stacks
   // grow new levels at the end.
   auto add = [&](Channel& channel, KernelNode* consumer, ChannelStackNode* stack, std::uint32_t level) {
-    if (known_.insert(&channel).second) slots_.push_back({&channel, consumer, stack, level, false, {}});
+    if (known_.insert(&channel).second) slots_.push_back({&channel, consumer, stack, level, {}});
   };
   for (const auto& c : graph_.channels()) add(c->channel(), c->consumer(), nullptr, 0);
   for (const auto& s : graph_.stacks())
@@ -159,7 +159,7 @@ void Aggregator::build_views(std::uint64_t round) {
     for (const auto& port : s.consumer->ports()) {
       const auto free = static_cast<std::uint64_t>(std::max<std::int64_t>(port_free(port, s.level), 0));
       std::uint64_t fits = free / port.max_per_item;
-      if (s.consumer->is_yielding()) fits = std::max<std::uint64_t>(fits, wg_);
+      if (s.consumer->is_yielding() && free > 0) fits = std::max<std::uint64_t>(fits, wg_);
       v.admissible = std::min(v.admissible, fits);
     }
     const bool gated = v.continuation && ((any_stack_work && deepest_work > s.level) ||
@@ -292,9 +292,8 @@ RunStats Aggregator::run() {
     collect_slots();
     graph_.table_.refresh();  // every channel's counters in one transfer
     std::uint64_t live_bytes = 0;
+    graph_.table_.check_errors();
     for (auto& s : slots_) {
-      if (s.consumed_last_round) s.channel->deallocate();
-      s.consumed_last_round = false;
       const auto& h = s.channel->counters();
       live_bytes += (h.data_tail - h.data_head) * s.channel->config().ce_bytes;
     }
@@ -361,11 +360,12 @@ RunStats Aggregator::run() {
 
       // Ready CEs: a range from the channel's dispatch head.
       std::uint64_t count = std::min({d.count, v.admissible, v.ready - taken[id]});
-      if (!slot.consumer->is_yielding()) {
-        for (const auto& port : slot.consumer->ports()) {
-          const std::int64_t free = port_free(port, slot.level) - charged[&port_channel(port, slot.level)];
-          count = std::min<std::uint64_t>(count, static_cast<std::uint64_t>(std::max<std::int64_t>(free, 0)) / port.max_per_item);
-        }
+      for (const auto& port : slot.consumer->ports()) {
+        const std::int64_t free = port_free(port, slot.level) - charged[&port_channel(port, slot.level)];
+        std::uint64_t fits = static_cast<std::uint64_t>(std::max<std::int64_t>(free, 0)) / port.max_per_item;
+        // A yielding node may be admitted a work-group beyond the worst case: it yields the rest.
+        if (slot.consumer->is_yielding() && free > 0) fits = std::max<std::uint64_t>(fits, wg_);
+        count = std::min(count, fits);
       }
       if (count == 0) continue;
       charge(slot, count);
@@ -407,7 +407,6 @@ RunStats Aggregator::run() {
       set_arg_svm(k, 3, static_cast<chanflow_node_env*>(env_pool_.get()) + i);
       l.event = launch(rt_, k, (l.count + wg_ - 1) / wg_ * wg_, wg_);
       if (!l.restart) slot.channel->mark_dispatched(l.count);
-      slot.consumed_last_round = true;
       stats.ces += l.count;
       stats.ces_per_channel[slot.channel->config().name] += l.count;
       stats.max_level = std::max(stats.max_level, slot.level);
@@ -415,6 +414,12 @@ RunStats Aggregator::run() {
         stats.dispatch_log.push_back(
             {stats.rounds, slot.channel->config().name, slot.consumer->name(), slot.level, l.count, l.restart});
     }
+    // In-order deallocation of what this round consumed, on the device right behind the round.
+    std::vector<std::uint32_t> consumed;
+    for (const auto& l : launches) consumed.push_back(slots_[l.slot].channel->id());
+    std::sort(consumed.begin(), consumed.end());
+    consumed.erase(std::unique(consumed.begin(), consumed.end()), consumed.end());
+    graph_.table_.enqueue_deallocate(consumed);
     rt_.finish();
     const auto launch_end = Clock::now();
     device_us += us_between(launch_start, launch_end);

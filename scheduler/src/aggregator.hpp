@@ -13,9 +13,10 @@
 
 namespace chanflow {
 
-/// Round-based protocol (DESIGN.md decision 4): read every header in one transfer, deallocate
-/// what the last round finished, collect the restart contexts it wrote, ask the policy, launch
-/// the dispatches it chose (ranges of ready CEs, or lists of restarted CEs), wait for them.
+/// Round-based protocol (DESIGN.md decision 4): read every header in one transfer, ask the
+/// policy, launch the dispatches it chose (ranges of ready CEs, or lists of restarted CEs) and,
+/// behind them, in-order deallocation of the channels they consumed; wait; collect the restart
+/// contexts the round wrote.
 /// A non-yielding node is admitted only as many CEs as its outputs can take in the worst case,
 /// so its flush never finds a full channel; a yielding node is admitted what is likely to fit
 /// and yields the rest. A round in which nothing can be dispatched while work remains is
@@ -36,7 +37,6 @@ class Aggregator {
     KernelNode* consumer = nullptr;
     ChannelStackNode* stack = nullptr;
     std::uint32_t level = 0;
-    bool consumed_last_round = false;
     std::deque<Blocked> blocked;  ///< restart contexts of this channel's CEs, oldest first
   };
   struct Launch {

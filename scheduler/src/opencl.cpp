@@ -247,6 +247,10 @@ Runtime::Runtime(const DeviceSelection& selection) {
 
 cl::Program Runtime::build(const std::vector<std::string_view>& sources,
                            const std::string& options) const {
+  std::string key = options + '\0';
+  for (auto s : sources) key.append(s).push_back('\0');
+  const std::lock_guard lock(build_mutex_);
+  if (auto it = builds_.find(key); it != builds_.end()) return it->second;
   std::vector<const char*> ptrs;
   std::vector<std::size_t> lengths;
   for (auto s : sources) {
@@ -267,6 +271,7 @@ cl::Program Runtime::build(const std::vector<std::string_view>& sources,
     while (!log.empty() && log.back() == '\0') log.pop_back();
     throw OpenCLError(fmt::format("clBuildProgram (options: '{}')", options), err, log);
   }
+  builds_.emplace(std::move(key), program);
   return program;
 }
 

@@ -2,6 +2,7 @@
 #include "../bench/bench_common.hpp"
 #include "../bench/channels/channel_bench.hpp"
 #include "../bench/graph/graph_bench.hpp"
+#include "../bench/yield/yield_bench.hpp"
 #include "fib_naive/fib_naive.hpp"
 #include "chanflow/channel.hpp"
 #include "chanflow/opencl.hpp"
@@ -82,6 +83,17 @@ int main(int argc, char** argv) {
   bench_graph->add_option("--reps", graph_opts.reps, "timed repetitions")->capture_default_str()->check(CLI::PositiveNumber);
   bench_graph->add_option("--wg", graph_opts.wg_size, "work-group size")->capture_default_str();
 
+  auto* bench_yield = bench_cmd->add_subcommand("yield", "Cilk Fibonacci across per-level capacities (bounded memory)");
+  bench::YieldBenchOptions yield_opts;
+  bench_yield->add_option("--json", json_path, "also write the results as JSON to this file");
+  bench_yield->add_option("--sizes", yield_opts.sizes, "n for the capacity sweep")->delimiter(',')->capture_default_str();
+  bench_yield->add_option("--groups", yield_opts.groups, "capacities per level, in work-groups' requests")
+      ->delimiter(',')->capture_default_str();
+  bench_yield->add_option("--memory-sizes", yield_opts.memory_sizes, "n for the memory table")
+      ->delimiter(',')->capture_default_str();
+  bench_yield->add_option("--reps", yield_opts.reps, "timed repetitions")->capture_default_str()->check(CLI::PositiveNumber);
+  bench_yield->add_option("--wg", yield_opts.wg_size, "work-group size")->capture_default_str();
+
   auto* run_cmd = app.add_subcommand("run", "run a workload on the device and check it against a serial reference");
   run_cmd->require_subcommand(1);
   auto* run_fib_naive = run_cmd->add_subcommand("fib-naive", "the thesis' Figure 4-5 flow graph: fib(N)");
@@ -116,6 +128,20 @@ int main(int argc, char** argv) {
     if (*bench_graph) {
       const Runtime rt(DeviceSelection{device});
       const auto rows = bench::run_graph_bench(rt, graph_opts, stdout);
+      if (!json_path.empty()) {
+        write_json(json_path, {{"machine", bench::machine_info()}, {"device", rt.caps().name}, {"results", rows}});
+        fmt::print("wrote {}\n", json_path);
+      }
+      for (const auto& r : rows)
+        if (!r["correct"].get<bool>()) {
+          fmt::print(stderr, "error: a result was wrong (see the table)\n");
+          return 1;
+        }
+      return 0;
+    }
+    if (*bench_yield) {
+      const Runtime rt(DeviceSelection{device});
+      const auto rows = bench::run_yield_bench(rt, yield_opts, stdout);
       if (!json_path.empty()) {
         write_json(json_path, {{"machine", bench::machine_info()}, {"device", rt.caps().name}, {"results", rows}});
         fmt::print("wrote {}\n", json_path);

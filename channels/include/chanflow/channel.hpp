@@ -59,6 +59,13 @@ class ChannelTable {
   /// The SVM allocation holding every header; kernels reaching headers indirectly need it.
   void* headers_allocation() const noexcept { return headers_.get(); }
 
+  /// Enqueues in-order deallocation (channels/cl/deallocate.cl) of the given channels on the
+  /// runtime's queue, after whatever kernels are already enqueued; the next refresh() sees the
+  /// new heads. Throws ChannelError for an unknown id.
+  void enqueue_deallocate(const std::vector<std::uint32_t>& ids);
+  /// Throws ChannelError if a channel's deallocation found a CE freed twice (after refresh()).
+  void check_errors() const;
+
  private:
   friend class Channel;
   std::uint32_t add(const chanflow_channel& header);
@@ -72,6 +79,11 @@ class ChannelTable {
   SvmBuffer headers_;
   std::vector<chanflow_channel> mirror_;
   std::vector<bool> live_;
+  std::vector<void*> storage_;              // each channel's SVM allocation, by id
+  std::optional<cl::Kernel> deallocate_;    // built on first use
+  SvmBuffer dealloc_list_;
+  std::vector<std::uint64_t> dealloc_staging_;
+  cl::Event dealloc_copy_;
 };
 
 /// A lock-free multi-producer/multi-consumer channel in SVM (thesis 4.1.2).
@@ -115,8 +127,8 @@ class Channel {
   Range ready() const;
   /// Records that the first `count` ready CEs were handed to a dispatch (advances ctrl_head).
   void mark_dispatched(std::uint64_t count);
-  /// Frees, in allocation order, every done-count group whose CEs are all done; returns the
-  /// number of data elements freed. Uses data_tail from the last refresh.
+  /// Frees, in allocation order, every done-count group whose CEs are all done (on the device,
+  /// see ChannelTable::enqueue_deallocate), waits, and returns the number of slots freed.
   std::uint64_t deallocate();
 
   /// Reads back the CE at physical data-array index `index` (< capacity + max_reservation),
@@ -124,7 +136,6 @@ class Channel {
   std::vector<std::byte> read_ce(std::uint32_t index) const;
 
  private:
-  std::uint32_t groups() const noexcept { return config_.capacity / config_.done_group; }
 
   ChannelTable& table_;
   ChannelConfig config_;
@@ -133,7 +144,6 @@ class Channel {
   std::uint64_t* ctrl_ = nullptr;
   std::uint32_t* done_ = nullptr;
   std::byte* data_ = nullptr;
-  std::vector<std::uint32_t> zeros_;  // source of the non-blocking done-count resets
 };
 
 /// How the work-group scan inside talloc is computed (identical results; speed differs).

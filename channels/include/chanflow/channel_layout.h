@@ -62,7 +62,7 @@ typedef struct chanflow_channel {
    * with CHANFLOW_COUNT_ATOMICS (the benchmark's counting pass); otherwise it stays 0. */
   chanflow_u64 oversized_requests; /* refused because they asked for more than max_reservation */
   chanflow_u64 atomic_ops;
-  chanflow_u64 reserved_;
+  chanflow_u64 errors; /* bit 0: a done count exceeded its group's allocated CEs (a double tfree) */
 } chanflow_channel;
 
 #define CHANFLOW_CHANNEL_BYTES 128

@@ -5,6 +5,8 @@
 #include <CL/opencl.hpp>
 
 #include <cstddef>
+#include <map>
+#include <mutex>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -99,7 +101,8 @@ class Runtime {
   const cl::CommandQueue& queue() const noexcept { return queue_; }
 
   /// Builds a program from sources concatenated in order. On failure throws OpenCLError whose
-  /// build_log() holds the compiler output.
+  /// build_log() holds the compiler output. Successful builds are kept for the runtime's life,
+  /// so building the same sources with the same options again is a lookup.
   cl::Program build(const std::vector<std::string_view>& sources, const std::string& options) const;
   cl::Kernel kernel(const cl::Program& program, const char* name) const;
 
@@ -119,6 +122,8 @@ class Runtime {
   DeviceCaps caps_;
   cl::Context context_;
   cl::CommandQueue queue_;
+  mutable std::mutex build_mutex_;
+  mutable std::map<std::string, cl::Program> builds_;  // key: options, then the sources
 };
 
 /// A coarse-grain SVM allocation: one pointer valid on host and device, which may be stored

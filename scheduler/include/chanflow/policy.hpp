@@ -64,9 +64,10 @@ class Greedy final : public SchedulingPolicy {
   void decide(const GraphView& view, std::vector<Dispatch>& out) override;
 };
 
-/// Levelization (thesis 4.3.2): among stack levels, only the deepest level holding ready CEs or
-/// blocked contexts runs (restarts included), so work deeper in the recursion, which frees
-/// space, always goes first (4.3.3). Plain channels are dispatched as Greedy does.
+/// Levelization (thesis 4.3.2): stack levels are offered space deepest first (restarts
+/// included), so work deeper in the recursion, which frees space, always goes first (4.3.3);
+/// shallower levels take what is left. Continuations are held back by the aggregator itself
+/// until no work exists deeper (StackKind). Plain channels are dispatched as Greedy does.
 class Levelized final : public SchedulingPolicy {
  public:
   std::string name() const override { return "levelized"; }
