@@ -3,6 +3,7 @@
 #include "../bench/channels/channel_bench.hpp"
 #include "../bench/graph/graph_bench.hpp"
 #include "../bench/yield/yield_bench.hpp"
+#include "fib_cilk/fib_cilk.hpp"
 #include "fib_naive/fib_naive.hpp"
 #include "chanflow/channel.hpp"
 #include "chanflow/opencl.hpp"
@@ -106,6 +107,16 @@ int main(int argc, char** argv) {
   run_fib_naive->add_option("--wg", wg_size, "work-group size")->capture_default_str();
   run_fib_naive->add_option("--trace", trace_path, "write a Chrome-trace JSON of the dispatches (open in Perfetto)");
 
+  auto* run_fib_cilk = run_cmd->add_subcommand("fib-cilk", "Cilk Fibonacci on levelized channel stacks with yield: fib(N)");
+  std::uint32_t cilk_capacity = 1u << 16;
+  std::string cilk_policy = "levelized";
+  run_fib_cilk->add_option("n", fib_n, "N")->capture_default_str();
+  run_fib_cilk->add_option("--policy", cilk_policy, "levelized or greedy")
+      ->check(CLI::IsMember({"greedy", "levelized"}))->capture_default_str();
+  run_fib_cilk->add_option("--capacity", cilk_capacity, "CEs per stack level")->capture_default_str();
+  run_fib_cilk->add_option("--wg", wg_size, "work-group size")->capture_default_str();
+  run_fib_cilk->add_option("--trace", trace_path, "write a Chrome-trace JSON of the dispatches (open in Perfetto)");
+
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -152,6 +163,25 @@ int main(int argc, char** argv) {
           return 1;
         }
       return 0;
+    }
+    if (*run_fib_cilk) {
+      const Runtime rt(DeviceSelection{device});
+      Greedy greedy;
+      Levelized levelized;
+      SchedulingPolicy& policy = cilk_policy == "greedy" ? static_cast<SchedulingPolicy&>(greedy) : levelized;
+      const auto r = examples::fib_cilk(rt, fib_n, policy, {.capacity_per_level = cilk_capacity, .wg_size = wg_size},
+                                        {.trace_path = trace_path});
+      const auto expected = examples::fib_serial(fib_n);
+      const auto& st = r.stats;
+      fmt::print("fib({}) = {} on {} ({})\n", fib_n, r.value, rt.caps().name, r.value == expected ? "correct" : "WRONG");
+      fmt::print("policy {}: {:.3f} ms, {} rounds, {} dispatches, {} CEs, depth {}\n", st.policy, st.wall_ms, st.rounds,
+                 st.dispatches, st.ces, st.max_level);
+      fmt::print("yields {} ({} after the continuation), restarts {} in {} dispatches\n", st.yields, st.partial_yields,
+                 st.restarts, st.restart_dispatches);
+      fmt::print("memory: peak live {} bytes, channels allocated {} bytes; device idle on the aggregator {:.1f}%\n",
+                 st.peak_live_bytes, st.peak_channel_bytes, 100 * st.device_idle_on_aggregator);
+      if (!trace_path.empty()) fmt::print("wrote {}\n", trace_path);
+      return r.value == expected ? 0 : 1;
     }
     if (*run_fib_naive) {
       const Runtime rt(DeviceSelection{device});
