@@ -113,7 +113,8 @@ void ChannelTable::enqueue_deallocate(const std::vector<std::uint32_t>& ids) {
   set_indirect_svm(*deallocate_, svm);
   set_arg_svm(*deallocate_, 0, dealloc_list_.get());
   set_arg(*deallocate_, 1, static_cast<cl_uint>(ids.size()));
-  launch(runtime_, *deallocate_, ids.size(), 1);
+  constexpr std::size_t width = 64;  // work-items per channel
+  launch(runtime_, *deallocate_, ids.size() * width, width);
 }
 
 void ChannelTable::check_errors() const {
