@@ -66,6 +66,9 @@ ChannelTable::ChannelTable(const Runtime& runtime, std::uint32_t max_channels)
   headers_ = SvmBuffer(runtime, std::size_t{max_channels} * sizeof(chanflow_channel));
   // Never reallocated: non-blocking copies to the device read header fields from it.
   mirror_.reserve(max_channels);
+  // Made now rather than in a timed run (the build itself is cached by the runtime).
+  const auto program = runtime.build({channels_cl::channel_layout_h(), channels_cl::deallocate_cl()}, "");
+  deallocate_ = runtime.kernel(program, "chanflow_deallocate");
   runtime.svm_fill_zero(headers_.get(), headers_.size());
 }
 
@@ -88,10 +91,6 @@ void ChannelTable::retire(std::uint32_t id) {
 
 void ChannelTable::enqueue_deallocate(const std::vector<std::uint32_t>& ids) {
   if (ids.empty()) return;
-  if (!deallocate_) {
-    const auto program = runtime_.build({channels_cl::channel_layout_h(), channels_cl::deallocate_cl()}, "");
-    deallocate_ = runtime_.kernel(program, "chanflow_deallocate");
-  }
   // The previous list's copy must be done before its host staging is refilled (the kernel that
   // read it is ordered before the next copy by the in-order queue).
   if (dealloc_copy_()) check(clWaitForEvents(1, &dealloc_copy_()), "clWaitForEvents (deallocation list)");

@@ -80,7 +80,7 @@ class ChannelTable {
   std::vector<chanflow_channel> mirror_;
   std::vector<bool> live_;
   std::vector<void*> storage_;              // each channel's SVM allocation, by id
-  std::optional<cl::Kernel> deallocate_;    // built on first use
+  std::optional<cl::Kernel> deallocate_;
   SvmBuffer dealloc_list_;
   std::vector<std::uint64_t> dealloc_staging_;
   cl::Event dealloc_copy_;
