@@ -93,7 +93,12 @@ void ChannelTable::enqueue_deallocate(const std::vector<std::uint32_t>& ids) {
   if (ids.empty()) return;
   // The previous list's copy must be done before its host staging is refilled (the kernel that
   // read it is ordered before the next copy by the in-order queue).
-  if (dealloc_copy_()) check(clWaitForEvents(1, &dealloc_copy_()), "clWaitForEvents (deallocation list)");
+  if (dealloc_copy_()) {
+    cl_int status = CL_COMPLETE;
+    check(clGetEventInfo(dealloc_copy_(), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr),
+          "clGetEventInfo (deallocation list)");
+    if (status != CL_COMPLETE) check(clWaitForEvents(1, &dealloc_copy_()), "clWaitForEvents (deallocation list)");
+  }
   dealloc_staging_.clear();
   for (auto id : ids) dealloc_staging_.push_back(reinterpret_cast<std::uint64_t>(device_header(id)));
   const std::size_t bytes = dealloc_staging_.size() * sizeof(std::uint64_t);
@@ -109,7 +114,10 @@ void ChannelTable::enqueue_deallocate(const std::vector<std::uint32_t>& ids) {
   std::vector<void*> svm{headers_.get(), dealloc_list_.get()};
   for (auto* p : storage_)
     if (p) svm.push_back(p);
-  set_indirect_svm(*deallocate_, svm);
+  if (svm != dealloc_svm_) {  // only when channels or the list moved: the call is not free
+    set_indirect_svm(*deallocate_, svm);
+    dealloc_svm_ = std::move(svm);
+  }
   set_arg_svm(*deallocate_, 0, dealloc_list_.get());
   set_arg(*deallocate_, 1, static_cast<cl_uint>(ids.size()));
   constexpr std::size_t width = 64;  // work-items per channel

@@ -72,6 +72,7 @@ Aggregator::Aggregator(Graph& graph, SchedulingPolicy& policy, const RunOptions&
   const auto& program = graph_.program();
   for (const auto& k : graph_.kernels()) {
     kernels_.push_back(rt_.kernel(program, k->kernel_name().c_str()));
+    kernel_svm_.emplace_back();
     // The argument block lives in SVM so pointers inside it stay valid on the device.
     SvmBuffer block(rt_, std::max<std::size_t>(k->args_.size(), 16));
     rt_.svm_fill_zero(block.get(), block.size());
@@ -80,7 +81,12 @@ Aggregator::Aggregator(Graph& graph, SchedulingPolicy& policy, const RunOptions&
   }
   status_ = SvmBuffer(rt_, sizeof(chanflow_status));
   rt_.svm_fill_zero(status_.get(), status_.size());
-  yield_counts_ = SvmBuffer(rt_, 64 * sizeof(std::uint32_t));
+  // The pools start at a size most runs never outgrow, allocated here rather than in the
+  // timed loop (an SVM allocation costs about a millisecond on some drivers).
+  ensure<chanflow_node_env>(env_pool_, rt_, 256);
+  ensure<std::uint64_t>(positions_pool_, rt_, 1u << 16);
+  ensure<chanflow_yield_record>(yield_pool_, rt_, 1u << 16);
+  ensure<std::uint32_t>(yield_counts_, rt_, 256);
 
   trace_.name_row(0, "aggregator");
   for (std::size_t i = 0; i < graph_.kernels().size(); ++i)
@@ -390,9 +396,13 @@ RunStats Aggregator::run() {
     for (std::size_t i = 0; i < launches.size(); ++i) write_env(i, launches[i]);
     rt_.svm_write_async(env_pool_.get(), envs_.data(), envs_.size() * sizeof(chanflow_node_env));
     rt_.svm_write_async(positions_pool_.get(), positions_.data(), positions_.size() * sizeof(std::uint64_t));
-    check(clEnqueueSVMMemFill(rt_.queue()(), yield_counts_.get(), &kZero, sizeof kZero,
-                              launches.size() * sizeof(std::uint32_t), 0, nullptr, nullptr),
-          "clEnqueueSVMMemFill (yield counters)");
+    const bool any_yielding = std::any_of(launches.begin(), launches.end(), [&](const Launch& l) {
+      return slots_[l.slot].consumer->is_yielding();
+    });
+    if (any_yielding)
+      check(clEnqueueSVMMemFill(rt_.queue()(), yield_counts_.get(), &kZero, sizeof kZero,
+                                launches.size() * sizeof(std::uint32_t), 0, nullptr, nullptr),
+            "clEnqueueSVMMemFill (yield counters)");
     const auto svm = indirect_svm();
 
     const auto launch_start = Clock::now();
@@ -400,7 +410,10 @@ RunStats Aggregator::run() {
       Launch& l = launches[i];
       Slot& slot = slots_[l.slot];
       const cl::Kernel& k = kernels_[slot.consumer->index_];
-      set_indirect_svm(k, svm);
+      if (kernel_svm_[slot.consumer->index_] != svm) {  // only when allocations changed
+        set_indirect_svm(k, svm);
+        kernel_svm_[slot.consumer->index_] = svm;
+      }
       set_arg_svm(k, 0, slot.channel->device_ptr());
       set_arg(k, 1, cl_ulong{l.begin});
       set_arg(k, 2, static_cast<cl_uint>(l.count));
@@ -425,10 +438,7 @@ RunStats Aggregator::run() {
     device_us += us_between(launch_start, launch_end);
     ++stats.rounds;
     stats.dispatches += launches.size();
-    if (yield_records > 0 && std::any_of(launches.begin(), launches.end(), [&](const Launch& l) {
-          return slots_[l.slot].consumer->is_yielding();
-        }))
-      collect_yields(launches, stats);
+    if (any_yielding) collect_yields(launches, stats);
 
     if (trace_.enabled()) {
       const double t0 = us_between(run_start, launch_start);

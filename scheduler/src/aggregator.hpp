@@ -72,6 +72,7 @@ class Aggregator {
   std::vector<ChannelView> views_;
   std::uint32_t max_level_ = 0;
   std::vector<cl::Kernel> kernels_;
+  std::vector<std::vector<void*>> kernel_svm_;  // per kernel: the SVM list it was last given
   std::vector<SvmBuffer> args_;
   SvmBuffer status_;
   std::vector<chanflow_node_env> envs_;        // host staging of the round's environments

@@ -84,6 +84,7 @@ class ChannelTable {
   SvmBuffer dealloc_list_;
   std::vector<std::uint64_t> dealloc_staging_;
   cl::Event dealloc_copy_;
+  std::vector<void*> dealloc_svm_;  // what the kernel was last told it reaches
 };
 
 /// A lock-free multi-producer/multi-consumer channel in SVM (thesis 4.1.2).
