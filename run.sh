@@ -8,5 +8,6 @@ chanflow_install_missing
 chanflow_build
 ./build/bin/chanflow devices
 ./build/bin/chanflow run fib-naive 24
+./build/bin/chanflow run fib-cilk 24 --capacity 2048
 ./build/bin/chanflow bench channels --wg 64,256 --json build/bench-channels.json
 ./build/bin/chanflow bench graph --json build/bench-graph.json
