@@ -121,45 +121,20 @@ int main(int argc, char** argv) {
 
   try {
     if (*devices_cmd) return list_devices_command();
-    if (*bench_channels) {
+    if (*bench_channels || *bench_graph || *bench_yield) {
       const Runtime rt(DeviceSelection{device});
-      const auto rows = bench::run_channel_bench(rt, channel_opts, stdout);
+      const char* name = *bench_channels ? "channels" : *bench_graph ? "graph" : "yield";
+      const auto rows = *bench_channels ? bench::run_channel_bench(rt, channel_opts, stdout)
+                        : *bench_graph  ? bench::run_graph_bench(rt, graph_opts, stdout)
+                                        : bench::run_yield_bench(rt, yield_opts, stdout);
       if (!json_path.empty()) {
         write_json(json_path, {{"machine", bench::machine_info()}, {"device", rt.caps().name},
-                               {"benchmark", "channels"}, {"results", rows}});
-        fmt::print("wrote {}\n", json_path);
-      }
-      for (const auto& r : rows)
-        if (r["lost"].get<std::uint64_t>() != 0 || r["duplicated"].get<std::uint64_t>() != 0) {
-          fmt::print(stderr, "error: a variant lost or duplicated CEs (see the table)\n");
-          return 1;
-        }
-      return 0;
-    }
-    if (*bench_graph) {
-      const Runtime rt(DeviceSelection{device});
-      const auto rows = bench::run_graph_bench(rt, graph_opts, stdout);
-      if (!json_path.empty()) {
-        write_json(json_path, {{"machine", bench::machine_info()}, {"device", rt.caps().name}, {"results", rows}});
+                               {"benchmark", name}, {"results", rows}});
         fmt::print("wrote {}\n", json_path);
       }
       for (const auto& r : rows)
         if (!r["correct"].get<bool>()) {
-          fmt::print(stderr, "error: a result was wrong (see the table)\n");
-          return 1;
-        }
-      return 0;
-    }
-    if (*bench_yield) {
-      const Runtime rt(DeviceSelection{device});
-      const auto rows = bench::run_yield_bench(rt, yield_opts, stdout);
-      if (!json_path.empty()) {
-        write_json(json_path, {{"machine", bench::machine_info()}, {"device", rt.caps().name}, {"results", rows}});
-        fmt::print("wrote {}\n", json_path);
-      }
-      for (const auto& r : rows)
-        if (!r["correct"].get<bool>()) {
-          fmt::print(stderr, "error: a result was wrong (see the table)\n");
+          fmt::print(stderr, "error: a result was wrong, lost or duplicated (see the table)\n");
           return 1;
         }
       return 0;

@@ -184,7 +184,7 @@ nlohmann::json run_channel_bench(const Runtime& rt, const ChannelBenchOptions& o
                        {"mces_per_s", mces}, {"median_ms", s.median}, {"min_ms", s.min},
                        {"max_ms", s.max}, {"reps", o.reps}, {"ces", o.ces},
                        {"atomics_per_ce", atomics}, {"device", device}, {"lost", c.lost},
-                       {"duplicated", c.duplicated}});
+                       {"duplicated", c.duplicated}, {"correct", c.lost == 0 && c.duplicated == 0}});
   };
   for (std::uint32_t bytes : o.ce_bytes) {
     for (std::uint32_t wg : o.wg_sizes) {
