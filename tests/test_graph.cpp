@@ -204,6 +204,26 @@ TEST_CASE("Graph: a user-defined policy is honoured") {
   CHECK(sg.rounds < sc.rounds);
 }
 
+TEST_CASE("Graph: a channel's own predicate decides when it is dispatched") {
+  // The sink takes items only in batches of 400, or whatever is left once the splitter is idle.
+  Pipeline p(300, 4096);  // 300 seeds -> 1,350 items
+  p.items.set_predicate([](const ChannelView& c) { return c.ready >= 400 || c.producers_idle; });
+  FunctionPolicy few_seeds("few-seeds", [](const GraphView& view, std::vector<Dispatch>& out) {
+    for (const auto& c : view.channels)
+      if (c.predicate) out.push_back({c.id, c.name == "seeds" ? 40u : c.admissible});
+  });
+  const auto stats = p.g.run(few_seeds, {.record_dispatches = true});
+  p.require_each_item_once();
+  std::uint64_t seeds_left = 300;
+  bool saw_small_batch_while_busy = false;
+  for (const auto& d : stats.dispatch_log) {
+    if (d.channel == "seeds") seeds_left -= d.count;
+    else if (d.count < 400 && seeds_left > 0) saw_small_batch_while_busy = true;
+  }
+  CHECK_FALSE(saw_small_batch_while_busy);
+  CHECK(stats.ces_per_channel.at("items") == p.total);
+}
+
 TEST_CASE("Graph: malformed graphs are rejected before they run, naming the nodes") {
   auto problems = [](auto build) -> std::string {
     Graph g(runtime(), {.wg_size = 64});

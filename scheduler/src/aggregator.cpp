@@ -96,12 +96,14 @@ Aggregator::Aggregator(Graph& graph, SchedulingPolicy& policy, const RunOptions&
 void Aggregator::collect_slots() {
   // Append-only: a slot's index (its ChannelView id) never changes during a run, while stacks
   // grow new levels at the end.
-  auto add = [&](Channel& channel, KernelNode* consumer, ChannelStackNode* stack, std::uint32_t level) {
-    if (known_.insert(&channel).second) slots_.push_back({&channel, consumer, stack, level, {}});
+  auto add = [&](Channel& channel, KernelNode* consumer, ChannelStackNode* stack, std::uint32_t level,
+                 const ChannelPredicate& predicate) {
+    if (known_.insert(&channel).second)
+      slots_.push_back({&channel, consumer, stack, level, predicate ? &predicate : nullptr, {}});
   };
-  for (const auto& c : graph_.channels()) add(c->channel(), c->consumer(), nullptr, 0);
+  for (const auto& c : graph_.channels()) add(c->channel(), c->consumer(), nullptr, 0, c->predicate());
   for (const auto& s : graph_.stacks())
-    for (std::uint32_t d = 0; d < s->depth(); ++d) add(s->level(d), s->consumer(), s.get(), d);
+    for (std::uint32_t d = 0; d < s->depth(); ++d) add(s->level(d), s->consumer(), s.get(), d, s->predicate());
 }
 
 Channel& Aggregator::port_channel(const PortTarget& port, std::uint32_t level) {
@@ -143,7 +145,24 @@ void Aggregator::build_views(std::uint64_t round) {
   }
   max_level_ = deepest_work;
 
-  bool any_full_group = false;
+  // A channel's producers are busy while any channel feeding it (through its consumer's
+  // ports) holds work.
+  std::set<const Channel*> fed;
+  for (const Slot& s : slots_) {
+    const auto& h = s.channel->counters();
+    if (h.ctrl_published == h.ctrl_head && s.blocked.empty()) continue;
+    for (const auto& port : s.consumer->ports()) {
+      if (auto* c = std::get_if<ChannelNode*>(&port.node)) {
+        fed.insert(&(*c)->channel());
+      } else {
+        auto* stack = std::get<ChannelStackNode*>(port.node);
+        const std::uint32_t d = s.level + static_cast<std::uint32_t>(port.level_delta);
+        if (d < stack->depth()) fed.insert(&stack->level(d));
+      }
+    }
+  }
+
+  bool any_default_passes = false;
   for (std::uint32_t i = 0; i < slots_.size(); ++i) {
     const Slot& s = slots_[i];
     const auto& h = s.channel->counters();
@@ -171,14 +190,20 @@ void Aggregator::build_views(std::uint64_t round) {
     const bool gated = v.continuation && ((any_stack_work && deepest_work > s.level) ||
                                           partially_blocked[s.level] > 0);
     if (gated) v.admissible = 0;
-    v.predicate = v.ready >= wg_ && v.admissible > 0;
-    any_full_group |= v.predicate;
+    v.producers_idle = fed.count(s.channel) == 0;
+    if (s.predicate) {
+      v.predicate = v.admissible > 0 && (*s.predicate)(v);
+    } else {
+      v.predicate = v.admissible > 0 && (v.ready >= wg_ || (v.ready > 0 && v.producers_idle));
+      any_default_passes |= v.predicate;
+    }
     views_.push_back(v);
   }
-  // The default predicate's second half: with no channel holding a work-group's worth, every
-  // producer is idle (nothing is in flight between rounds), so the rest may go.
-  if (!any_full_group)
-    for (auto& v : views_) v.predicate = v.ready > 0 && v.admissible > 0;
+  // No default-predicate channel may go (a channel feeding itself never has idle producers):
+  // everything is idle between rounds, so any ready CEs may.
+  if (!any_default_passes)
+    for (std::uint32_t i = 0; i < slots_.size(); ++i)
+      if (!slots_[i].predicate) views_[i].predicate = views_[i].ready > 0 && views_[i].admissible > 0;
   (void)round;
 }
 

@@ -37,6 +37,7 @@ class Aggregator {
     KernelNode* consumer = nullptr;
     ChannelStackNode* stack = nullptr;
     std::uint32_t level = 0;
+    const ChannelPredicate* predicate = nullptr;  ///< the node's, if set
     std::deque<Blocked> blocked;  ///< restart contexts of this channel's CEs, oldest first
   };
   struct Launch {

@@ -43,6 +43,12 @@ class ChannelNode {
   std::uint32_t capacity() const noexcept { return channel_.config().capacity; }
   KernelNode* consumer() const noexcept { return consumer_; }
   Channel& channel() noexcept { return channel_; }
+  /// Replaces the default predicate (see ChannelPredicate).
+  ChannelNode& set_predicate(ChannelPredicate predicate) {
+    predicate_ = std::move(predicate);
+    return *this;
+  }
+  const ChannelPredicate& predicate() const noexcept { return predicate_; }
 
   /// Seeds one CE from the host (thesis Figure 4-5, lines 32-34). Throws if it does not fit.
   template <class CE>
@@ -61,6 +67,7 @@ class ChannelNode {
   std::string name_;
   Channel channel_;
   KernelNode* consumer_ = nullptr;
+  ChannelPredicate predicate_;
 };
 
 /// What a channel stack holds: tasks (pre-sync sub-kernels), or continuations (post-sync
@@ -81,6 +88,12 @@ class ChannelStackNode {
   std::uint32_t depth() const noexcept { return static_cast<std::uint32_t>(levels_.size()); }
   /// Level d, created (with every level below it) if it does not exist yet.
   Channel& level(std::uint32_t d);
+  /// Replaces the default predicate for every level (see ChannelPredicate).
+  ChannelStackNode& set_predicate(ChannelPredicate predicate) {
+    predicate_ = std::move(predicate);
+    return *this;
+  }
+  const ChannelPredicate& predicate() const noexcept { return predicate_; }
 
   /// Seeds one CE at level d from the host.
   template <class CE>
@@ -102,6 +115,7 @@ class ChannelStackNode {
   ChannelConfig config_;
   std::deque<Channel> levels_;
   KernelNode* consumer_ = nullptr;
+  ChannelPredicate predicate_;
 };
 
 /// Where an output port of a kernel node goes: a channel, or a stack level relative to the

@@ -29,8 +29,15 @@ struct ChannelView {
   std::uint64_t restartable = 0; ///< of those, how many may be restarted now (their output has room)
   std::uint64_t admissible = 0;  ///< most ready CEs a dispatch may take now (0 while gated or full)
   bool continuation = false;     ///< a level of a continuation stack
-  bool predicate = false;        ///< the channel's predicate (default: a work-group's worth)
+  bool producers_idle = false;   ///< no channel whose consumer feeds this one holds work
+  bool predicate = false;        ///< the channel's predicate, see ChannelPredicate
 };
+
+/// A channel's predicate (thesis 4.1.1): may the aggregator dispatch it now? The default is "a
+/// work-group's worth of ready CEs, or any once its producers are idle"; and when no channel
+/// passes that (a channel feeding itself never has idle producers), any ready CEs. A predicate
+/// set on a node replaces the default for its channels and is never relaxed.
+using ChannelPredicate = std::function<bool(const ChannelView&)>;
 
 struct GraphView {
   std::span<const ChannelView> channels;
