@@ -15,6 +15,18 @@ namespace {
 
 std::uint64_t fib_recursive(std::uint32_t n) { return n <= 2 ? 1 : fib_recursive(n - 1) + fib_recursive(n - 2); }
 
+// oneTBB with a sequential cutoff: below it a call recurses serially (the usual CPU practice).
+constexpr std::uint32_t kCutoff = 16;
+std::uint64_t fib_task_group_cutoff(std::uint32_t n) {
+  if (n <= kCutoff) return fib_recursive(n);
+  std::uint64_t a = 0, b = 0;
+  tbb::task_group g;
+  g.run([&] { a = fib_task_group_cutoff(n - 1); });
+  g.run([&] { b = fib_task_group_cutoff(n - 2); });
+  g.wait();
+  return a + b;
+}
+
 std::uint64_t fib_task_group(std::uint32_t n) {
   if (n <= 2) return 1;
   std::uint64_t a = 0, b = 0;
@@ -85,6 +97,7 @@ nlohmann::json run_graph_bench(const Runtime& rt, const GraphBenchOptions& o, st
     chan.idle = samples.empty() ? 0 : idle / samples.size();
     rows.push_back(chan);
     rows.push_back(time_host("tbb-fine", threads, o.reps, expected, [n] { return fib_task_group(n); }));
+    rows.push_back(time_host("tbb-cutoff", threads, o.reps, expected, [n] { return fib_task_group_cutoff(n); }));
     rows.push_back(time_host("serial", 1, o.reps, expected, [n] { return fib_recursive(n); }));
 
     for (const auto& r : rows) {
@@ -96,6 +109,7 @@ nlohmann::json run_graph_bench(const Runtime& rt, const GraphBenchOptions& o, st
                        {"threads", r.threads},    {"reps", o.reps},      {"median_ms", r.ms.median},
                        {"min_ms", r.ms.min},      {"max_ms", r.ms.max},  {"correct", r.correct},
                        {"tasks", tasks}};
+      if (r.impl == "tbb-cutoff") j["cutoff"] = kCutoff;
       if (r.impl == "chanflow") {
         j["dispatches"] = r.dispatches;
         j["device_idle_on_aggregator"] = r.idle;

@@ -1,4 +1,5 @@
-// `chanflow bench graph`: the naive Fibonacci flow graph against oneTBB and serial recursion.
+// `chanflow bench graph`: the naive Fibonacci flow graph against oneTBB (one task per call, and
+// with a sequential cutoff) and serial recursion.
 #pragma once
 
 #include "chanflow/opencl.hpp"
