@@ -54,7 +54,8 @@ typedef struct chanflow_channel {
   chanflow_u64 failed_reservations; /* work-group (or work-item) reservations refused */
   chanflow_u64 data_free;           /* credits: free elements, as a signed 64-bit value */
 
-  /* Aggregator side: written by the host while no kernel uses the channel. */
+  /* Aggregator side: written by the host, or by the deallocation kernel it enqueues, while no
+   * other kernel uses the channel (deallocation also moves data_tail and data_free). */
   chanflow_u64 data_head; /* first data position not yet deallocated */
   chanflow_u64 ctrl_head; /* first control position not yet dispatched */
 
