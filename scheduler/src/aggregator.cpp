@@ -126,31 +126,30 @@ bool Aggregator::port_has_room(const Slot& slot, std::uint32_t port) const {
   return port_free(p, slot.level) >= static_cast<std::int64_t>(std::uint64_t{wg_} * p.max_per_item);
 }
 
-void Aggregator::build_views(std::uint64_t round) {
+std::uint64_t Aggregator::admits(const Slot& slot, const PortTarget& port, std::int64_t free) const {
+  const auto fits = static_cast<std::uint64_t>(std::max<std::int64_t>(free, 0)) / port.max_per_item;
+  // Worst case for a node that must not fail; a yielding node may take a work-group more.
+  return slot.consumer->is_yielding() && free > 0 ? std::max<std::uint64_t>(fits, wg_) : fits;
+}
+
+void Aggregator::build_views() {
   views_.clear();
   // Work (ready CEs or blocked contexts) per stack level, and tasks blocked after reserving
-  // their continuation: continuation level d waits for both (see StackKind).
+  // their continuation: continuation level d waits for both (see StackKind). A channel's
+  // producers are busy while a channel feeding it (through its consumer's ports) holds work.
   std::uint32_t deepest_work = 0;
   bool any_stack_work = false;
   std::map<std::uint32_t, std::uint64_t> partially_blocked;
+  std::set<const Channel*> fed;
   for (const Slot& s : slots_) {
     const auto& h = s.channel->counters();
-    const bool work = h.ctrl_published > h.ctrl_head || !s.blocked.empty();
-    if (s.stack && work) {
+    if (h.ctrl_published == h.ctrl_head && s.blocked.empty()) continue;
+    if (s.stack) {
       deepest_work = any_stack_work ? std::max(deepest_work, s.level) : s.level;
       any_stack_work = true;
     }
     if (const auto cont = s.consumer->continuation_port())
       for (const auto& b : s.blocked) partially_blocked[s.level] += b.port > *cont;
-  }
-  max_level_ = deepest_work;
-
-  // A channel's producers are busy while any channel feeding it (through its consumer's
-  // ports) holds work.
-  std::set<const Channel*> fed;
-  for (const Slot& s : slots_) {
-    const auto& h = s.channel->counters();
-    if (h.ctrl_published == h.ctrl_head && s.blocked.empty()) continue;
     for (const auto& port : s.consumer->ports()) {
       if (auto* c = std::get_if<ChannelNode*>(&port.node)) {
         fed.insert(&(*c)->channel());
@@ -161,6 +160,7 @@ void Aggregator::build_views(std::uint64_t round) {
       }
     }
   }
+  max_level_ = deepest_work;
 
   bool any_default_passes = false;
   for (std::uint32_t i = 0; i < slots_.size(); ++i) {
@@ -178,15 +178,9 @@ void Aggregator::build_views(std::uint64_t round) {
     v.free = static_cast<std::uint64_t>(std::max<std::int64_t>(static_cast<std::int64_t>(h.data_free), 0));
     v.blocked = s.blocked.size();
     for (const auto& b : s.blocked) v.restartable += port_has_room(s, b.port);
-    // Worst case for a node that must not fail; what probably fits (at least one work-group)
-    // for one that yields.
     v.admissible = v.ready;
-    for (const auto& port : s.consumer->ports()) {
-      const auto free = static_cast<std::uint64_t>(std::max<std::int64_t>(port_free(port, s.level), 0));
-      std::uint64_t fits = free / port.max_per_item;
-      if (s.consumer->is_yielding() && free > 0) fits = std::max<std::uint64_t>(fits, wg_);
-      v.admissible = std::min(v.admissible, fits);
-    }
+    for (const auto& port : s.consumer->ports())
+      v.admissible = std::min(v.admissible, admits(s, port, port_free(port, s.level)));
     const bool gated = v.continuation && ((any_stack_work && deepest_work > s.level) ||
                                           partially_blocked[s.level] > 0);
     if (gated) v.admissible = 0;
@@ -204,7 +198,6 @@ void Aggregator::build_views(std::uint64_t round) {
   if (!any_default_passes)
     for (std::uint32_t i = 0; i < slots_.size(); ++i)
       if (!slots_[i].predicate) views_[i].predicate = views_[i].ready > 0 && views_[i].admissible > 0;
-  (void)round;
 }
 
 std::vector<void*> Aggregator::indirect_svm() const {
@@ -330,7 +323,7 @@ RunStats Aggregator::run() {
     }
     stats.peak_live_bytes = std::max(stats.peak_live_bytes, live_bytes);
 
-    build_views(stats.rounds);
+    build_views();
     const bool any_work = std::any_of(views_.begin(), views_.end(), [](const ChannelView& v) {
       return v.ready > 0 || v.blocked > 0;
     });
@@ -391,13 +384,8 @@ RunStats Aggregator::run() {
 
       // Ready CEs: a range from the channel's dispatch head.
       std::uint64_t count = std::min({d.count, v.admissible, v.ready - taken[id]});
-      for (const auto& port : slot.consumer->ports()) {
-        const std::int64_t free = port_free(port, slot.level) - charged[&port_channel(port, slot.level)];
-        std::uint64_t fits = static_cast<std::uint64_t>(std::max<std::int64_t>(free, 0)) / port.max_per_item;
-        // A yielding node may be admitted a work-group beyond the worst case: it yields the rest.
-        if (slot.consumer->is_yielding() && free > 0) fits = std::max<std::uint64_t>(fits, wg_);
-        count = std::min(count, fits);
-      }
+      for (const auto& port : slot.consumer->ports())
+        count = std::min(count, admits(slot, port, port_free(port, slot.level) - charged[&port_channel(port, slot.level)]));
       if (count == 0) continue;
       charge(slot, count);
       const std::uint64_t begin = slot.channel->ready().begin + taken[id];

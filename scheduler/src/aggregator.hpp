@@ -54,7 +54,9 @@ class Aggregator {
   Channel& port_channel(const PortTarget& port, std::uint32_t level);
   std::int64_t port_free(const PortTarget& port, std::uint32_t level) const;
   bool port_has_room(const Slot& slot, std::uint32_t port) const;
-  void build_views(std::uint64_t round);
+  /// Most CEs a dispatch of `slot` may take given `free` slots in a port's target.
+  std::uint64_t admits(const Slot& slot, const PortTarget& port, std::int64_t free) const;
+  void build_views();
   void check_device_status();
   [[noreturn]] void no_progress() const;
   void write_env(std::size_t index, const Launch& launch);

@@ -13,8 +13,8 @@
 namespace chanflow {
 
 // ---------------------------------------------------------------------------------------------
-ChannelNode::ChannelNode(Graph& graph, std::string name, ChannelTable& table, const ChannelConfig& config)
-    : graph_(graph), name_(std::move(name)), channel_(table, config) {}
+ChannelNode::ChannelNode(std::string name, ChannelTable& table, const ChannelConfig& config)
+    : name_(std::move(name)), channel_(table, config) {}
 
 void ChannelNode::push_bytes(const void* ce, std::size_t bytes) {
   if (bytes != ce_bytes())
@@ -26,9 +26,9 @@ void ChannelNode::push_bytes(const void* ce, std::size_t bytes) {
   channel_.enq(std::move(*r));
 }
 
-ChannelStackNode::ChannelStackNode(Graph& graph, std::string name, ChannelTable& table,
-                                   const ChannelConfig& config, StackKind kind)
-    : graph_(graph), name_(std::move(name)), kind_(kind), table_(table), config_(config) {
+ChannelStackNode::ChannelStackNode(std::string name, ChannelTable& table, const ChannelConfig& config,
+                                   StackKind kind)
+    : name_(std::move(name)), kind_(kind), table_(table), config_(config) {
   level(0);  // validates the configuration at once
 }
 
@@ -51,10 +51,9 @@ void ChannelStackNode::push_bytes(std::uint32_t d, const void* ce, std::size_t b
   level(d).enq(std::move(*r));
 }
 
-KernelNode::KernelNode(Graph& graph, std::string name, std::string kernel_name,
-                       std::uint32_t input_ce_bytes, std::uint32_t index)
-    : graph_(graph),
-      name_(std::move(name)),
+KernelNode::KernelNode(std::string name, std::string kernel_name, std::uint32_t input_ce_bytes,
+                       std::uint32_t index)
+    : name_(std::move(name)),
       kernel_name_(std::move(kernel_name)),
       input_ce_bytes_(input_ce_bytes),
       index_(index) {}
@@ -96,6 +95,15 @@ void connect_input(Node& source, KernelNode& kernel, std::variant<std::monostate
   consumer = &kernel;
 }
 
+// The thesis' done-count group of 64, or the largest divisor of the capacity below it, so any
+// capacity a user gives is valid.
+ChannelConfig node_channel_config(const std::string& name, std::uint32_t ce_bytes, std::uint32_t capacity) {
+  ChannelConfig config{.name = name, .ce_bytes = ce_bytes, .capacity = capacity};
+  config.done_group = std::min<std::uint32_t>(64, std::max<std::uint32_t>(capacity, 1));
+  while (capacity % config.done_group != 0) --config.done_group;
+  return config;
+}
+
 }  // namespace
 
 void make_edge(ChannelNode& channel, KernelNode& kernel) {
@@ -135,27 +143,23 @@ void Graph::check_new_name(const std::string& name) const {
 
 ChannelNode& Graph::channel(std::string name, std::uint32_t ce_bytes, std::uint32_t capacity) {
   check_new_name(name);
-  ChannelConfig config{.name = name, .ce_bytes = ce_bytes, .capacity = capacity};
-  config.done_group = std::min<std::uint32_t>(64, std::max<std::uint32_t>(capacity, 1));
-  while (capacity % config.done_group != 0) --config.done_group;
-  channels_.push_back(std::unique_ptr<ChannelNode>(new ChannelNode(*this, std::move(name), table_, config)));
+  const auto config = node_channel_config(name, ce_bytes, capacity);
+  channels_.push_back(std::unique_ptr<ChannelNode>(new ChannelNode(std::move(name), table_, config)));
   return *channels_.back();
 }
 
 ChannelStackNode& Graph::channel_stack(std::string name, std::uint32_t ce_bytes, std::uint32_t capacity_per_level,
                                       StackKind kind) {
   check_new_name(name);
-  ChannelConfig config{.name = name, .ce_bytes = ce_bytes, .capacity = capacity_per_level};
-  config.done_group = std::min<std::uint32_t>(64, std::max<std::uint32_t>(capacity_per_level, 1));
-  while (capacity_per_level % config.done_group != 0) --config.done_group;
-  stacks_.push_back(std::unique_ptr<ChannelStackNode>(new ChannelStackNode(*this, std::move(name), table_, config, kind)));
+  const auto config = node_channel_config(name, ce_bytes, capacity_per_level);
+  stacks_.push_back(std::unique_ptr<ChannelStackNode>(new ChannelStackNode(std::move(name), table_, config, kind)));
   return *stacks_.back();
 }
 
 KernelNode& Graph::kernel(std::string name, std::string kernel_name, std::uint32_t input_ce_bytes) {
   check_new_name(name);
   kernels_.push_back(std::unique_ptr<KernelNode>(new KernelNode(
-      *this, std::move(name), std::move(kernel_name), input_ce_bytes, static_cast<std::uint32_t>(kernels_.size()))));
+      std::move(name), std::move(kernel_name), input_ce_bytes, static_cast<std::uint32_t>(kernels_.size()))));
   program_.reset();
   return *kernels_.back();
 }

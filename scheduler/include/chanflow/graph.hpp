@@ -61,9 +61,8 @@ class ChannelNode {
  private:
   friend class Graph;
   friend class KernelNode;
-  ChannelNode(Graph& graph, std::string name, ChannelTable& table, const ChannelConfig& config);
+  ChannelNode(std::string name, ChannelTable& table, const ChannelConfig& config);
   friend void make_edge(ChannelNode&, KernelNode&);
-  Graph& graph_;
   std::string name_;
   Channel channel_;
   KernelNode* consumer_ = nullptr;
@@ -106,9 +105,8 @@ class ChannelStackNode {
  private:
   friend class Graph;
   friend class KernelNode;
-  ChannelStackNode(Graph& graph, std::string name, ChannelTable& table, const ChannelConfig& config, StackKind kind);
+  ChannelStackNode(std::string name, ChannelTable& table, const ChannelConfig& config, StackKind kind);
   friend void make_edge(ChannelStackNode&, KernelNode&);
-  Graph& graph_;
   std::string name_;
   StackKind kind_;
   ChannelTable& table_;
@@ -171,9 +169,7 @@ class KernelNode {
   friend void make_edge(ChannelStackNode&, KernelNode&);
   friend void make_edge(KernelNode&, ChannelNode&, std::uint32_t);
   friend void make_edge(KernelNode&, ChannelStackNode&, int, std::uint32_t);
-  KernelNode(Graph& graph, std::string name, std::string kernel_name, std::uint32_t input_ce_bytes,
-             std::uint32_t index);
-  Graph& graph_;
+  KernelNode(std::string name, std::string kernel_name, std::uint32_t input_ce_bytes, std::uint32_t index);
   std::string name_;
   std::string kernel_name_;
   std::uint32_t input_ce_bytes_;

@@ -15,24 +15,15 @@ namespace {
 
 std::uint64_t fib_recursive(std::uint32_t n) { return n <= 2 ? 1 : fib_recursive(n - 1) + fib_recursive(n - 2); }
 
-// oneTBB with a sequential cutoff: below it a call recurses serially (the usual CPU practice).
+// oneTBB task_group, one task per call down to `cutoff`, serial recursion below it: cutoff 2
+// is "one task per call" (tbb-fine), kCutoff the usual CPU practice (tbb-cutoff).
 constexpr std::uint32_t kCutoff = 16;
-std::uint64_t fib_task_group_cutoff(std::uint32_t n) {
-  if (n <= kCutoff) return fib_recursive(n);
+std::uint64_t fib_task_group(std::uint32_t n, std::uint32_t cutoff) {
+  if (n <= cutoff) return fib_recursive(n);
   std::uint64_t a = 0, b = 0;
   tbb::task_group g;
-  g.run([&] { a = fib_task_group_cutoff(n - 1); });
-  g.run([&] { b = fib_task_group_cutoff(n - 2); });
-  g.wait();
-  return a + b;
-}
-
-std::uint64_t fib_task_group(std::uint32_t n) {
-  if (n <= 2) return 1;
-  std::uint64_t a = 0, b = 0;
-  tbb::task_group g;
-  g.run([&] { a = fib_task_group(n - 1); });
-  g.run([&] { b = fib_task_group(n - 2); });
+  g.run([&] { a = fib_task_group(n - 1, cutoff); });
+  g.run([&] { b = fib_task_group(n - 2, cutoff); });
   g.wait();
   return a + b;
 }
@@ -96,8 +87,8 @@ nlohmann::json run_graph_bench(const Runtime& rt, const GraphBenchOptions& o, st
     chan.ms = summarize(samples);
     chan.idle = samples.empty() ? 0 : idle / samples.size();
     rows.push_back(chan);
-    rows.push_back(time_host("tbb-fine", threads, o.reps, expected, [n] { return fib_task_group(n); }));
-    rows.push_back(time_host("tbb-cutoff", threads, o.reps, expected, [n] { return fib_task_group_cutoff(n); }));
+    rows.push_back(time_host("tbb-fine", threads, o.reps, expected, [n] { return fib_task_group(n, 2); }));
+    rows.push_back(time_host("tbb-cutoff", threads, o.reps, expected, [n] { return fib_task_group(n, kCutoff); }));
     rows.push_back(time_host("serial", 1, o.reps, expected, [n] { return fib_recursive(n); }));
 
     for (const auto& r : rows) {
