@@ -141,8 +141,8 @@ TEST_CASE("Every run ends: a correct result or a no-progress diagnostic (seeded 
 }
 
 TEST_CASE("A continuation never runs before its children, whatever the policy") {
-  // A policy that dispatches everything it may, continuations included: the aggregator's
-  // gating of continuation levels must still keep results right.
+  // A policy that dispatches everything it may, continuations included: a continuation frame is
+  // only enqueued by the last child to return into it, so results stay right.
   FunctionPolicy everything("everything", [](const GraphView& view, std::vector<Dispatch>& out) {
     for (const auto& c : view.channels)
       if (c.admissible > 0 || c.restartable > 0) out.push_back({c.id, c.admissible, c.restartable});

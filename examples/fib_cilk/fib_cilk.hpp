@@ -14,7 +14,8 @@ struct FibFrame {
 };
 
 struct FibCont {
-  std::uint64_t ret, x, y;
+  chanflow_frame frame;
+  std::uint64_t x, y;
 };
 
 struct FibCilkOptions {

@@ -26,7 +26,7 @@ FibCilkResult fib_cilk(const Runtime& runtime, std::uint32_t n, SchedulingPolicy
   runtime.svm_fill_zero(result.get(), result.size());
   spawn.uses(result);
   sync.uses(result);
-  tasks.push(0, FibFrame{{reinterpret_cast<std::uint64_t>(result.get()), 0, 0}, n, 0});
+  tasks.push(0, FibFrame{{reinterpret_cast<std::uint64_t>(result.get()), 0, 0, 0}, n, 0});
 
   FibCilkResult r;
   r.stats = g.run(policy, run_options);

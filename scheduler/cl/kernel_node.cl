@@ -36,6 +36,7 @@
 /* What a body sees: its environment and its private spawn record. */
 typedef struct {
   __global const chanflow_node_env* env;
+  __global ulong* link;                   /* the CE's {ret, ret_frame} (tasks and frames), or 0 */
   uint count[CHANFLOW_MAX_PORTS];
   uint patch[CHANFLOW_STAGED_CES];        /* per staged CE: return slot + 1 to patch, or 0 */
   uint staging[CHANFLOW_SPAWN_WORDS];
@@ -62,7 +63,7 @@ void chanflow_report(__global const chanflow_node_env* env, uint code, uint deta
 
 /* Records one CE of `bytes` bytes for output `port`; flushed after the body returns. With
  * ret_slot > 0 the CE is a child task whose chanflow_task::ret is pointed, at the flush, at
- * 64-bit slot ret_slot - 1 after the header of this task's continuation (port env->cont_port). */
+ * 64-bit slot ret_slot - 1 of this task's continuation frame (port env->cont_port). */
 void chanflow_spawn_bytes(chanflow_ctx* ctx, uint port, const void* value, uint bytes, uint ret_slot) {
   __global const chanflow_node_env* env = ctx->env;
   if (port >= env->ports) {
@@ -88,12 +89,21 @@ void chanflow_spawn_bytes(chanflow_ctx* ctx, uint port, const void* value, uint 
 
 #define chanflow_spawn(ctx, port, value) chanflow_spawn_bytes((ctx), (port), &(value), sizeof(value), 0u)
 /* Spawns a child task (its CE type starts with chanflow_task) that returns into slot `slot`
- * of this task's continuation: the 64-bit word at byte 8 + 8 * slot of the continuation CE. */
+ * of this task's continuation: the 64-bit word at byte CHANFLOW_FRAME_BYTES + 8 * slot of the
+ * continuation CE. The continuation (spawned on env->cont_port) runs once every such child
+ * has returned. */
 #define chanflow_spawn_child(ctx, port, value, slot) \
   chanflow_spawn_bytes((ctx), (port), &(value), sizeof(value), (slot) + 1u)
 
+/* Returns `value` from this task or continuation into its result slot. The parent is told
+ * (its join counter) when the task has finished, after the flush, not here. */
+void chanflow_return(chanflow_ctx* ctx, ulong value) {
+  if (ctx->link && ctx->link[0]) *(__global ulong*)ctx->link[0] = value;
+}
+
 void chanflow_ctx_init(chanflow_ctx* ctx, __global const chanflow_node_env* env) {
   ctx->env = env;
+  ctx->link = 0;
   for (uint p = 0; p < CHANFLOW_MAX_PORTS; ++p) ctx->count[p] = 0;
 }
 
@@ -105,6 +115,11 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
                     __local chanflow_wg_scratch* wg) {
   __global const chanflow_node_env* env = ctx->env;
   uint cont_index = task ? task->cont_index : 0u;
+  uint children = 0;
+  for (uint p = 0; p < env->ports; ++p) {
+    const uint patch_base = chanflow_patch_base(env, p);
+    for (uint k = 0; k < ctx->count[p]; ++k) children += ctx->patch[patch_base + k] != 0u;
+  }
   for (uint p = 0; p < env->ports; ++p) {
     __global chanflow_channel* out = (__global chanflow_channel*)env->port[p];
     const uint n = p >= from_port ? ctx->count[p] : 0u;
@@ -116,25 +131,79 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
       if (!env->yielding && chanflow_local_id() == 0) chanflow_report(env, CHANFLOW_ERR_CHANNEL_FULL, p, 0);
       return p;
     }
-    if (p == env->cont_port && n > 0) {
-      cont_index = t.index;
-      if (task) task->cont_index = t.index;
-    }
     const uint base = env->staging_offset[p];
     for (uint w = 0; w < n * words; ++w) dst[w] = ctx->staging[base + w];
+    /* The continuation frame returns where this task would have and waits for the children;
+     * it is enqueued by the last of them, or here if it has none. Other ports' CEs are
+     * enqueued here. One uniform path for every port (no barrier under a port condition). */
+    const int is_cont = p == env->cont_port;
+    int ready = 0;
+    if (is_cont && n > 0) {
+      cont_index = t.index;
+      if (task) task->cont_index = t.index;
+      __global chanflow_frame* f = (__global chanflow_frame*)dst;
+      f->ret = ctx->link ? ctx->link[0] : 0ul;
+      f->ret_frame = ctx->link ? ctx->link[1] : 0ul;
+      f->channel = out;
+      f->index = t.index;
+      f->pending = children;
+      ready = children == 0u;
+    }
     const uint patch_base = chanflow_patch_base(env, p);
-    for (uint k = 0; k < n; ++k) {
+    for (uint k = 0; k < n && !is_cont; ++k) {
       const uint slot = ctx->patch[patch_base + k];
       if (slot != 0 && env->cont_port != CHANFLOW_NO_PORT) {
         __global chanflow_channel* cont = (__global chanflow_channel*)env->port[env->cont_port];
-        const ulong at = (ulong)(cont->data + (size_t)cont_index * cont->ce_bytes + 8u * slot);
-        ((__global chanflow_task*)(dst + k * words))->ret = at;
+        const ulong frame = (ulong)(cont->data + (size_t)cont_index * cont->ce_bytes);
+        __global chanflow_task* child = (__global chanflow_task*)(dst + k * words);
+        child->ret = frame + CHANFLOW_FRAME_BYTES + 8u * (slot - 1u);
+        child->ret_frame = frame;
       }
     }
-    enq(out, &t, wg);
+    chanflow_publish(out, &t, !is_cont, ready, wg);
     if (task && p + 1 > from_port) task->resume_port = p + 1;
   }
   return CHANFLOW_NO_PORT;
+}
+
+/* Tells the parent that this item's task (or continuation) has returned: `frame` is the
+ * chanflow_frame its result slot lies in, or 0. The child that brings a frame's join counter to
+ * zero makes it ready (enq_at into the frame's channel). Collective; frames of one work-group
+ * may lie in different channels, one enq_at per channel. */
+void chanflow_join(ulong frame, __local chanflow_wg_scratch* wg) {
+  const uint lid = chanflow_local_id();
+  __global chanflow_frame* f = (__global chanflow_frame*)frame;
+  int todo = 0;
+  if (f) {
+    mem_fence(CLK_GLOBAL_MEM_FENCE); /* the result slot is written before the count drops */
+    todo = atomic_dec((volatile __global uint*)&f->pending) == 1u;
+  }
+  for (;;) {
+    wg->scan[1][lid] = (uint)todo;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+      uint first = CHANFLOW_WG_SIZE;
+      for (uint i = 0; i < CHANFLOW_WG_SIZE && first == CHANFLOW_WG_SIZE; ++i)
+        if (wg->scan[1][i]) first = i;
+      wg->ok = (int)first;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint first = (uint)wg->ok;
+    if (first == CHANFLOW_WG_SIZE) break;
+    if (lid == first) wg->data_base = (ulong)f->channel;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __global chanflow_channel* chosen = (__global chanflow_channel*)wg->data_base;
+    const int mine = todo && f->channel == chosen;
+    enq_at(chosen, mine ? f->index : 0u, mine, wg);
+    if (mine) todo = 0;
+  }
+}
+
+/* Whether this item's task has finished: it ran and did not leave a continuation behind to
+ * return for it. */
+int chanflow_returns(const chanflow_ctx* ctx, int ran) {
+  const uint cont = ctx->env->cont_port;
+  return ran && (cont == CHANFLOW_NO_PORT || ctx->count[cont] == 0u);
 }
 
 /* Writes restart contexts for the items that must yield (collective; one atomic per group). */
@@ -167,7 +236,7 @@ ulong chanflow_item_position(__global const chanflow_node_env* env, ulong begin,
   return env->positions ? ((__global const ulong*)env->positions)[g] : begin + g;
 }
 
-#define CHANFLOW_NODE_PROLOGUE(ce_type)                                                         \
+#define CHANFLOW_NODE_PROLOGUE(ce_type, is_frame)                                               \
   __local chanflow_wg_scratch wg;                                                               \
   chanflow_ctx ctx;                                                                             \
   chanflow_ctx_init(&ctx, env);                                                                 \
@@ -176,28 +245,49 @@ ulong chanflow_item_position(__global const chanflow_node_env* env, ulong begin,
   const ulong pos = active ? chanflow_item_position(env, begin, g) : 0ul;                       \
   if (g == 0 && in->ce_bytes != sizeof(ce_type))                                                \
     chanflow_report(env, CHANFLOW_ERR_CE_SIZE, in->ce_bytes, (uint)sizeof(ce_type));            \
-  __global ce_type* ce = (active && in->ce_bytes == sizeof(ce_type)) ? (__global ce_type*)deq(in, pos) : 0;
+  if (g == 0 && env->frames != (is_frame))                                                      \
+    chanflow_report(env, CHANFLOW_ERR_NODE_KIND, env->frames, (is_frame));                      \
+  __global ce_type* ce = (active && in->ce_bytes == sizeof(ce_type) && env->frames == (is_frame)) \
+                             ? (__global ce_type*)deq(in, pos) : 0;
 
 /* Defines kernel `name` consuming CEs of `ce_type` with `body(__global ce_type*, chanflow_ctx*)`. */
 #define CHANFLOW_KERNEL_NODE(name, ce_type, body)                                               \
   __kernel __attribute__((reqd_work_group_size(CHANFLOW_WG_SIZE, 1, 1))) void name(             \
       __global chanflow_channel* in, ulong begin, uint count, __global const chanflow_node_env* env) { \
-    CHANFLOW_NODE_PROLOGUE(ce_type)                                                             \
+    CHANFLOW_NODE_PROLOGUE(ce_type, 0u)                                                         \
     if (ce) body(ce, &ctx);                                                                     \
     chanflow_flush(&ctx, 0, 0u, &wg);                                                           \
     tfree(in, pos, active, &wg);                                                                \
   }
 
-/* The same for a node that yields when an output is full; ce_type starts with chanflow_task. */
+/* The same for a node that yields when an output is full; ce_type starts with chanflow_task.
+ * A task that finishes without a continuation returns to its parent's frame. */
 #define CHANFLOW_YIELDING_KERNEL_NODE(name, ce_type, body)                                      \
   __kernel __attribute__((reqd_work_group_size(CHANFLOW_WG_SIZE, 1, 1))) void name(             \
       __global chanflow_channel* in, ulong begin, uint count, __global const chanflow_node_env* env) { \
-    CHANFLOW_NODE_PROLOGUE(ce_type)                                                             \
+    CHANFLOW_NODE_PROLOGUE(ce_type, 0u)                                                         \
     __global chanflow_task* task = (__global chanflow_task*)ce;                                 \
+    ctx.link = (__global ulong*)task;                                                           \
     const uint from = task ? task->resume_port : 0u;                                            \
     if (ce) body(ce, &ctx);                                                                     \
     const uint blocked = chanflow_flush(&ctx, task, from, &wg);                                 \
     const int yields = blocked != CHANFLOW_NO_PORT && ce && chanflow_has_spawns_from(&ctx, max(blocked, from)); \
     chanflow_record_yields(env, yields, pos, blocked, &wg);                                     \
+    chanflow_join(chanflow_returns(&ctx, ce && !yields) ? task->ret_frame : 0ul, &wg);          \
     tfree(in, pos, active && !yields, &wg);                                                     \
+  }
+
+/* A post-sync continuation: consumes a continuation stack whose CEs (ce_type) start with
+ * chanflow_frame; it runs once all the children returned into the frame's slots, and returns
+ * where the task that spawned it would have (chanflow_return). */
+#define CHANFLOW_CONTINUATION_NODE(name, ce_type, body)                                         \
+  __kernel __attribute__((reqd_work_group_size(CHANFLOW_WG_SIZE, 1, 1))) void name(             \
+      __global chanflow_channel* in, ulong begin, uint count, __global const chanflow_node_env* env) { \
+    CHANFLOW_NODE_PROLOGUE(ce_type, 1u)                                                         \
+    __global chanflow_frame* frame = (__global chanflow_frame*)ce;                              \
+    ctx.link = (__global ulong*)frame;                                                          \
+    if (ce) body(ce, &ctx);                                                                     \
+    chanflow_flush(&ctx, 0, 0u, &wg);                                                           \
+    chanflow_join(chanflow_returns(&ctx, ce != 0) ? frame->ret_frame : 0ul, &wg);               \
+    tfree(in, pos, active, &wg);                                                                \
   }

@@ -14,7 +14,8 @@ static_assert(sizeof(chanflow_node_env) == CHANFLOW_NODE_ENV_BYTES);
 static_assert(offsetof(chanflow_node_env, max_spawns) == 104);
 static_assert(offsetof(chanflow_node_env, yield_capacity) == 220);
 static_assert(sizeof(chanflow_yield_record) == 16);
-static_assert(sizeof(chanflow_task) == 16);
+static_assert(sizeof(chanflow_task) == 24);
+static_assert(sizeof(chanflow_frame) == CHANFLOW_FRAME_BYTES);
 
 namespace {
 
@@ -43,6 +44,10 @@ std::string describe(const chanflow_status& s, const Graph& g) {
       return fmt::format("kernel node '{}': port {}'s channel refused a reservation the aggregator had admitted "
                          "(a non-yielding node; are other producers writing to it?)",
                          node, s.detail);
+    case CHANFLOW_ERR_NODE_KIND:
+      return s.extra ? fmt::format("kernel node '{}' is a CHANFLOW_CONTINUATION_NODE but its input is not a continuation stack", node)
+                     : fmt::format("kernel node '{}' consumes a continuation stack: define its kernel with "
+                                   "CHANFLOW_CONTINUATION_NODE", node);
     case CHANFLOW_ERR_YIELD_SPACE:
       return fmt::format("kernel node '{}' wrote more restart contexts than its dispatch had items", node);
     default:
@@ -134,12 +139,10 @@ std::uint64_t Aggregator::admits(const Slot& slot, const PortTarget& port, std::
 
 void Aggregator::build_views() {
   views_.clear();
-  // Work (ready CEs or blocked contexts) per stack level, and tasks blocked after reserving
-  // their continuation: continuation level d waits for both (see StackKind). A channel's
-  // producers are busy while a channel feeding it (through its consumer's ports) holds work.
+  // The deepest stack level holding work (ready CEs or blocked contexts). A channel's producers
+  // are busy while a channel feeding it (through its consumer's ports) holds work.
   std::uint32_t deepest_work = 0;
   bool any_stack_work = false;
-  std::map<std::uint32_t, std::uint64_t> partially_blocked;
   std::set<const Channel*> fed;
   for (const Slot& s : slots_) {
     const auto& h = s.channel->counters();
@@ -148,8 +151,6 @@ void Aggregator::build_views() {
       deepest_work = any_stack_work ? std::max(deepest_work, s.level) : s.level;
       any_stack_work = true;
     }
-    if (const auto cont = s.consumer->continuation_port())
-      for (const auto& b : s.blocked) partially_blocked[s.level] += b.port > *cont;
     for (const auto& port : s.consumer->ports()) {
       if (auto* c = std::get_if<ChannelNode*>(&port.node)) {
         fed.insert(&(*c)->channel());
@@ -181,9 +182,6 @@ void Aggregator::build_views() {
     v.admissible = v.ready;
     for (const auto& port : s.consumer->ports())
       v.admissible = std::min(v.admissible, admits(s, port, port_free(port, s.level)));
-    const bool gated = v.continuation && ((any_stack_work && deepest_work > s.level) ||
-                                          partially_blocked[s.level] > 0);
-    if (gated) v.admissible = 0;
     v.producers_idle = fed.count(s.channel) == 0;
     if (s.predicate) {
       v.predicate = v.admissible > 0 && (*s.predicate)(v);
@@ -234,6 +232,7 @@ void Aggregator::write_env(std::size_t index, const Launch& l) {
   e.node = k.index_;
   e.yielding = k.is_yielding() ? 1 : 0;
   e.cont_port = k.continuation_port().value_or(0xffffffffu);
+  e.frames = slot.stack && slot.stack->kind() == StackKind::Continuations ? 1 : 0;
   if (k.is_yielding()) {
     e.yields = reinterpret_cast<std::uint64_t>(static_cast<chanflow_yield_record*>(yield_pool_.get()) + l.yields_at);
     e.yield_count = reinterpret_cast<std::uint64_t>(static_cast<std::uint32_t*>(yield_counts_.get()) + index);
@@ -241,7 +240,7 @@ void Aggregator::write_env(std::size_t index, const Launch& l) {
   }
 }
 
-void Aggregator::check_device_status() {
+void Aggregator::check_device_status() const {
   chanflow_status s{};
   rt_.svm_read(&s, status_.get(), sizeof s);
   if (s.code != CHANFLOW_ERR_NONE) throw RunError("device-side error: " + describe(s, graph_));
@@ -275,9 +274,7 @@ void Aggregator::no_progress() const {
     const Slot& slot = slots_[v.id];
     msg += fmt::format("\n  - channel '{}': {} ready, {} blocked context(s), consumer '{}'", v.name, v.ready, v.blocked,
                        v.consumer);
-    if (v.continuation && v.admissible == 0 && v.ready > 0) {
-      msg += fmt::format("; continuation waiting for deeper work (deepest level with work: {})", max_level_);
-    } else if (v.ready > 0 && v.admissible == 0) {
+    if (v.ready > 0 && v.admissible == 0) {
       for (std::uint32_t p = 0; p < slot.consumer->ports().size(); ++p) {
         const auto& port = slot.consumer->ports()[p];
         const std::int64_t free = port_free(port, slot.level);
@@ -297,6 +294,22 @@ void Aggregator::no_progress() const {
       msg += fmt::format("; {} admissible and {} restartable, but the policy dispatched nothing", v.admissible,
                          v.restartable);
     }
+  }
+  throw RunError(msg);
+}
+
+// Quiescent, yet CEs are still allocated: reserved and never enqueued, or dequeued and never
+// freed. With join counters this is a continuation frame whose children never all returned.
+void Aggregator::lost_work() const {
+  check_device_status();
+  std::string msg = "the run went quiet with CEs still allocated (they would never run):";
+  for (const Slot& s : slots_) {
+    const auto& h = s.channel->counters();
+    if (h.data_tail == h.data_head) continue;
+    msg += fmt::format("\n  - channel '{}': {} CE(s) allocated, none ready", s.channel->config().name,
+                       h.data_tail - h.data_head);
+    if (s.stack && s.stack->kind() == StackKind::Continuations)
+      msg += " (continuation frames whose children did not all return: does every task reach its return?)";
   }
   throw RunError(msg);
 }
@@ -327,7 +340,10 @@ RunStats Aggregator::run() {
     const bool any_work = std::any_of(views_.begin(), views_.end(), [](const ChannelView& v) {
       return v.ready > 0 || v.blocked > 0;
     });
-    if (!any_work) break;  // quiescent: nothing ready, nothing in flight, nothing blocked
+    if (!any_work) {  // quiescent: nothing ready, nothing in flight, nothing blocked
+      if (live_bytes > 0) lost_work();
+      break;
+    }
 
     decisions.clear();
     policy_.decide(GraphView{views_, stats.rounds, wg_, max_level_}, decisions);

@@ -57,8 +57,9 @@ class Aggregator {
   /// Most CEs a dispatch of `slot` may take given `free` slots in a port's target.
   std::uint64_t admits(const Slot& slot, const PortTarget& port, std::int64_t free) const;
   void build_views();
-  void check_device_status();
+  void check_device_status() const;
   [[noreturn]] void no_progress() const;
+  [[noreturn]] void lost_work() const;
   void write_env(std::size_t index, const Launch& launch);
   void collect_yields(const std::vector<Launch>& launches, RunStats& stats);
   std::vector<void*> indirect_svm() const;

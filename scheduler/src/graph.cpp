@@ -175,9 +175,14 @@ void Graph::validate() const {
   for (const auto& c : channels_)
     if (!c->consumer())
       problems.push_back(fmt::format("channel '{}' has no consumer: connect it to the kernel node that processes it", c->name()));
-  for (const auto& s : stacks_)
+  for (const auto& s : stacks_) {
     if (!s->consumer())
       problems.push_back(fmt::format("channel stack '{}' has no consumer: connect it to the kernel node that processes it", s->name()));
+    if (s->kind() == StackKind::Continuations && s->ce_bytes() < sizeof(chanflow_frame))
+      problems.push_back(fmt::format("continuation stack '{}' holds {}-byte CEs; a continuation CE must start with "
+                                     "chanflow_frame ({} bytes)",
+                                     s->name(), s->ce_bytes(), sizeof(chanflow_frame)));
+  }
   for (const auto& k : kernels_) {
     if (!k->has_input()) {
       problems.push_back(fmt::format("kernel node '{}' has no input: make an edge from the channel it consumes", k->name()));
@@ -198,8 +203,13 @@ void Graph::validate() const {
     std::size_t continuation_ports = 0;
     for (const auto& port : k->ports())
       if (auto* s = std::get_if<ChannelStackNode*>(&port.node);
-          s && (*s)->kind() == StackKind::Continuations && port.level_delta == 0)
+          s && (*s)->kind() == StackKind::Continuations && port.level_delta == 0) {
         ++continuation_ports;
+        if (port.max_per_item != 1)
+          problems.push_back(fmt::format("kernel node '{}' may spawn {} continuations per task into '{}'; a task "
+                                         "has one (max_per_item 1)",
+                                         k->name(), port.max_per_item, (*s)->name()));
+      }
     if (continuation_ports > 1)
       problems.push_back(fmt::format("kernel node '{}' has {} ports into continuation stacks at its own depth; "
                                      "a task has at most one continuation",

@@ -70,9 +70,10 @@ class ChannelNode {
 };
 
 /// What a channel stack holds: tasks (pre-sync sub-kernels), or continuations (post-sync
-/// sub-kernels). The aggregator runs continuation level d only when no work exists deeper and
-/// no task at depth d is blocked after reserving its continuation (thesis 4.3.2): the
-/// children that write its result slots have all finished then, whatever the policy.
+/// sub-kernels, CEs starting with chanflow_frame, consumed by a CHANFLOW_CONTINUATION_NODE).
+/// A continuation frame is reserved by its task but enqueued by the last of its children to
+/// return (a join counter in the frame), so a continuation stack only ever holds ready frames
+/// and results are right whatever the policy.
 enum class StackKind { Tasks, Continuations };
 
 /// A stack of channels indexed by recursion depth (thesis 4.3.2, Figure 4-8), all of one CE

@@ -24,6 +24,7 @@
 #define CHANFLOW_ERR_BAD_PORT 4u     /* a spawn on a port the node does not have */
 #define CHANFLOW_ERR_CHANNEL_FULL 5u /* a non-yielding node found no room despite admission control */
 #define CHANFLOW_ERR_YIELD_SPACE 6u  /* more yield records than the aggregator provided room for */
+#define CHANFLOW_ERR_NODE_KIND 7u    /* a continuation stack consumed by a node not made as a continuation node */
 
 typedef struct chanflow_status {
   chanflow_u32 code;
@@ -41,12 +42,32 @@ typedef struct chanflow_yield_record {
   chanflow_u32 pad_;
 } chanflow_yield_record;
 
-/* The header every CE of a yielding kernel node starts with (a Cilk task frame). */
+/* The header every CE of a yielding kernel node starts with (a Cilk task frame). `ret` and
+ * `ret_frame` say where the task's result goes: a 64-bit result slot, and the continuation
+ * frame holding that slot, whose join counter the task decrements when it has returned (0 for
+ * a root task returning into plain memory). */
 typedef struct chanflow_task {
-  chanflow_u64 ret;          /* where this task's result goes: an SVM address, or 0 */
+  chanflow_u64 ret;          /* the result slot: an SVM address, or 0 */
+  chanflow_u64 ret_frame;    /* the chanflow_frame the slot lies in, or 0 */
   chanflow_u32 resume_port;  /* ports below this one were flushed before a yield */
   chanflow_u32 cont_index;   /* physical index of this task's continuation CE, once reserved */
 } chanflow_task;
+
+/* The header every continuation CE starts with (thesis Figure 4-9: the frame holding the live
+ * locals after a sync and the children's result slots, 64-bit slot i at byte
+ * CHANFLOW_FRAME_BYTES + 8 * i). The library fills it when the task flushes its continuation:
+ * the continuation returns where the task would have, and it is enqueued (made ready) by the
+ * last child to return, so a continuation never runs before its children, whatever the policy
+ * (a join counter per frame, in place of the thesis' level-wide gating). */
+typedef struct chanflow_frame {
+  chanflow_u64 ret;        /* copied from the task: where the continuation's result goes */
+  chanflow_u64 ret_frame;  /* copied from the task */
+  CHANFLOW_SVM_STRUCT_PTR(chanflow_channel) channel; /* the continuation channel holding this frame */
+  chanflow_u32 index;      /* its physical index there */
+  chanflow_u32 pending;    /* children that have not returned yet */
+} chanflow_frame;
+
+#define CHANFLOW_FRAME_BYTES 32
 
 typedef struct chanflow_node_env {
   CHANFLOW_SVM_STRUCT_PTR(chanflow_channel) port[CHANFLOW_MAX_PORTS]; /* output channel per port */
@@ -64,8 +85,10 @@ typedef struct chanflow_node_env {
   chanflow_u32 yielding;       /* 1: a failed reservation yields; 0: it is an error */
   chanflow_u32 cont_port;      /* port holding the task's continuation, or 0xffffffff */
   chanflow_u32 yield_capacity; /* records `yields` can hold */
+  chanflow_u32 frames;         /* 1: the input is a continuation stack (CEs start with chanflow_frame) */
+  chanflow_u32 pad_;
 } chanflow_node_env;
 
-#define CHANFLOW_NODE_ENV_BYTES 224
+#define CHANFLOW_NODE_ENV_BYTES 232
 
 #endif /* CHANFLOW_NODE_LAYOUT_H */
