@@ -106,19 +106,20 @@ void chanflow_publish(__global chanflow_channel* ch, const chanflow_ticket* t, i
   const uint lid = chanflow_local_id();
   const uint n = all ? t->n : (one && t->n > 0 ? 1u : 0u);
   const uint offset = chanflow_wg_exclusive_scan(n, s);
-  const uint total = s->total;
-  if (lid == 0 && total > 0) {
-    s->ctrl_base = atom_add(&ch->ctrl_reserve_tail, (ulong)total);
+  /* The total is read from local memory in each region between barriers (a private copy
+   * live across the barriers was lost by PoCL 3.1 inside the node kernels' batch loop). */
+  if (lid == 0 && s->total > 0) {
+    s->ctrl_base = atom_add(&ch->ctrl_reserve_tail, (ulong)s->total);
     CHANFLOW_COUNT_ATOMIC(ch);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  const chanflow_ticket mine = {t->index, n, offset, total};
+  const chanflow_ticket mine = {t->index, n, offset, s->total};
   chanflow_write_ctrl(ch, s->ctrl_base + offset, &mine);
   /* The CEs and control entries of the whole work-group are written before the leader
    * counts them as published. */
   barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-  if (lid == 0 && total > 0) {
-    atom_add(&ch->ctrl_published, (ulong)total);
+  if (lid == 0 && s->total > 0) {
+    atom_add(&ch->ctrl_published, (ulong)s->total);
     CHANFLOW_COUNT_ATOMIC(ch);
   }
 }
@@ -141,13 +142,12 @@ __global void* deq(__global chanflow_channel* ch, ulong ctrl_pos) {
   return ch->data + (size_t)chanflow_ce_index(ch, ctrl_pos) * ch->ce_bytes;
 }
 
-/* Signals that this item is finished with the CE at ctrl_pos (if active). Collective: items
+/* Signals that this item is finished with the CE at physical index `index` (if active). Collective: items
  * whose CEs share a done count are merged, and one item per run makes the atomic. */
-void tfree(__global chanflow_channel* ch, ulong ctrl_pos, int active,
-           __local chanflow_wg_scratch* s) {
+void chanflow_tfree_index(__global chanflow_channel* ch, uint index, int active, __local chanflow_wg_scratch* s) {
   const uint lid = chanflow_local_id();
   const uint none = 0xffffffffu;
-  const uint group = active ? (chanflow_ce_index(ch, ctrl_pos) % ch->capacity) / ch->done_group : none;
+  const uint group = active ? (index % ch->capacity) / ch->done_group : none;
   __local uint* groups = s->scan[1];
   groups[lid] = group;
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -159,4 +159,9 @@ void tfree(__global chanflow_channel* ch, ulong ctrl_pos, int active,
     CHANFLOW_COUNT_ATOMIC(ch);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* The same for the CE at control position ctrl_pos. */
+void tfree(__global chanflow_channel* ch, ulong ctrl_pos, int active, __local chanflow_wg_scratch* s) {
+  chanflow_tfree_index(ch, active ? chanflow_ce_index(ch, ctrl_pos) : 0u, active, s);
 }

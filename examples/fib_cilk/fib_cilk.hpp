@@ -24,6 +24,8 @@ struct FibCilkOptions {
   /// Create every level the run can reach (fib(n) recurses n - 2 deep) before it starts, so a
   /// timed run does not pay for allocating levels; otherwise levels grow on demand.
   bool preallocate_levels = false;
+  bool device_sweeps = true;      ///< GraphOptions::device_sweeps
+  std::uint32_t sweep_groups = 0;  ///< GraphOptions::sweep_groups
 };
 
 struct FibCilkResult {

@@ -109,33 +109,43 @@ void chanflow_ctx_init(chanflow_ctx* ctx, __global const chanflow_node_env* env)
 
 /* Moves every recorded spawn into its channel: one talloc/enq per port for the work-group.
  * Collective. `task` is the item's CE when the node yields (0 otherwise); `from_port` the first
- * port this item still has to flush. Returns the port whose reservation failed for the
- * work-group, or CHANFLOW_NO_PORT. */
+ * port this item still has to flush. A refused reservation refuses the items that asked on that
+ * port (all or nothing for them); they stop there, while the others go on with later ports, so
+ * items resumed past a full port are not held back by fresh ones. Returns this item's refused
+ * port, or CHANFLOW_NO_PORT. */
 uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_port,
                     __local chanflow_wg_scratch* wg) {
   __global const chanflow_node_env* env = ctx->env;
   uint cont_index = task ? task->cont_index : 0u;
   uint children = 0;
+  uint refused = CHANFLOW_NO_PORT;
   for (uint p = 0; p < env->ports; ++p) {
     const uint patch_base = chanflow_patch_base(env, p);
     for (uint k = 0; k < ctx->count[p]; ++k) children += ctx->patch[patch_base + k] != 0u;
   }
   for (uint p = 0; p < env->ports; ++p) {
-    __global chanflow_channel* out = (__global chanflow_channel*)env->port[p];
-    const uint n = p >= from_port ? ctx->count[p] : 0u;
+    /* A sweep's deepest level may name a level not made yet (0): nothing fits there. */
+    const int missing = env->port[p] == 0ul;
+    __global chanflow_channel* out = (__global chanflow_channel*)(missing ? (ulong)env->in : env->port[p]);
+    uint n = p >= from_port && refused == CHANFLOW_NO_PORT ? ctx->count[p] : 0u;
+    if (missing && n > 0) {
+      refused = p;
+      n = 0;
+    }
     const uint words = env->ce_words[p];
     chanflow_ticket t;
     __global uint* dst = (__global uint*)talloc(out, n, &t, wg);
     if (!dst) {
-      /* The whole work-group was refused (the result is uniform). */
+      /* Uniform: the work-group's request on this port was refused. */
       if (!env->yielding && chanflow_local_id() == 0) chanflow_report(env, CHANFLOW_ERR_CHANNEL_FULL, p, 0);
-      return p;
+      if (n > 0) refused = p;
+      n = 0;
     }
-    const uint base = env->staging_offset[p];
-    for (uint w = 0; w < n * words; ++w) dst[w] = ctx->staging[base + w];
+    for (uint w = 0; w < n * words; ++w) dst[w] = ctx->staging[env->staging_offset[p] + w];
     /* The continuation frame returns where this task would have and waits for the children;
      * it is enqueued by the last of them, or here if it has none. Other ports' CEs are
-     * enqueued here. One uniform path for every port (no barrier under a port condition). */
+     * enqueued here. One path for every port: PoCL 3.1 mis-runs collectives (barriers) under
+     * a condition, even a uniform one. */
     const int is_cont = p == env->cont_port;
     int ready = 0;
     if (is_cont && n > 0) {
@@ -161,9 +171,9 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
       }
     }
     chanflow_publish(out, &t, !is_cont, ready, wg);
-    if (task && p + 1 > from_port) task->resume_port = p + 1;
+    if (task && refused == CHANFLOW_NO_PORT && p + 1 > from_port) task->resume_port = p + 1;
   }
-  return CHANFLOW_NO_PORT;
+  return refused;
 }
 
 /* Tells the parent that this item's task (or continuation) has returned: `frame` is the
@@ -206,13 +216,17 @@ int chanflow_returns(const chanflow_ctx* ctx, int ran) {
   return ran && (cont == CHANFLOW_NO_PORT || ctx->count[cont] == 0u);
 }
 
-/* Writes restart contexts for the items that must yield (collective; one atomic per group). */
-void chanflow_record_yields(__global const chanflow_node_env* env, int yields, ulong ctrl_pos, uint port,
-                            __local chanflow_wg_scratch* wg) {
+/* Writes restart contexts for the items that must yield (collective; one atomic per group).
+ * In a range or list dispatch a context is a record the aggregator keeps and restarts; in a
+ * sweep it is the CE's own control entry, published again in its channel, which a later claim
+ * of that level restarts. */
+void chanflow_record_yields(__global const chanflow_node_env* env, int yields, ulong ctrl_pos, uint index,
+                            uint port, __local chanflow_wg_scratch* wg) {
+  const int sweep = env->sweep_levels != 0u;
   const uint offset = chanflow_wg_exclusive_scan(yields ? 1u : 0u, wg);
   if (chanflow_local_id() == 0) wg->data_base = wg->total ? atomic_add(env->yield_count, wg->total) : 0u;
   barrier(CLK_LOCAL_MEM_FENCE);
-  if (yields) {
+  if (yields && !sweep) {
     const uint at = (uint)wg->data_base + offset;
     if (at < env->yield_capacity) {
       env->yields[at].ctrl_pos = ctrl_pos;
@@ -221,73 +235,187 @@ void chanflow_record_yields(__global const chanflow_node_env* env, int yields, u
       chanflow_report(env, CHANFLOW_ERR_YIELD_SPACE, at, env->yield_capacity);
     }
   }
+  /* In a sweep, a task published again past its continuation is counted (see resumable). */
+  if (yields && sweep && env->resumable && port > env->cont_port && env->cont_port != CHANFLOW_NO_PORT)
+    atomic_inc(env->resumable);
+  enq_at(env->in, index, yields && sweep, wg);
 }
 
-/* The ports at or after `from` on which this item has spawns. */
-int chanflow_has_spawns_from(const chanflow_ctx* ctx, uint from) {
-  for (uint p = from; p < ctx->env->ports; ++p)
-    if (ctx->count[p] > 0) return 1;
+/* Claims up to a work-group's worth of ready CEs of `ch` for the calling work-item (a leader):
+ * returns the first control position, sets *n (0: none ready) and writes the CEs' physical
+ * indices to index[] (read before the claim: once claimed, a control entry's slot may be reused
+ * by later publications). The head moves by compare-and-swap; only entries whose lap tag shows
+ * them written are taken. */
+ulong chanflow_claim(__global chanflow_channel* ch, uint* n, __local uint* index) {
+  for (uint attempt = 0; attempt < 64u; ++attempt) {
+    const ulong head = atom_add(&ch->ctrl_head, 0ul);
+    const ulong published = atom_add(&ch->ctrl_published, 0ul);
+    if (head >= published) break;
+    uint take = (uint)min((ulong)CHANFLOW_WG_SIZE, published - head);
+    const uint ccap = ch->ctrl_capacity;
+    for (uint k = 0; k < take; ++k) {
+      const ulong cpos = head + k;
+      const ulong entry = ((volatile __global ulong*)ch->ctrl)[cpos % ccap];
+      if ((entry >> CHANFLOW_CTRL_TAG_SHIFT) != (ulong)(uint)(cpos / ccap + 1)) {
+        take = k;
+        break;
+      }
+      index[k] = (uint)(entry & CHANFLOW_CTRL_INDEX_MASK);
+    }
+    if (take == 0) break;
+    if (atom_cmpxchg(&ch->ctrl_head, head, head + take) == head) {
+      *n = take;
+      return head;
+    }
+  }
+  *n = 0;
   return 0;
 }
 
-/* The control position of this item's CE: a range [begin, begin + count), or, for a restart
- * dispatch, the list of yielded CEs. */
-ulong chanflow_item_position(__global const chanflow_node_env* env, ulong begin, uint g) {
-  return env->positions ? ((__global const ulong*)env->positions)[g] : begin + g;
+/* Whether a work-group of this level's node could flush a full request into every port now
+ * (a sweep does not claim CEs that would only yield again). The continuation port is not
+ * asked while the level holds tasks resumed after reserving their continuation: they need no
+ * room there, and must not wait for it (their own frames may be what holds it full). */
+int chanflow_level_has_room(__global const chanflow_node_env* env) {
+  const int resumable = env->resumable && atomic_add(env->resumable, 0u) > 0u;
+  for (uint p = 0; p < env->ports; ++p) {
+    if (p == env->cont_port && resumable) continue;
+    __global chanflow_channel* out = (__global chanflow_channel*)env->port[p];
+    if (!out) return 0; /* a level the aggregator has not made yet */
+    const long need = (long)CHANFLOW_WG_SIZE * (long)env->max_spawns[p];
+    if ((long)atom_add(&out->data_free, 0ul) < need) return 0;
+  }
+  return 1;
 }
 
-#define CHANFLOW_NODE_PROLOGUE(ce_type, is_frame)                                               \
-  __local chanflow_wg_scratch wg;                                                               \
+typedef struct {
+  ulong first;
+  uint level;
+  uint n;
+  uint index[CHANFLOW_WG_SIZE]; /* a sweep's claimed CEs */
+} chanflow_batch;
+
+/* This work-group's batch: in a range or list dispatch its share; in a sweep (env->sweep_levels
+ * levels, env[l] for level l) up to a work-group's worth of the deepest level with ready CEs and
+ * room in its outputs, claimed when the work-group starts, so work-groups starting later take
+ * what earlier ones produced. Returns the level (CHANFLOW_NO_PORT: nothing to do) and this
+ * item's control position and activity. Collective. */
+uint chanflow_next_batch(__global const chanflow_node_env* env, ulong begin, uint count, __local chanflow_batch* b,
+                         ulong* pos, uint* index, int* active) {
+  const uint lid = chanflow_local_id();
+  const uint group_base = (uint)get_group_id(0) * CHANFLOW_WG_SIZE;
+  const uint levels = env->sweep_levels;
+  if (lid == 0) {
+    b->n = 0;
+    b->level = 0;
+    b->first = begin + group_base;
+    if (levels == 0u) {
+      b->n = count > group_base ? min((uint)CHANFLOW_WG_SIZE, count - group_base) : 0u;
+    } else {
+      for (uint l = levels; l-- > 0u && b->n == 0u;) {
+        __global const chanflow_node_env* e = env + l;
+        if (!e->in || atom_add(&e->in->ctrl_published, 0ul) == atom_add(&e->in->ctrl_head, 0ul)) continue;
+        if (!chanflow_level_has_room(e)) continue;
+        uint n = 0;
+        const ulong first = chanflow_claim(e->in, &n, b->index);
+        if (n > 0) {
+          b->n = n;
+          b->level = l;
+          b->first = first;
+          atomic_add(env->yield_count + 1, n);
+          atomic_inc(env->yield_count + 2);
+        }
+      }
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint n = b->n;
+  *active = lid < n;
+  if (levels == 0u && env->positions)
+    *pos = *active ? ((__global const ulong*)env->positions)[group_base + lid] : 0ul;
+  else
+    *pos = b->first + lid;
+  const uint level = n > 0u ? b->level : CHANFLOW_NO_PORT;
+  if (!*active)
+    *index = 0u;
+  else if (levels > 0u)
+    *index = b->index[lid];
+  else
+    *index = chanflow_ce_index(env[level].in, *pos);
+  return level;
+}
+
+/* The kernel every node macro generates: its batch (chanflow_next_batch), handed to the node's
+ * batch function, which every work-group runs, with or without CEs: PoCL 3.1 mis-runs kernels
+ * whose collectives (barriers) sit under a condition or in a loop around the batch, even when
+ * every work-item takes the same path. */
+#define CHANFLOW_NODE_KERNEL(name)                                                              \
+  __kernel __attribute__((reqd_work_group_size(CHANFLOW_WG_SIZE, 1, 1))) void name(             \
+      __global chanflow_channel* in, ulong begin, uint count, __global const chanflow_node_env* env) { \
+    (void)in;                                                                                   \
+    __local chanflow_wg_scratch wg;                                                             \
+    __local chanflow_batch batch;                                                               \
+    ulong pos;                                                                                  \
+    uint index;                                                                                 \
+    int active;                                                                                 \
+    const uint level = chanflow_next_batch(env, begin, count, &batch, &pos, &index, &active);   \
+    name##_batch(env + (level == CHANFLOW_NO_PORT ? 0u : level), pos, index, active, &wg);     \
+  }
+
+#define CHANFLOW_BATCH_PROLOGUE(ce_type, is_frame)                                              \
+  __global chanflow_channel* in = env->in;                                                      \
   chanflow_ctx ctx;                                                                             \
   chanflow_ctx_init(&ctx, env);                                                                 \
-  const uint g = (uint)get_global_id(0);                                                        \
-  const int active = g < count;                                                                 \
-  const ulong pos = active ? chanflow_item_position(env, begin, g) : 0ul;                       \
-  if (g == 0 && in->ce_bytes != sizeof(ce_type))                                                \
+  if (get_global_id(0) == 0 && in->ce_bytes != sizeof(ce_type))                                 \
     chanflow_report(env, CHANFLOW_ERR_CE_SIZE, in->ce_bytes, (uint)sizeof(ce_type));            \
-  if (g == 0 && env->frames != (is_frame))                                                      \
+  if (get_global_id(0) == 0 && env->frames != (is_frame))                                       \
     chanflow_report(env, CHANFLOW_ERR_NODE_KIND, env->frames, (is_frame));                      \
   __global ce_type* ce = (active && in->ce_bytes == sizeof(ce_type) && env->frames == (is_frame)) \
-                             ? (__global ce_type*)deq(in, pos) : 0;
+                             ? (__global ce_type*)(in->data + (size_t)index * in->ce_bytes) : 0;
 
 /* Defines kernel `name` consuming CEs of `ce_type` with `body(__global ce_type*, chanflow_ctx*)`. */
 #define CHANFLOW_KERNEL_NODE(name, ce_type, body)                                               \
-  __kernel __attribute__((reqd_work_group_size(CHANFLOW_WG_SIZE, 1, 1))) void name(             \
-      __global chanflow_channel* in, ulong begin, uint count, __global const chanflow_node_env* env) { \
-    CHANFLOW_NODE_PROLOGUE(ce_type, 0u)                                                         \
+  void name##_batch(__global const chanflow_node_env* env, ulong pos, uint index, int active,   \
+                   __local chanflow_wg_scratch* wg) {                                           \
+    CHANFLOW_BATCH_PROLOGUE(ce_type, 0u)                                                        \
     if (ce) body(ce, &ctx);                                                                     \
-    chanflow_flush(&ctx, 0, 0u, &wg);                                                           \
-    tfree(in, pos, active, &wg);                                                                \
-  }
+    chanflow_flush(&ctx, 0, 0u, wg);                                                            \
+    chanflow_tfree_index(in, index, active, wg);                                                \
+  }                                                                                             \
+  CHANFLOW_NODE_KERNEL(name)
 
 /* The same for a node that yields when an output is full; ce_type starts with chanflow_task.
  * A task that finishes without a continuation returns to its parent's frame. */
 #define CHANFLOW_YIELDING_KERNEL_NODE(name, ce_type, body)                                      \
-  __kernel __attribute__((reqd_work_group_size(CHANFLOW_WG_SIZE, 1, 1))) void name(             \
-      __global chanflow_channel* in, ulong begin, uint count, __global const chanflow_node_env* env) { \
-    CHANFLOW_NODE_PROLOGUE(ce_type, 0u)                                                         \
+  void name##_batch(__global const chanflow_node_env* env, ulong pos, uint index, int active,   \
+                   __local chanflow_wg_scratch* wg) {                                           \
+    CHANFLOW_BATCH_PROLOGUE(ce_type, 0u)                                                        \
     __global chanflow_task* task = (__global chanflow_task*)ce;                                 \
     ctx.link = (__global ulong*)task;                                                           \
     const uint from = task ? task->resume_port : 0u;                                            \
+    if (task && env->resumable && env->cont_port != CHANFLOW_NO_PORT && from > env->cont_port)   \
+      atomic_dec(env->resumable);                                                               \
     if (ce) body(ce, &ctx);                                                                     \
-    const uint blocked = chanflow_flush(&ctx, task, from, &wg);                                 \
-    const int yields = blocked != CHANFLOW_NO_PORT && ce && chanflow_has_spawns_from(&ctx, max(blocked, from)); \
-    chanflow_record_yields(env, yields, pos, blocked, &wg);                                     \
-    chanflow_join(chanflow_returns(&ctx, ce && !yields) ? task->ret_frame : 0ul, &wg);          \
-    tfree(in, pos, active && !yields, &wg);                                                     \
-  }
+    const uint refused = chanflow_flush(&ctx, task, from, wg);                                  \
+    const int yields = refused != CHANFLOW_NO_PORT;                                             \
+    chanflow_record_yields(env, yields, pos, index, refused, wg);                               \
+    chanflow_join(chanflow_returns(&ctx, ce && !yields) ? task->ret_frame : 0ul, wg);           \
+    chanflow_tfree_index(in, index, active && !yields, wg);                                     \
+  }                                                                                             \
+  CHANFLOW_NODE_KERNEL(name)
 
 /* A post-sync continuation: consumes a continuation stack whose CEs (ce_type) start with
  * chanflow_frame; it runs once all the children returned into the frame's slots, and returns
  * where the task that spawned it would have (chanflow_return). */
 #define CHANFLOW_CONTINUATION_NODE(name, ce_type, body)                                         \
-  __kernel __attribute__((reqd_work_group_size(CHANFLOW_WG_SIZE, 1, 1))) void name(             \
-      __global chanflow_channel* in, ulong begin, uint count, __global const chanflow_node_env* env) { \
-    CHANFLOW_NODE_PROLOGUE(ce_type, 1u)                                                         \
+  void name##_batch(__global const chanflow_node_env* env, ulong pos, uint index, int active,   \
+                   __local chanflow_wg_scratch* wg) {                                           \
+    CHANFLOW_BATCH_PROLOGUE(ce_type, 1u)                                                        \
     __global chanflow_frame* frame = (__global chanflow_frame*)ce;                              \
     ctx.link = (__global ulong*)frame;                                                          \
     if (ce) body(ce, &ctx);                                                                     \
-    chanflow_flush(&ctx, 0, 0u, &wg);                                                           \
-    chanflow_join(chanflow_returns(&ctx, ce != 0) ? frame->ret_frame : 0ul, &wg);               \
-    tfree(in, pos, active, &wg);                                                                \
-  }
+    chanflow_flush(&ctx, 0, 0u, wg);                                                            \
+    chanflow_join(chanflow_returns(&ctx, ce != 0) ? frame->ret_frame : 0ul, wg);                \
+    chanflow_tfree_index(in, index, active, wg);                                                \
+  }                                                                                             \
+  CHANFLOW_NODE_KERNEL(name)

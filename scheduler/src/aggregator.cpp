@@ -21,6 +21,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr cl_uint kZero = 0;
+constexpr std::size_t kCounters = 3;  // per launch: yields, CEs claimed, batches claimed (sweeps)
 
 double us_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::micro>(b - a).count();
@@ -92,6 +93,8 @@ Aggregator::Aggregator(Graph& graph, SchedulingPolicy& policy, const RunOptions&
   ensure<std::uint64_t>(positions_pool_, rt_, 1u << 16);
   ensure<chanflow_yield_record>(yield_pool_, rt_, 1u << 16);
   ensure<std::uint32_t>(yield_counts_, rt_, 256);
+  resumable_ = SvmBuffer(rt_, std::max<std::size_t>(graph_.stacks().size(), 1) * CHANFLOW_SWEEP_MAX_LEVELS * sizeof(std::uint32_t));
+  rt_.svm_fill_zero(resumable_.get(), resumable_.size());
 
   trace_.name_row(0, "aggregator");
   for (std::size_t i = 0; i < graph_.kernels().size(); ++i)
@@ -103,12 +106,17 @@ void Aggregator::collect_slots() {
   // grow new levels at the end.
   auto add = [&](Channel& channel, KernelNode* consumer, ChannelStackNode* stack, std::uint32_t level,
                  const ChannelPredicate& predicate) {
-    if (known_.insert(&channel).second)
+    if (slot_of_.emplace(&channel, slots_.size()).second)
       slots_.push_back({&channel, consumer, stack, level, predicate ? &predicate : nullptr, {}});
   };
   for (const auto& c : graph_.channels()) add(c->channel(), c->consumer(), nullptr, 0, c->predicate());
   for (const auto& s : graph_.stacks())
     for (std::uint32_t d = 0; d < s->depth(); ++d) add(s->level(d), s->consumer(), s.get(), d, s->predicate());
+}
+
+std::uint32_t Aggregator::port_ce_bytes(const PortTarget& port) {
+  if (auto* c = std::get_if<ChannelNode*>(&port.node)) return (*c)->channel().config().ce_bytes;
+  return std::get<ChannelStackNode*>(port.node)->ce_bytes();
 }
 
 Channel& Aggregator::port_channel(const PortTarget& port, std::uint32_t level) {
@@ -200,7 +208,7 @@ void Aggregator::build_views() {
 
 std::vector<void*> Aggregator::indirect_svm() const {
   std::vector<void*> ptrs{graph_.table_.headers_allocation(), status_.get(), env_pool_.get(),
-                          positions_pool_.get(), yield_pool_.get(), yield_counts_.get()};
+                          positions_pool_.get(), yield_pool_.get(), yield_counts_.get(), resumable_.get()};
   for (const auto& s : slots_) ptrs.push_back(s.channel->svm_allocations().front());
   for (const auto& a : args_) ptrs.push_back(a.get());
   for (const auto& k : graph_.kernels()) ptrs.insert(ptrs.end(), k->svm_uses_.begin(), k->svm_uses_.end());
@@ -208,17 +216,25 @@ std::vector<void*> Aggregator::indirect_svm() const {
   return ptrs;
 }
 
-void Aggregator::write_env(std::size_t index, const Launch& l) {
+void Aggregator::write_env(std::size_t launch_index, const Launch& l) {
   const Slot& slot = slots_[l.slot];
   const KernelNode& k = *slot.consumer;
-  chanflow_node_env& e = envs_[index];
+  chanflow_node_env& e = envs_[l.env_at];
   e = chanflow_node_env{};
   std::uint32_t staging = 0;
   for (std::size_t p = 0; p < k.ports().size(); ++p) {
     const auto& port = k.ports()[p];
-    Channel& target = port_channel(port, slot.level);
-    const std::uint32_t words = target.config().ce_bytes / 4;
-    e.port[p] = reinterpret_cast<std::uint64_t>(target.device_ptr());
+    const std::uint32_t words = port_ce_bytes(port) / 4;
+    // A sweep's deepest levels may point at a level not made yet: 0, which has no room.
+    Channel* target = nullptr;
+    if (auto* c = std::get_if<ChannelNode*>(&port.node)) {
+      target = &(*c)->channel();
+    } else {
+      auto* stack = std::get<ChannelStackNode*>(port.node);
+      const std::uint32_t d = slot.level + static_cast<std::uint32_t>(port.level_delta);
+      if (!l.sweep || d < stack->depth()) target = &stack->level(d);
+    }
+    e.port[p] = target ? reinterpret_cast<std::uint64_t>(target->device_ptr()) : 0;
     e.max_spawns[p] = port.max_per_item;
     e.ce_words[p] = words;
     e.staging_offset[p] = staging;
@@ -233,11 +249,67 @@ void Aggregator::write_env(std::size_t index, const Launch& l) {
   e.yielding = k.is_yielding() ? 1 : 0;
   e.cont_port = k.continuation_port().value_or(0xffffffffu);
   e.frames = slot.stack && slot.stack->kind() == StackKind::Continuations ? 1 : 0;
+  e.in = reinterpret_cast<std::uint64_t>(slot.channel->device_ptr());
+  e.yield_count = reinterpret_cast<std::uint64_t>(static_cast<std::uint32_t*>(yield_counts_.get()) + kCounters * launch_index);
   if (k.is_yielding()) {
     e.yields = reinterpret_cast<std::uint64_t>(static_cast<chanflow_yield_record*>(yield_pool_.get()) + l.yields_at);
-    e.yield_count = reinterpret_cast<std::uint64_t>(static_cast<std::uint32_t*>(yield_counts_.get()) + index);
     e.yield_capacity = static_cast<std::uint32_t>(l.count);
   }
+}
+
+// One environment per level, level l at env_at + l; every one carries the level count.
+void Aggregator::write_sweep_envs(std::size_t launch_index, const Launch& l) {
+  const std::uint32_t levels = l.sweep->depth();
+  for (std::uint32_t d = 0; d < levels; ++d) {
+    Launch level = l;
+    level.env_at = l.env_at + d;
+    level.slot = static_cast<std::uint32_t>(slot_of_.at(&l.sweep->level(d)));
+    write_env(launch_index, level);
+    envs_[level.env_at].sweep_levels = levels;
+    envs_[level.env_at].resumable = reinterpret_cast<std::uint64_t>(
+        static_cast<std::uint32_t*>(resumable_.get()) + stack_index(*l.sweep) * CHANFLOW_SWEEP_MAX_LEVELS + d);
+  }
+}
+
+std::size_t Aggregator::stack_index(const ChannelStackNode& stack) const {
+  const auto& stacks = graph_.stacks();
+  return static_cast<std::size_t>(
+      std::find_if(stacks.begin(), stacks.end(), [&](const auto& s) { return s.get() == &stack; }) - stacks.begin());
+}
+
+bool Aggregator::sweepable(const Slot& slot) const {
+  if (!graph_.options().device_sweeps || !slot.stack) return false;
+  const KernelNode& k = *slot.consumer;
+  return (k.is_yielding() || k.ports().empty()) && slot.stack->depth() <= CHANFLOW_SWEEP_MAX_LEVELS;
+}
+
+// Work-groups for a sweep: each takes one batch, those starting later taking what earlier ones
+// produced, and every one runs the node's collectives even when it finds nothing (PoCL 3.1
+// mis-runs a kernel that skips them conditionally), so idle ones are not free. The first sweep
+// of a stack gets room for what is ready and what it spawns; later ones a quarter more than the
+// batches the last sweeps found; never more than the levels can hold.
+std::uint32_t Aggregator::sweep_groups(const ChannelStackNode& stack, std::uint64_t ready) const {
+  if (graph_.options().sweep_groups) return graph_.options().sweep_groups;
+  const std::uint64_t holds = (std::uint64_t{stack.depth()} * stack.capacity_per_level() + wg_ - 1) / wg_;
+  const auto last = batches_.find(&stack);
+  const std::uint64_t want = last != batches_.end() ? last->second + last->second / 4 + 2
+                                                     : 2 * ((ready + wg_ - 1) / wg_) + 2;
+  const std::uint64_t floor = 2 * std::max(1u, rt_.caps().compute_units);
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(std::max(want, floor), std::min<std::uint64_t>(holds, 1u << 16)));
+}
+
+// A chain of sweeps may descend many levels in one host round: every stack gets a few levels
+// beyond the deepest work, as many as a modest amount of memory allows (levels cost
+// capacity x CE size each).
+void Aggregator::grow_stacks_for_sweeps() {
+  constexpr std::uint64_t kLookaheadBytes = 64ull << 20;
+  for (const auto& s : graph_.stacks()) {
+    const std::uint64_t level_bytes = std::uint64_t{s->capacity_per_level()} * s->ce_bytes();
+    const std::uint32_t ahead = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(kLookaheadBytes / std::max<std::uint64_t>(level_bytes, 1), 1, 8));
+    const std::uint32_t want = std::min<std::uint32_t>(max_level_ + 1 + ahead, CHANFLOW_SWEEP_MAX_LEVELS);
+    if (s->depth() < want) s->level(want - 1);
+  }
+  collect_slots();
 }
 
 void Aggregator::check_device_status() const {
@@ -246,12 +318,27 @@ void Aggregator::check_device_status() const {
   if (s.code != CHANFLOW_ERR_NONE) throw RunError("device-side error: " + describe(s, graph_));
 }
 
-void Aggregator::collect_yields(const std::vector<Launch>& launches, RunStats& stats) {
-  std::vector<std::uint32_t> counts(launches.size());
+std::uint64_t Aggregator::collect_yields(const std::vector<Launch>& launches, std::uint32_t passes, RunStats& stats) {
+  std::vector<std::uint32_t> counts(kCounters * launches.size());
   rt_.svm_read(counts.data(), yield_counts_.get(), counts.size() * sizeof(std::uint32_t));
+  std::uint64_t finished = 0;
   std::vector<chanflow_yield_record> records;
   for (std::size_t i = 0; i < launches.size(); ++i) {
-    const std::uint32_t n = std::min<std::uint64_t>(counts[i], launches[i].count);
+    const std::uint32_t yields = counts[kCounters * i], claimed = counts[kCounters * i + 1];
+    if (launches[i].sweep) {
+      // Size the stack's next sweeps by the work-groups that found CEs in these.
+      batches_[launches[i].sweep] = (counts[kCounters * i + 2] + passes - 1) / passes;
+      // A sweep's restart contexts are re-published control entries: each is restarted by a
+      // later claim, so it counts as a restart when it is made.
+      stats.yields += yields;
+      stats.restarts += yields;
+      stats.ces += claimed;
+      stats.ces_per_channel[launches[i].sweep->name() + "[*]"] += claimed;
+      finished += claimed - std::min(claimed, yields);
+      continue;
+    }
+    const std::uint32_t n = std::min<std::uint64_t>(yields, launches[i].count);
+    finished += launches[i].count - n;
     if (n == 0) continue;
     records.resize(n);
     rt_.svm_read(records.data(), static_cast<chanflow_yield_record*>(yield_pool_.get()) + launches[i].yields_at,
@@ -264,6 +351,7 @@ void Aggregator::collect_yields(const std::vector<Launch>& launches, RunStats& s
     }
     stats.yields += n;
   }
+  return finished;
 }
 
 void Aggregator::no_progress() const {
@@ -359,6 +447,9 @@ RunStats Aggregator::run() {
       for (const auto& port : slot.consumer->ports())
         charged[&port_channel(port, slot.level)] += static_cast<std::int64_t>(items * port.max_per_item);
     };
+    std::set<const ChannelStackNode*> held;  // stacks with host-kept restart contexts
+    for (const Slot& slot : slots_)
+      if (slot.stack && !slot.blocked.empty()) held.insert(slot.stack);
     for (const auto& d : decisions) {
       if (d.channel >= slots_.size())
         throw RunError(fmt::format("policy '{}' chose channel {}, but the graph has {} channel(s)", policy_.name(),
@@ -366,6 +457,15 @@ RunStats Aggregator::run() {
       const std::uint32_t id = d.channel;
       Slot& slot = slots_[id];
       const ChannelView& v = views_[id];
+
+      // A stack the policy chose goes to the device as one sweep over its levels (unless it
+      // still has host-kept restart contexts from range dispatches).
+      if (sweepable(slot) && (d.count > 0 || d.restarts > 0) && !held.count(slot.stack)) {
+        if (std::none_of(launches.begin(), launches.end(), [&](const Launch& l) { return l.sweep == slot.stack; }))
+          launches.push_back({static_cast<std::uint32_t>(slot_of_.at(&slot.stack->level(0))), 0, 0, false, 0, 0,
+                              slot.stack, 0, {}});
+        continue;
+      }
 
       // Restarts: the oldest contexts whose blocked port has room, a bounded batch per port.
       if (d.restarts > 0 && v.restartable > 0) {
@@ -416,58 +516,100 @@ RunStats Aggregator::run() {
 
     // Levels reachable by this round exist now; environments, restart lists and yield counters
     // go to the device as ordered non-blocking copies.
+    const bool sweeps_only = std::all_of(launches.begin(), launches.end(), [](const Launch& l) { return l.sweep; });
+    if (std::any_of(launches.begin(), launches.end(), [](const Launch& l) { return l.sweep; })) grow_stacks_for_sweeps();
     collect_slots();
-    envs_.resize(launches.size());
-    ensure<chanflow_node_env>(env_pool_, rt_, launches.size());
+    std::size_t env_count = 0;
+    for (auto& l : launches) {
+      l.env_at = env_count;
+      env_count += l.sweep ? l.sweep->depth() : 1;
+    }
+    envs_.resize(env_count);
+    ensure<chanflow_node_env>(env_pool_, rt_, env_count);
     ensure<std::uint64_t>(positions_pool_, rt_, positions_.size());
     ensure<chanflow_yield_record>(yield_pool_, rt_, yield_records);
-    ensure<std::uint32_t>(yield_counts_, rt_, launches.size());
-    for (std::size_t i = 0; i < launches.size(); ++i) write_env(i, launches[i]);
+    ensure<std::uint32_t>(yield_counts_, rt_, kCounters * launches.size());
+    for (std::size_t i = 0; i < launches.size(); ++i) {
+      if (launches[i].sweep)
+        write_sweep_envs(i, launches[i]);
+      else
+        write_env(i, launches[i]);
+    }
     rt_.svm_write_async(env_pool_.get(), envs_.data(), envs_.size() * sizeof(chanflow_node_env));
     rt_.svm_write_async(positions_pool_.get(), positions_.data(), positions_.size() * sizeof(std::uint64_t));
     const bool any_yielding = std::any_of(launches.begin(), launches.end(), [&](const Launch& l) {
-      return slots_[l.slot].consumer->is_yielding();
+      return l.sweep || slots_[l.slot].consumer->is_yielding();
     });
     if (any_yielding)
       check(clEnqueueSVMMemFill(rt_.queue()(), yield_counts_.get(), &kZero, sizeof kZero,
-                                launches.size() * sizeof(std::uint32_t), 0, nullptr, nullptr),
+                                kCounters * launches.size() * sizeof(std::uint32_t), 0, nullptr, nullptr),
             "clEnqueueSVMMemFill (yield counters)");
     const auto svm = indirect_svm();
 
-    const auto launch_start = Clock::now();
-    for (std::size_t i = 0; i < launches.size(); ++i) {
-      Launch& l = launches[i];
-      Slot& slot = slots_[l.slot];
-      const cl::Kernel& k = kernels_[slot.consumer->index_];
-      if (kernel_svm_[slot.consumer->index_] != svm) {  // only when allocations changed
-        set_indirect_svm(k, svm);
-        kernel_svm_[slot.consumer->index_] = svm;
-      }
-      set_arg_svm(k, 0, slot.channel->device_ptr());
-      set_arg(k, 1, cl_ulong{l.begin});
-      set_arg(k, 2, static_cast<cl_uint>(l.count));
-      set_arg_svm(k, 3, static_cast<chanflow_node_env*>(env_pool_.get()) + i);
-      l.event = launch(rt_, k, (l.count + wg_ - 1) / wg_ * wg_, wg_);
-      if (!l.restart) slot.channel->mark_dispatched(l.count);
-      stats.ces += l.count;
-      stats.ces_per_channel[slot.channel->config().name] += l.count;
-      stats.max_level = std::max(stats.max_level, slot.level);
-      if (options_.record_dispatches)
-        stats.dispatch_log.push_back(
-            {stats.rounds, slot.channel->config().name, slot.consumer->name(), slot.level, l.count, l.restart});
-    }
-    // In-order deallocation of what this round consumed, on the device right behind the round.
+    // In-order deallocation of what a pass consumed runs on the device right behind it.
     std::vector<std::uint32_t> consumed;
-    for (const auto& l : launches) consumed.push_back(slots_[l.slot].channel->id());
+    for (const auto& l : launches) {
+      if (l.sweep)
+        for (std::uint32_t d = 0; d < l.sweep->depth(); ++d) consumed.push_back(l.sweep->level(d).id());
+      else
+        consumed.push_back(slots_[l.slot].channel->id());
+    }
     std::sort(consumed.begin(), consumed.end());
     consumed.erase(std::unique(consumed.begin(), consumed.end()), consumed.end());
-    graph_.table_.enqueue_deallocate(consumed);
+
+    // A round that only sweeps is repeated on the device, as many times as the last such round
+    // earned (doubling while they finish work): no host round trip between the passes.
+    const std::uint32_t passes = sweeps_only ? chain_ : 1;
+    std::uint64_t stack_ready = 0;  // CEs ready in any stack: what a sweep's work-groups start from
+    for (const auto& v : views_) stack_ready += v.in_stack ? v.ready : 0;
+    const auto launch_start = Clock::now();
+    for (std::uint32_t pass = 0; pass < passes; ++pass) {
+      for (std::size_t i = 0; i < launches.size(); ++i) {
+        Launch& l = launches[i];
+        Slot& slot = slots_[l.slot];
+        const cl::Kernel& k = kernels_[slot.consumer->index_];
+        if (kernel_svm_[slot.consumer->index_] != svm) {  // only when allocations changed
+          set_indirect_svm(k, svm);
+          kernel_svm_[slot.consumer->index_] = svm;
+        }
+        set_arg_svm(k, 0, slot.channel->device_ptr());
+        set_arg(k, 1, cl_ulong{l.begin});
+        set_arg(k, 2, static_cast<cl_uint>(l.count));
+        set_arg_svm(k, 3, static_cast<chanflow_node_env*>(env_pool_.get()) + l.env_at);
+        l.event = launch(rt_, k, l.sweep ? std::size_t{sweep_groups(*l.sweep, stack_ready)} * wg_ : (l.count + wg_ - 1) / wg_ * wg_, wg_);
+        ++stats.dispatches;
+        if (l.sweep) {
+          ++stats.sweeps;
+          continue;
+        }
+        if (!l.restart) slot.channel->mark_dispatched(l.count);
+        stats.ces += l.count;
+        stats.ces_per_channel[slot.channel->config().name] += l.count;
+        stats.max_level = std::max(stats.max_level, slot.level);
+        if (options_.record_dispatches)
+          stats.dispatch_log.push_back(
+              {stats.rounds, slot.channel->config().name, slot.consumer->name(), slot.level, l.count, l.restart});
+      }
+      graph_.table_.enqueue_deallocate(consumed);
+    }
     rt_.finish();
     const auto launch_end = Clock::now();
     device_us += us_between(launch_start, launch_end);
     ++stats.rounds;
-    stats.dispatches += launches.size();
-    if (any_yielding) collect_yields(launches, stats);
+    if (any_yielding) {
+      const std::uint64_t finished = collect_yields(launches, passes, stats);
+      // Sweeps that finished no CE leave the channels as they were: twice in a row is no progress.
+      if (sweeps_only && finished == 0) {
+        if (++stalled_ >= 2) {
+          check_device_status();
+          no_progress();
+        }
+      } else {
+        stalled_ = 0;
+      }
+      chain_ = sweeps_only && finished > 0 ? std::min(chain_ * 2, std::max(1u, graph_.options().max_sweep_chain)) : 1;
+    }
+    stats.max_level = std::max(stats.max_level, max_level_);
 
     if (trace_.enabled()) {
       const double t0 = us_between(run_start, launch_start);
@@ -480,8 +622,8 @@ RunStats Aggregator::run() {
         const cl_ulong end = l.event.getProfilingInfo<CL_PROFILING_COMMAND_END>();
         if (i == 0) first = start;
         const Slot& slot = slots_[l.slot];
-        trace_.span(static_cast<int>(slot.consumer->index_) + 1,
-                    slot.channel->config().name + (l.restart ? " restart" : ""), t0 + (start - first) / 1e3,
+        const std::string what = l.sweep ? l.sweep->name() + " sweep" : slot.channel->config().name + (l.restart ? " restart" : "");
+        trace_.span(static_cast<int>(slot.consumer->index_) + 1, what, t0 + (start - first) / 1e3,
                     (end - start) / 1e3, {{"ces", l.count}, {"level", slot.level}, {"restart", l.restart}});
       }
     }
@@ -494,6 +636,7 @@ RunStats Aggregator::run() {
   stats.aggregator_ms = stats.wall_ms - stats.device_ms;
   stats.device_idle_on_aggregator = stats.wall_ms > 0 ? stats.aggregator_ms / stats.wall_ms : 0;
   for (const auto& s : slots_) stats.peak_channel_bytes += s.channel->footprint_bytes();
+  stats.channels = static_cast<std::uint32_t>(slots_.size());
   if (trace_.enabled()) trace_.write(options_.trace_path);
   return stats;
 }

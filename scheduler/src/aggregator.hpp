@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <deque>
+#include <map>
 #include <set>
 
 namespace chanflow {
@@ -41,17 +42,20 @@ class Aggregator {
     std::deque<Blocked> blocked;  ///< restart contexts of this channel's CEs, oldest first
   };
   struct Launch {
-    std::uint32_t slot;
+    std::uint32_t slot;   ///< the input channel (a sweep: its stack's level 0)
     std::uint64_t begin;  ///< first control position (range dispatch)
-    std::uint64_t count;
+    std::uint64_t count;  ///< CEs (range, restart list); 0 for a sweep
     bool restart;
     std::size_t positions_at;  ///< offset (in entries) into the positions pool (restart dispatch)
     std::size_t yields_at;     ///< offset (in records) into the yield pool
+    ChannelStackNode* sweep = nullptr;  ///< a device sweep over this stack's levels
+    std::size_t env_at = 0;             ///< first of its environments (one per level for a sweep)
     cl::Event event;
   };
 
   void collect_slots();
   Channel& port_channel(const PortTarget& port, std::uint32_t level);
+  static std::uint32_t port_ce_bytes(const PortTarget& port);
   std::int64_t port_free(const PortTarget& port, std::uint32_t level) const;
   bool port_has_room(const Slot& slot, std::uint32_t port) const;
   /// Most CEs a dispatch of `slot` may take given `free` slots in a port's target.
@@ -60,8 +64,16 @@ class Aggregator {
   void check_device_status() const;
   [[noreturn]] void no_progress() const;
   [[noreturn]] void lost_work() const;
-  void write_env(std::size_t index, const Launch& launch);
-  void collect_yields(const std::vector<Launch>& launches, RunStats& stats);
+  void write_env(std::size_t launch_index, const Launch& launch);
+  void write_sweep_envs(std::size_t launch_index, const Launch& launch);
+  bool sweepable(const Slot& slot) const;
+  std::size_t stack_index(const ChannelStackNode& stack) const;
+  /// Makes the levels a sweep of the graph's stacks may reach in a chain of sweeps.
+  void grow_stacks_for_sweeps();
+  std::uint32_t sweep_groups(const ChannelStackNode& stack, std::uint64_t ready) const;
+  /// Reads the round's yield and claim counters and keeps host restart contexts; returns the
+  /// CEs the round finished (dispatched and not yielded).
+  std::uint64_t collect_yields(const std::vector<Launch>& launches, std::uint32_t passes, RunStats& stats);
   std::vector<void*> indirect_svm() const;
   template <class T>
   static void ensure(SvmBuffer& buffer, const Runtime& rt, std::size_t count);
@@ -72,7 +84,7 @@ class Aggregator {
   const Runtime& rt_;
   std::uint32_t wg_;
   std::vector<Slot> slots_;
-  std::set<const Channel*> known_;
+  std::map<const Channel*, std::size_t> slot_of_;
   std::vector<ChannelView> views_;
   std::uint32_t max_level_ = 0;
   std::vector<cl::Kernel> kernels_;
@@ -84,7 +96,11 @@ class Aggregator {
   std::vector<std::uint64_t> positions_;       // host staging of restart lists
   SvmBuffer positions_pool_;
   SvmBuffer yield_pool_;                       // chanflow_yield_record per dispatched item
-  SvmBuffer yield_counts_;                     // one counter per launch
+  SvmBuffer yield_counts_;                     // per launch: yields, CEs a sweep claimed
+  std::map<const ChannelStackNode*, std::uint64_t> batches_;  // per stack: batches its last sweep found
+  SvmBuffer resumable_;                        // per stack and level: see chanflow_node_env::resumable
+  std::uint32_t chain_ = 1;                    // sweeps per host round while rounds only sweep
+  std::uint32_t stalled_ = 0;                  // consecutive sweep rounds that finished no CE
   Trace trace_;
 };
 

@@ -116,6 +116,12 @@ int main(int argc, char** argv) {
   run_fib_cilk->add_option("--capacity", cilk_capacity, "CEs per stack level")->capture_default_str();
   run_fib_cilk->add_option("--wg", wg_size, "work-group size")->capture_default_str();
   run_fib_cilk->add_option("--trace", trace_path, "write a Chrome-trace JSON of the dispatches (open in Perfetto)");
+  bool host_dispatch = false;
+  std::uint32_t sweep_groups = 0;
+  run_fib_cilk->add_option("--sweep-groups", sweep_groups, "work-groups per device sweep (0: chosen per round)")
+      ->capture_default_str();
+  run_fib_cilk->add_flag("--host-dispatch", host_dispatch,
+                         "no device sweeps: host-sized dispatches of each level, host-kept restart contexts");
 
   CLI11_PARSE(app, argc, argv);
 
@@ -144,13 +150,13 @@ int main(int argc, char** argv) {
       Greedy greedy;
       Levelized levelized;
       SchedulingPolicy& policy = cilk_policy == "greedy" ? static_cast<SchedulingPolicy&>(greedy) : levelized;
-      const auto r = examples::fib_cilk(rt, fib_n, policy, {.capacity_per_level = cilk_capacity, .wg_size = wg_size},
+      const auto r = examples::fib_cilk(rt, fib_n, policy, {.capacity_per_level = cilk_capacity, .wg_size = wg_size, .device_sweeps = !host_dispatch, .sweep_groups = sweep_groups},
                                         {.trace_path = trace_path});
       const auto expected = examples::fib_serial(fib_n);
       const auto& st = r.stats;
       fmt::print("fib({}) = {} on {} ({})\n", fib_n, r.value, rt.caps().name, r.value == expected ? "correct" : "WRONG");
-      fmt::print("policy {}: {:.3f} ms, {} rounds, {} dispatches, {} CEs, depth {}\n", st.policy, st.wall_ms, st.rounds,
-                 st.dispatches, st.ces, st.max_level);
+      fmt::print("policy {}: {:.3f} ms, {} rounds, {} dispatches ({} device sweeps), {} CEs, depth {}\n", st.policy,
+                 st.wall_ms, st.rounds, st.dispatches, st.sweeps, st.ces, st.max_level);
       fmt::print("yields {} ({} after the continuation), restarts {} in {} dispatches\n", st.yields, st.partial_yields,
                  st.restarts, st.restart_dispatches);
       fmt::print("memory: peak live {} bytes, channels allocated {} bytes; device idle on the aggregator {:.1f}%\n",

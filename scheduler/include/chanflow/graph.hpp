@@ -194,6 +194,17 @@ struct GraphOptions {
   std::uint32_t wg_size = 64;
   std::uint32_t max_channels = 1024;  ///< channel-table slots (stack levels count one each)
   ScanPath scan = ScanPath::Auto;
+  /// Device sweeps: a channel stack the policy chose in a round whose consumer yields (or has
+  /// no output ports) is dispatched as one sweep over all its levels: work-groups that each
+  /// claim, when they start, a work-group's worth of ready CEs on the device from the deepest
+  /// level with room in its outputs, so later work-groups take what earlier ones produced. A
+  /// yielded CE is published again in its own channel, and a later claim restarts it. Rounds
+  /// that only sweep are chained on the device (up to max_sweep_chain sweeps and deallocations
+  /// per host round trip). Off: every dispatch is a host-sized range, and restarts are
+  /// host-kept records.
+  bool device_sweeps = true;
+  std::uint32_t sweep_groups = 0;      ///< work-groups per sweep; 0: enough to claim every CE the levels hold
+  std::uint32_t max_sweep_chain = 16;  ///< most sweeps of a stack per host round
 };
 
 /// One dispatch, as made (RunOptions::record_dispatches).
@@ -219,10 +230,12 @@ struct RunStats {
   std::uint64_t peak_channel_bytes = 0;  ///< channel memory allocated at the end (grows with stacks)
   std::uint64_t peak_live_bytes = 0;     ///< most CE bytes allocated at once, over all channels
   std::uint64_t yields = 0;              ///< restart contexts written by yielding work-groups
-  std::uint64_t partial_yields = 0;      ///< of those, tasks that had flushed their continuation
-  std::uint64_t restarts = 0;            ///< restart contexts dispatched again
+  std::uint64_t partial_yields = 0;      ///< of those, tasks that had flushed their continuation (host-kept only)
+  std::uint64_t restarts = 0;            ///< restart contexts dispatched again (a sweep's: counted at the yield)
   std::uint64_t restart_dispatches = 0;
+  std::uint64_t sweeps = 0;              ///< device sweeps (each counted in dispatches too)
   std::uint32_t max_level = 0;
+  std::uint32_t channels = 0;            ///< concrete channels at the end (stack levels one each)
   std::string policy;
   std::vector<DispatchRecord> dispatch_log;  ///< filled when RunOptions::record_dispatches
   double mean_ces_per_dispatch() const { return dispatches ? double(ces) / dispatches : 0.0; }

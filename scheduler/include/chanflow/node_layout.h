@@ -75,7 +75,7 @@ typedef struct chanflow_node_env {
   CHANFLOW_SVM_STRUCT_PTR(chanflow_status) status;
   CHANFLOW_SVM_STRUCT_PTR(ulong) positions;  /* restart dispatch: control positions; 0: a range */
   CHANFLOW_SVM_STRUCT_PTR(chanflow_yield_record) yields; /* this dispatch's yield records */
-  CHANFLOW_SVM_STRUCT_PTR(uint) yield_count;
+  CHANFLOW_SVM_STRUCT_PTR(uint) yield_count; /* [0]: yields; [1], [2]: CEs and batches a sweep claimed */
   chanflow_u32 max_spawns[CHANFLOW_MAX_PORTS]; /* per work-item, as declared on the edge */
   chanflow_u32 ce_words[CHANFLOW_MAX_PORTS];
   chanflow_u32 staging_offset[CHANFLOW_MAX_PORTS]; /* in words */
@@ -86,9 +86,17 @@ typedef struct chanflow_node_env {
   chanflow_u32 cont_port;      /* port holding the task's continuation, or 0xffffffff */
   chanflow_u32 yield_capacity; /* records `yields` can hold */
   chanflow_u32 frames;         /* 1: the input is a continuation stack (CEs start with chanflow_frame) */
-  chanflow_u32 pad_;
+  chanflow_u32 sweep_levels;   /* 0: a range or list dispatch; else a sweep over this many levels */
+  CHANFLOW_SVM_STRUCT_PTR(chanflow_channel) in; /* the input channel (this level's, in a sweep) */
+  /* A sweep: CEs of this level published again after reserving their continuation (they need no
+   * room in the continuation port to go on); kept across sweeps. 0 otherwise. */
+  CHANFLOW_SVM_STRUCT_PTR(uint) resumable;
 } chanflow_node_env;
 
-#define CHANFLOW_NODE_ENV_BYTES 232
+#define CHANFLOW_NODE_ENV_BYTES 248
+
+/* A sweep spans at most this many levels of a stack (each work-group's leader looks at them
+ * all, deepest first, for CEs to claim). */
+#define CHANFLOW_SWEEP_MAX_LEVELS 64
 
 #endif /* CHANFLOW_NODE_LAYOUT_H */
