@@ -66,18 +66,36 @@ TEST_CASE("A task that reserved its continuation and then yielded resumes withou
           doctest::timeout(300)) {
   Greedy greedy;
   const std::uint32_t n = 20;
-  const auto r = fib_cilk(runtime(), n, greedy, {.capacity_per_level = 64, .wg_size = 16});
-  REQUIRE(r.value == fib_serial(n));
-  CHECK(r.stats.partial_yields > 0);  // some tasks yielded on their children after the continuation
-  // fib(n) has fib(n) leaves and fib(n) - 1 inner calls: one continuation each, no more.
-  CHECK(channel_ces(r.stats, "fib_cont") == fib_serial(n) - 1);
-  // Every call entered the task stack once; resumed contexts are counted apart from it.
-  CHECK(channel_ces(r.stats, "fib") - r.stats.restarts == 2 * fib_serial(n) - 1);
+  for (const bool sweeps : {false, true}) {
+    CAPTURE(sweeps);
+    // Sweeps that claim without looking for room make work-groups yield past their continuation.
+    const auto r = fib_cilk(runtime(), n, greedy,
+                            {.capacity_per_level = 64, .wg_size = 16, .device_sweeps = sweeps,
+                             .sweep_groups = sweeps ? 16u : 0u, .sweep_room_check = false});
+    REQUIRE(r.value == fib_serial(n));
+    CHECK(r.stats.partial_yields > 0);  // some tasks yielded on their children after the continuation
+    // fib(n) has fib(n) leaves and fib(n) - 1 inner calls: one continuation each, no more.
+    CHECK(channel_ces(r.stats, "fib_cont") == fib_serial(n) - 1);
+    // Every call entered the task stack once; resumed contexts are counted apart from it.
+    CHECK(channel_ces(r.stats, "fib") - r.stats.restarts == 2 * fib_serial(n) - 1);
+  }
 }
 
-TEST_CASE("Blocked contexts are restarted in batches") {
+TEST_CASE("A sweep restarts yielded CEs from their own channel, and chains sweeps on the device") {
+  Levelized levelized;
+  const auto r = fib_cilk(runtime(), 22, levelized, {.capacity_per_level = 128, .wg_size = 32});
+  REQUIRE(r.value == fib_serial(22));
+  CHECK(r.stats.sweeps > 0);
+  CHECK(r.stats.sweeps == r.stats.dispatches);  // every dispatch of this graph was a sweep
+  CHECK(r.stats.yields > 0);
+  CHECK(r.stats.restarts == r.stats.yields);
+  CHECK(r.stats.dispatches > 2 * r.stats.rounds);  // more than one sweep per stack per host round
+}
+
+TEST_CASE("Blocked contexts are restarted in batches (host-sized dispatches)") {
   Greedy greedy;
-  const auto r = fib_cilk(runtime(), 20, greedy, {.capacity_per_level = 256, .wg_size = 32}, {.record_dispatches = true});
+  const auto r = fib_cilk(runtime(), 20, greedy, {.capacity_per_level = 256, .wg_size = 32, .device_sweeps = false},
+                          {.record_dispatches = true});
   REQUIRE(r.value == fib_serial(20));
   REQUIRE(r.stats.restart_dispatches > 0);
   CHECK(r.stats.restarts > r.stats.restart_dispatches);  // more than one context per restart dispatch
@@ -100,7 +118,9 @@ TEST_CASE("With a fixed capacity per level, channel memory grows only with the d
     CAPTURE(n);
     const auto r = fib_cilk(runtime(), n, levelized, {.capacity_per_level = cap, .wg_size = wg});
     REQUIRE(r.value == fib_serial(n));
-    const std::uint32_t levels = r.stats.max_level + 2;  // levels 0..max, and the one a dispatch could reach
+    const std::uint32_t levels = r.stats.channels / 2;  // both stacks grow together
+    CHECK(levels >= r.stats.max_level + 1);
+    CHECK(levels <= r.stats.max_level + 1 + 8);  // a few levels made ahead for device sweeps
     // Live CEs never exceed what the levels can hold, whatever fib(n)'s breadth.
     CHECK(r.stats.peak_live_bytes <= std::uint64_t{levels} * cap * (sizeof(examples::FibFrame) + sizeof(examples::FibCont)));
     per_level.push_back(double(r.stats.peak_channel_bytes) / levels);

@@ -98,38 +98,13 @@ void enq(__global chanflow_channel* ch, const chanflow_ticket* t, __local chanfl
   }
 }
 
-/* Makes CEs visible: with `all`, every CE of the ticket (enq); otherwise only the first CE of
- * the ticket of each item with `one` set (a CE reserved now and enqueued later by someone else
- * is left out). Collective. */
-void chanflow_publish(__global chanflow_channel* ch, const chanflow_ticket* t, int all, int one,
-                      __local chanflow_wg_scratch* s) {
-  const uint lid = chanflow_local_id();
-  const uint n = all ? t->n : (one && t->n > 0 ? 1u : 0u);
-  const uint offset = chanflow_wg_exclusive_scan(n, s);
-  /* The total is read from local memory in each region between barriers (a private copy
-   * live across the barriers was lost by PoCL 3.1 inside the node kernels' batch loop). */
-  if (lid == 0 && s->total > 0) {
-    s->ctrl_base = atom_add(&ch->ctrl_reserve_tail, (ulong)s->total);
-    CHANFLOW_COUNT_ATOMIC(ch);
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  const chanflow_ticket mine = {t->index, n, offset, s->total};
-  chanflow_write_ctrl(ch, s->ctrl_base + offset, &mine);
-  /* The CEs and control entries of the whole work-group are written before the leader
-   * counts them as published. */
-  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-  if (lid == 0 && s->total > 0) {
-    atom_add(&ch->ctrl_published, (ulong)s->total);
-    CHANFLOW_COUNT_ATOMIC(ch);
-  }
-}
-
 /* Makes one CE per active item visible, named by its physical data index: a CE reserved
  * earlier, possibly by another work-group (a continuation frame enqueued by the last child to
  * return into it). Collective; `ch` is the same for every item. */
 void enq_at(__global chanflow_channel* ch, uint index, int active, __local chanflow_wg_scratch* s) {
-  const chanflow_ticket t = {index, active ? 1u : 0u, 0u, 0u};
-  chanflow_publish(ch, &t, 1, 0, s);
+  const uint offset = chanflow_wg_exclusive_scan(active ? 1u : 0u, s);
+  const chanflow_ticket t = {index, active ? 1u : 0u, offset, s->total};
+  enq(ch, &t, s);
 }
 
 /* Physical data-array index of the CE at control position ctrl_pos. */

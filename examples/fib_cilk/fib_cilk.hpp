@@ -26,6 +26,7 @@ struct FibCilkOptions {
   bool preallocate_levels = false;
   bool device_sweeps = true;      ///< GraphOptions::device_sweeps
   std::uint32_t sweep_groups = 0;  ///< GraphOptions::sweep_groups
+  bool sweep_room_check = true;    ///< GraphOptions::sweep_room_check
 };
 
 struct FibCilkResult {

@@ -7,7 +7,7 @@ namespace chanflow::examples {
 
 FibCilkResult fib_cilk(const Runtime& runtime, std::uint32_t n, SchedulingPolicy& policy,
                        const FibCilkOptions& options, const RunOptions& run_options) {
-  Graph g(runtime, {.wg_size = options.wg_size, .device_sweeps = options.device_sweeps, .sweep_groups = options.sweep_groups});
+  Graph g(runtime, {.wg_size = options.wg_size, .device_sweeps = options.device_sweeps, .sweep_groups = options.sweep_groups, .sweep_room_check = options.sweep_room_check});
   g.add_source(std::string(examples_cl::fib_cilk_cl()));
   auto& tasks = g.channel_stack<FibFrame>("fib", options.capacity_per_level);
   auto& conts = g.channel_stack<FibCont>("fib_cont", options.capacity_per_level, StackKind::Continuations);

@@ -37,6 +37,7 @@
 typedef struct {
   __global const chanflow_node_env* env;
   __global ulong* link;                   /* the CE's {ret, ret_frame} (tasks and frames), or 0 */
+  ulong ready_frame;                      /* this task's continuation, flushed with no children */
   uint count[CHANFLOW_MAX_PORTS];
   uint patch[CHANFLOW_STAGED_CES];        /* per staged CE: return slot + 1 to patch, or 0 */
   uint staging[CHANFLOW_SPAWN_WORDS];
@@ -104,6 +105,7 @@ void chanflow_return(chanflow_ctx* ctx, ulong value) {
 void chanflow_ctx_init(chanflow_ctx* ctx, __global const chanflow_node_env* env) {
   ctx->env = env;
   ctx->link = 0;
+  ctx->ready_frame = 0;
   for (uint p = 0; p < CHANFLOW_MAX_PORTS; ++p) ctx->count[p] = 0;
 }
 
@@ -143,11 +145,10 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
     }
     for (uint w = 0; w < n * words; ++w) dst[w] = ctx->staging[env->staging_offset[p] + w];
     /* The continuation frame returns where this task would have and waits for the children;
-     * it is enqueued by the last of them, or here if it has none. Other ports' CEs are
-     * enqueued here. One path for every port: PoCL 3.1 mis-runs collectives (barriers) under
-     * a condition, even a uniform one. */
+     * it is enqueued by the last of them, or by chanflow_join if it has none. Other ports'
+     * CEs are enqueued here. One path for every port: PoCL 3.1 mis-runs collectives
+     * (barriers) under a condition, even a uniform one. */
     const int is_cont = p == env->cont_port;
-    int ready = 0;
     if (is_cont && n > 0) {
       cont_index = t.index;
       if (task) task->cont_index = t.index;
@@ -157,7 +158,7 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
       f->channel = out;
       f->index = t.index;
       f->pending = children;
-      ready = children == 0u;
+      if (children == 0u) ctx->ready_frame = (ulong)f;
     }
     const uint patch_base = chanflow_patch_base(env, p);
     for (uint k = 0; k < n && !is_cont; ++k) {
@@ -170,7 +171,8 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
         child->ret_frame = frame;
       }
     }
-    chanflow_publish(out, &t, !is_cont, ready, wg);
+    const chanflow_ticket none = {0u, 0u, 0u, 0u};
+    enq(out, is_cont ? &none : &t, wg);
     if (task && refused == CHANFLOW_NO_PORT && p + 1 > from_port) task->resume_port = p + 1;
   }
   return refused;
@@ -178,15 +180,20 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
 
 /* Tells the parent that this item's task (or continuation) has returned: `frame` is the
  * chanflow_frame its result slot lies in, or 0. The child that brings a frame's join counter to
- * zero makes it ready (enq_at into the frame's channel). Collective; frames of one work-group
- * may lie in different channels, one enq_at per channel. */
-void chanflow_join(ulong frame, __local chanflow_wg_scratch* wg) {
+ * zero makes it ready (enq_at into the frame's channel); so does a task for its own
+ * continuation when that has no children (`own`). Collective; frames of one work-group may lie
+ * in different channels, one enq_at per channel. */
+void chanflow_join(ulong frame, ulong own, __local chanflow_wg_scratch* wg) {
   const uint lid = chanflow_local_id();
-  __global chanflow_frame* f = (__global chanflow_frame*)frame;
-  int todo = 0;
-  if (f) {
+  __global chanflow_frame* f = (__global chanflow_frame*)own;
+  int todo = own != 0ul;
+  if (frame) {
     mem_fence(CLK_GLOBAL_MEM_FENCE); /* the result slot is written before the count drops */
-    todo = atomic_dec((volatile __global uint*)&f->pending) == 1u;
+    __global chanflow_frame* parent = (__global chanflow_frame*)frame;
+    if (atomic_dec((volatile __global uint*)&parent->pending) == 1u) {
+      f = parent;
+      todo = 1;
+    }
   }
   for (;;) {
     wg->scan[1][lid] = (uint)todo;
@@ -224,7 +231,8 @@ void chanflow_record_yields(__global const chanflow_node_env* env, int yields, u
                             uint port, __local chanflow_wg_scratch* wg) {
   const int sweep = env->sweep_levels != 0u;
   const uint offset = chanflow_wg_exclusive_scan(yields ? 1u : 0u, wg);
-  if (chanflow_local_id() == 0) wg->data_base = wg->total ? atomic_add(env->yield_count, wg->total) : 0u;
+  const uint total = wg->total;
+  if (chanflow_local_id() == 0) wg->data_base = total ? atomic_add(env->yield_count, total) : 0u;
   barrier(CLK_LOCAL_MEM_FENCE);
   if (yields && !sweep) {
     const uint at = (uint)wg->data_base + offset;
@@ -236,9 +244,12 @@ void chanflow_record_yields(__global const chanflow_node_env* env, int yields, u
     }
   }
   /* In a sweep, a task published again past its continuation is counted (see resumable). */
-  if (yields && sweep && env->resumable && port > env->cont_port && env->cont_port != CHANFLOW_NO_PORT)
-    atomic_inc(env->resumable);
-  enq_at(env->in, index, yields && sweep, wg);
+  if (yields && sweep && port > env->cont_port && env->cont_port != CHANFLOW_NO_PORT) {
+    atomic_inc(env->yield_count + 3);
+    if (env->resumable) atomic_inc(env->resumable);
+  }
+  const chanflow_ticket again = {index, yields && sweep ? 1u : 0u, offset, sweep ? total : 0u};
+  enq(env->in, &again, wg);
 }
 
 /* Claims up to a work-group's worth of ready CEs of `ch` for the calling work-item (a leader):
@@ -315,7 +326,7 @@ uint chanflow_next_batch(__global const chanflow_node_env* env, ulong begin, uin
       for (uint l = levels; l-- > 0u && b->n == 0u;) {
         __global const chanflow_node_env* e = env + l;
         if (!e->in || atom_add(&e->in->ctrl_published, 0ul) == atom_add(&e->in->ctrl_head, 0ul)) continue;
-        if (!chanflow_level_has_room(e)) continue;
+        if (e->room_check && !chanflow_level_has_room(e)) continue;
         uint n = 0;
         const ulong first = chanflow_claim(e->in, &n, b->index);
         if (n > 0) {
@@ -399,7 +410,7 @@ uint chanflow_next_batch(__global const chanflow_node_env* env, ulong begin, uin
     const uint refused = chanflow_flush(&ctx, task, from, wg);                                  \
     const int yields = refused != CHANFLOW_NO_PORT;                                             \
     chanflow_record_yields(env, yields, pos, index, refused, wg);                               \
-    chanflow_join(chanflow_returns(&ctx, ce && !yields) ? task->ret_frame : 0ul, wg);           \
+    chanflow_join(chanflow_returns(&ctx, ce && !yields) ? task->ret_frame : 0ul, ctx.ready_frame, wg); \
     chanflow_tfree_index(in, index, active && !yields, wg);                                     \
   }                                                                                             \
   CHANFLOW_NODE_KERNEL(name)
@@ -415,7 +426,7 @@ uint chanflow_next_batch(__global const chanflow_node_env* env, ulong begin, uin
     ctx.link = (__global ulong*)frame;                                                          \
     if (ce) body(ce, &ctx);                                                                     \
     chanflow_flush(&ctx, 0, 0u, wg);                                                            \
-    chanflow_join(chanflow_returns(&ctx, ce != 0) ? frame->ret_frame : 0ul, wg);                \
+    chanflow_join(chanflow_returns(&ctx, ce != 0) ? frame->ret_frame : 0ul, ctx.ready_frame, wg); \
     chanflow_tfree_index(in, index, active, wg);                                                \
   }                                                                                             \
   CHANFLOW_NODE_KERNEL(name)

@@ -94,6 +94,8 @@ int main(int argc, char** argv) {
       ->delimiter(',')->capture_default_str();
   bench_yield->add_option("--reps", yield_opts.reps, "timed repetitions")->capture_default_str()->check(CLI::PositiveNumber);
   bench_yield->add_option("--wg", yield_opts.wg_size, "work-group size")->capture_default_str();
+  bench_yield->add_flag("--host-rows", yield_opts.host_rows,
+                        "also time the bounded runs with host-sized dispatches (no device sweeps)");
 
   auto* run_cmd = app.add_subcommand("run", "run a workload on the device and check it against a serial reference");
   run_cmd->require_subcommand(1);

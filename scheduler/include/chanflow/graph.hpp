@@ -203,7 +203,11 @@ struct GraphOptions {
   /// per host round trip). Off: every dispatch is a host-sized range, and restarts are
   /// host-kept records.
   bool device_sweeps = true;
-  std::uint32_t sweep_groups = 0;      ///< work-groups per sweep; 0: enough to claim every CE the levels hold
+  std::uint32_t sweep_groups = 0;      ///< work-groups per sweep; 0: sized from the last sweeps' batches
+  /// A sweep claims a level's CEs only if a full work-group request fits in its outputs (the
+  /// continuation port aside while the level holds resumed tasks). Off: it claims whatever is
+  /// ready and lets the work-groups yield (more yields; useful to exercise restarts).
+  bool sweep_room_check = true;
   std::uint32_t max_sweep_chain = 16;  ///< most sweeps of a stack per host round
 };
 
@@ -230,7 +234,7 @@ struct RunStats {
   std::uint64_t peak_channel_bytes = 0;  ///< channel memory allocated at the end (grows with stacks)
   std::uint64_t peak_live_bytes = 0;     ///< most CE bytes allocated at once, over all channels
   std::uint64_t yields = 0;              ///< restart contexts written by yielding work-groups
-  std::uint64_t partial_yields = 0;      ///< of those, tasks that had flushed their continuation (host-kept only)
+  std::uint64_t partial_yields = 0;      ///< of those, tasks that had flushed their continuation
   std::uint64_t restarts = 0;            ///< restart contexts dispatched again (a sweep's: counted at the yield)
   std::uint64_t restart_dispatches = 0;
   std::uint64_t sweeps = 0;              ///< device sweeps (each counted in dispatches too)

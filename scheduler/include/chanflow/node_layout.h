@@ -75,7 +75,7 @@ typedef struct chanflow_node_env {
   CHANFLOW_SVM_STRUCT_PTR(chanflow_status) status;
   CHANFLOW_SVM_STRUCT_PTR(ulong) positions;  /* restart dispatch: control positions; 0: a range */
   CHANFLOW_SVM_STRUCT_PTR(chanflow_yield_record) yields; /* this dispatch's yield records */
-  CHANFLOW_SVM_STRUCT_PTR(uint) yield_count; /* [0]: yields; [1], [2]: CEs and batches a sweep claimed */
+  CHANFLOW_SVM_STRUCT_PTR(uint) yield_count; /* [0]: yields; a sweep's [1], [2]: CEs and batches claimed, [3]: yields past the continuation */
   chanflow_u32 max_spawns[CHANFLOW_MAX_PORTS]; /* per work-item, as declared on the edge */
   chanflow_u32 ce_words[CHANFLOW_MAX_PORTS];
   chanflow_u32 staging_offset[CHANFLOW_MAX_PORTS]; /* in words */
@@ -91,9 +91,11 @@ typedef struct chanflow_node_env {
   /* A sweep: CEs of this level published again after reserving their continuation (they need no
    * room in the continuation port to go on); kept across sweeps. 0 otherwise. */
   CHANFLOW_SVM_STRUCT_PTR(uint) resumable;
+  chanflow_u32 room_check;     /* a sweep claims only levels whose outputs have room */
+  chanflow_u32 pad_;
 } chanflow_node_env;
 
-#define CHANFLOW_NODE_ENV_BYTES 248
+#define CHANFLOW_NODE_ENV_BYTES 256
 
 /* A sweep spans at most this many levels of a stack (each work-group's leader looks at them
  * all, deepest first, for CEs to claim). */

@@ -17,6 +17,7 @@ struct YieldBenchOptions {
   std::vector<std::uint32_t> memory_sizes = {20, 25, 30, 32};
   unsigned reps = 3;
   std::uint32_t wg_size = 64;
+  bool host_rows = false;  ///< also time the bounded runs with host-sized dispatches (no device sweeps)
 };
 
 /// Prints the tables to `table` and returns the JSON result rows; every result is checked.
