@@ -45,21 +45,25 @@ TEST_CASE("Cilk-Fibonacci is correct with one work-group's request per level, wh
   Greedy greedy;
   Levelized levelized;
   std::uint64_t greedy_yields = 0;
-  for (std::uint32_t wg : {16u, 64u}) {
-    for (std::uint32_t n : {3u, 8u, 13u, 18u, 22u}) {
-      CAPTURE(wg);
-      CAPTURE(n);
-      // Two children per task: one work-group asks for 2 * wg CEs, the whole level.
-      const examples::FibCilkOptions tiny{.capacity_per_level = 2 * wg, .wg_size = wg};
-      const auto g = fib_cilk(runtime(), n, greedy, tiny);
-      const auto l = fib_cilk(runtime(), n, levelized, tiny);
-      CHECK(g.value == fib_serial(n));
-      CHECK(l.value == fib_serial(n));
-      greedy_yields += g.stats.yields;
-      CHECK(g.stats.restarts == g.stats.yields);  // every yielded context was resumed
+  for (const bool sweeps : {false, true}) {
+    for (std::uint32_t wg : {16u, 64u}) {
+      for (std::uint32_t n : {3u, 8u, 13u, 18u, 22u}) {
+        CAPTURE(sweeps);
+        CAPTURE(wg);
+        CAPTURE(n);
+        // Two children per task: one work-group asks for 2 * wg CEs, the whole level. (Sweeps
+        // prepay their outputs' room, so they do not yield; the next test makes them.)
+        const examples::FibCilkOptions tiny{.capacity_per_level = 2 * wg, .wg_size = wg, .device_sweeps = sweeps};
+        const auto g = fib_cilk(runtime(), n, greedy, tiny);
+        const auto l = fib_cilk(runtime(), n, levelized, tiny);
+        CHECK(g.value == fib_serial(n));
+        CHECK(l.value == fib_serial(n));
+        greedy_yields += g.stats.yields;
+        CHECK(g.stats.restarts == g.stats.yields);  // every yielded context was resumed
+      }
     }
+    if (!sweeps) CHECK(greedy_yields > 0);
   }
-  CHECK(greedy_yields > 0);
 }
 
 TEST_CASE("A task that reserved its continuation and then yielded resumes without reserving it twice" *
@@ -83,13 +87,19 @@ TEST_CASE("A task that reserved its continuation and then yielded resumes withou
 
 TEST_CASE("A sweep restarts yielded CEs from their own channel, and chains sweeps on the device") {
   Levelized levelized;
-  const auto r = fib_cilk(runtime(), 22, levelized, {.capacity_per_level = 128, .wg_size = 32});
-  REQUIRE(r.value == fib_serial(22));
-  CHECK(r.stats.sweeps > 0);
-  CHECK(r.stats.sweeps == r.stats.dispatches);  // every dispatch of this graph was a sweep
-  CHECK(r.stats.yields > 0);
-  CHECK(r.stats.restarts == r.stats.yields);
-  CHECK(r.stats.dispatches > 2 * r.stats.rounds);  // more than one sweep per stack per host round
+  for (const bool room_check : {true, false}) {
+    CAPTURE(room_check);
+    const auto r = fib_cilk(runtime(), 22, levelized,
+                            {.capacity_per_level = 128, .wg_size = 32, .sweep_room_check = room_check});
+    REQUIRE(r.value == fib_serial(22));
+    CHECK(r.stats.sweeps > 0);
+    CHECK(r.stats.sweeps == r.stats.dispatches);  // every dispatch of this graph was a sweep
+    CHECK(r.stats.dispatches > 2 * r.stats.rounds);  // more than one sweep per stack per host round
+    CHECK(r.stats.restarts == r.stats.yields);
+    // Prepaid room: work-groups never claim more than their outputs take, so none yields.
+    if (room_check) CHECK(r.stats.yields == 0);
+    else CHECK(r.stats.yields > 0);
+  }
 }
 
 TEST_CASE("Blocked contexts are restarted in batches (host-sized dispatches)") {

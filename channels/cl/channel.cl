@@ -14,8 +14,18 @@ typedef struct {
 /* Reserves `total` contiguous data elements or nothing; called by one work-item. Returns the
  * physical index of the first (see channel_layout.h). Two atomics, no retry loop: thousands of
  * work-groups contending on one compare-and-swap cost O(n^2) attempts on a GPU. */
-int chanflow_reserve_data(__global chanflow_channel* ch, uint total, uint* index) {
+int chanflow_reserve_data(__global chanflow_channel* ch, uint total, uint* index, uint prepaid) {
   *index = 0;
+  if (prepaid > 0 && total <= prepaid) {
+    /* Credits taken beforehand (chanflow_prepay): only the positions remain; the rest goes back. */
+    if (prepaid > total) atom_add(&ch->data_free, (ulong)(prepaid - total));
+    if (total == 0) return 1;
+    const ulong pos = atom_add(&ch->data_tail, (ulong)total);
+    CHANFLOW_COUNT_ATOMIC(ch);
+    *index = (uint)(pos % ch->capacity);
+    return 1;
+  }
+  if (prepaid > 0) atom_add(&ch->data_free, (ulong)prepaid);
   if (total == 0) return 1;
   if (total > ch->max_reservation) {
     atom_inc(&ch->oversized_requests);
@@ -39,16 +49,27 @@ int chanflow_reserve_data(__global chanflow_channel* ch, uint total, uint* index
   return 1;
 }
 
-/* Allocates n CEs for this work-item in channel ch. Collective. Returns a pointer to n
- * contiguous CEs, or NULL for every item of the work-group if the work-group's total does not
- * fit (nothing is reserved then). An item asking for 0 gets a non-NULL pointer it must not
- * dereference. */
-__global void* talloc(__global chanflow_channel* ch, uint n, chanflow_ticket* t,
-                      __local chanflow_wg_scratch* s) {
+/* Takes `credits` of ch's free space ahead of a talloc (by one work-item, for its work-group),
+ * or nothing: returns whether it did. The talloc that follows passes them as `prepaid`. */
+int chanflow_prepay(__global chanflow_channel* ch, uint credits) {
+  if (credits == 0) return 1;
+  if (credits > ch->max_reservation) return 0;
+  const long before = (long)atom_sub(&ch->data_free, (ulong)credits);
+  if (before < (long)credits) {
+    atom_add(&ch->data_free, (ulong)credits);
+    return 0;
+  }
+  return 1;
+}
+
+/* talloc with `prepaid` credits already taken by chanflow_prepay (uniform; 0: none): a total
+ * within them always succeeds, and what it does not use goes back. */
+__global void* chanflow_talloc_prepaid(__global chanflow_channel* ch, uint n, chanflow_ticket* t,
+                                       __local chanflow_wg_scratch* s, uint prepaid) {
   const uint offset = chanflow_wg_exclusive_scan(n, s);
   if (chanflow_local_id() == 0) {
     uint index = 0;
-    s->ok = chanflow_reserve_data(ch, s->total, &index);
+    s->ok = chanflow_reserve_data(ch, s->total, &index, prepaid);
     s->data_base = index;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -64,6 +85,15 @@ __global void* talloc(__global chanflow_channel* ch, uint n, chanflow_ticket* t,
   t->offset = offset;
   t->total = s->total;
   return ch->data + (size_t)t->index * ch->ce_bytes;
+}
+
+/* Allocates n CEs for this work-item in channel ch. Collective. Returns a pointer to n
+ * contiguous CEs, or NULL for every item of the work-group if the work-group's total does not
+ * fit (nothing is reserved then). An item asking for 0 gets a non-NULL pointer it must not
+ * dereference. */
+__global void* talloc(__global chanflow_channel* ch, uint n, chanflow_ticket* t,
+                      __local chanflow_wg_scratch* s) {
+  return chanflow_talloc_prepaid(ch, n, t, s, 0u);
 }
 
 /* Writes the control entries for a ticket's CEs from control position `first`. */

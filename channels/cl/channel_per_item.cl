@@ -6,7 +6,7 @@ __global void* talloc_per_item(__global chanflow_channel* ch, uint n, chanflow_t
   t->n = 0;
   t->offset = 0;
   t->total = 0;
-  if (!chanflow_reserve_data(ch, n, &index)) return 0;
+  if (!chanflow_reserve_data(ch, n, &index, 0u)) return 0;
   t->index = index;
   t->n = n;
   t->total = n;

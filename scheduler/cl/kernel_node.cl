@@ -38,6 +38,7 @@ typedef struct {
   __global const chanflow_node_env* env;
   __global ulong* link;                   /* the CE's {ret, ret_frame} (tasks and frames), or 0 */
   ulong ready_frame;                      /* this task's continuation, flushed with no children */
+  __local const uint* prepaid;            /* credits a sweep took per port for this batch, or 0 */
   uint count[CHANFLOW_MAX_PORTS];
   uint patch[CHANFLOW_STAGED_CES];        /* per staged CE: return slot + 1 to patch, or 0 */
   uint staging[CHANFLOW_SPAWN_WORDS];
@@ -106,6 +107,7 @@ void chanflow_ctx_init(chanflow_ctx* ctx, __global const chanflow_node_env* env)
   ctx->env = env;
   ctx->link = 0;
   ctx->ready_frame = 0;
+  ctx->prepaid = 0;
   for (uint p = 0; p < CHANFLOW_MAX_PORTS; ++p) ctx->count[p] = 0;
 }
 
@@ -136,7 +138,7 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
     }
     const uint words = env->ce_words[p];
     chanflow_ticket t;
-    __global uint* dst = (__global uint*)talloc(out, n, &t, wg);
+    __global uint* dst = (__global uint*)chanflow_talloc_prepaid(out, n, &t, wg, ctx->prepaid ? ctx->prepaid[p] : 0u);
     if (!dst) {
       /* Uniform: the work-group's request on this port was refused. */
       if (!env->yielding && chanflow_local_id() == 0) chanflow_report(env, CHANFLOW_ERR_CHANNEL_FULL, p, 0);
@@ -283,27 +285,37 @@ ulong chanflow_claim(__global chanflow_channel* ch, uint* n, __local uint* index
   return 0;
 }
 
-/* Whether a work-group of this level's node could flush a full request into every port now
- * (a sweep does not claim CEs that would only yield again). The continuation port is not
- * asked while the level holds tasks resumed after reserving their continuation: they need no
- * room there, and must not wait for it (their own frames may be what holds it full). */
-int chanflow_level_has_room(__global const chanflow_node_env* env) {
-  const int resumable = env->resumable && atomic_add(env->resumable, 0u) > 0u;
-  for (uint p = 0; p < env->ports; ++p) {
-    if (p == env->cont_port && resumable) continue;
+/* Takes, for a sweep's work-group about to claim a batch of this level, the credits a full
+ * work-group request needs in every output port (all or none: returns whether it got them),
+ * so that concurrent work-groups cannot claim more than the outputs can take and then yield.
+ * The continuation port is not prepaid while the level holds tasks resumed after reserving
+ * their continuation: they need no room there, and must not wait for it (their own frames may
+ * be what holds it full). */
+int chanflow_prepay_level(__global const chanflow_node_env* env, __local uint* prepaid) {
+  const int resumable = env->resumable && *(volatile __global uint*)env->resumable > 0u;
+  uint p = 0;
+  int ok = 1;
+  for (; p < env->ports && ok; ++p) {
     __global chanflow_channel* out = (__global chanflow_channel*)env->port[p];
-    if (!out) return 0; /* a level the aggregator has not made yet */
-    const long need = (long)CHANFLOW_WG_SIZE * (long)env->max_spawns[p];
-    if ((long)atom_add(&out->data_free, 0ul) < need) return 0;
+    const uint need = p == env->cont_port && resumable ? 0u : CHANFLOW_WG_SIZE * env->max_spawns[p];
+    ok = need == 0u || (out && chanflow_prepay(out, need));
+    prepaid[p] = ok ? need : 0u;
   }
-  return 1;
+  if (!ok)
+    for (uint q = 0; q + 1 < p; ++q)
+      if (prepaid[q]) {
+        atom_add(&((__global chanflow_channel*)env->port[q])->data_free, (ulong)prepaid[q]);
+        prepaid[q] = 0u;
+      }
+  return ok;
 }
 
 typedef struct {
   ulong first;
   uint level;
   uint n;
-  uint index[CHANFLOW_WG_SIZE]; /* a sweep's claimed CEs */
+  uint index[CHANFLOW_WG_SIZE];      /* a sweep's claimed CEs */
+  uint prepaid[CHANFLOW_MAX_PORTS];  /* credits taken per output port (chanflow_prepay_level) */
 } chanflow_batch;
 
 /* This work-group's batch: in a range or list dispatch its share; in a sweep (env->sweep_levels
@@ -320,15 +332,24 @@ uint chanflow_next_batch(__global const chanflow_node_env* env, ulong begin, uin
     b->n = 0;
     b->level = 0;
     b->first = begin + group_base;
+    for (uint p = 0; p < CHANFLOW_MAX_PORTS; ++p) b->prepaid[p] = 0u;
     if (levels == 0u) {
       b->n = count > group_base ? min((uint)CHANFLOW_WG_SIZE, count - group_base) : 0u;
     } else {
       for (uint l = levels; l-- > 0u && b->n == 0u;) {
         __global const chanflow_node_env* e = env + l;
-        if (!e->in || atom_add(&e->in->ctrl_published, 0ul) == atom_add(&e->in->ctrl_head, 0ul)) continue;
-        if (e->room_check && !chanflow_level_has_room(e)) continue;
+        if (!e->in) continue;
+        volatile __global chanflow_channel* in = e->in;
+        if (in->ctrl_published == in->ctrl_head) continue;
+        if (e->room_check && !chanflow_prepay_level(e, b->prepaid)) continue;
         uint n = 0;
         const ulong first = chanflow_claim(e->in, &n, b->index);
+        if (n == 0)
+          for (uint p = 0; p < e->ports; ++p)
+            if (b->prepaid[p]) {
+              atom_add(&((__global chanflow_channel*)e->port[p])->data_free, (ulong)b->prepaid[p]);
+              b->prepaid[p] = 0u;
+            }
         if (n > 0) {
           b->n = n;
           b->level = l;
@@ -370,13 +391,14 @@ uint chanflow_next_batch(__global const chanflow_node_env* env, ulong begin, uin
     uint index;                                                                                 \
     int active;                                                                                 \
     const uint level = chanflow_next_batch(env, begin, count, &batch, &pos, &index, &active);   \
-    name##_batch(env + (level == CHANFLOW_NO_PORT ? 0u : level), pos, index, active, &wg);     \
+    name##_batch(env + (level == CHANFLOW_NO_PORT ? 0u : level), pos, index, active, batch.prepaid, &wg); \
   }
 
 #define CHANFLOW_BATCH_PROLOGUE(ce_type, is_frame)                                              \
   __global chanflow_channel* in = env->in;                                                      \
   chanflow_ctx ctx;                                                                             \
   chanflow_ctx_init(&ctx, env);                                                                 \
+  ctx.prepaid = prepaid;                                                                        \
   if (get_global_id(0) == 0 && in->ce_bytes != sizeof(ce_type))                                 \
     chanflow_report(env, CHANFLOW_ERR_CE_SIZE, in->ce_bytes, (uint)sizeof(ce_type));            \
   if (get_global_id(0) == 0 && env->frames != (is_frame))                                       \
@@ -387,7 +409,7 @@ uint chanflow_next_batch(__global const chanflow_node_env* env, ulong begin, uin
 /* Defines kernel `name` consuming CEs of `ce_type` with `body(__global ce_type*, chanflow_ctx*)`. */
 #define CHANFLOW_KERNEL_NODE(name, ce_type, body)                                               \
   void name##_batch(__global const chanflow_node_env* env, ulong pos, uint index, int active,   \
-                   __local chanflow_wg_scratch* wg) {                                           \
+                    __local const uint* prepaid, __local chanflow_wg_scratch* wg) {             \
     CHANFLOW_BATCH_PROLOGUE(ce_type, 0u)                                                        \
     if (ce) body(ce, &ctx);                                                                     \
     chanflow_flush(&ctx, 0, 0u, wg);                                                            \
@@ -399,7 +421,7 @@ uint chanflow_next_batch(__global const chanflow_node_env* env, ulong begin, uin
  * A task that finishes without a continuation returns to its parent's frame. */
 #define CHANFLOW_YIELDING_KERNEL_NODE(name, ce_type, body)                                      \
   void name##_batch(__global const chanflow_node_env* env, ulong pos, uint index, int active,   \
-                   __local chanflow_wg_scratch* wg) {                                           \
+                    __local const uint* prepaid, __local chanflow_wg_scratch* wg) {             \
     CHANFLOW_BATCH_PROLOGUE(ce_type, 0u)                                                        \
     __global chanflow_task* task = (__global chanflow_task*)ce;                                 \
     ctx.link = (__global ulong*)task;                                                           \
@@ -420,7 +442,7 @@ uint chanflow_next_batch(__global const chanflow_node_env* env, ulong begin, uin
  * where the task that spawned it would have (chanflow_return). */
 #define CHANFLOW_CONTINUATION_NODE(name, ce_type, body)                                         \
   void name##_batch(__global const chanflow_node_env* env, ulong pos, uint index, int active,   \
-                   __local chanflow_wg_scratch* wg) {                                           \
+                    __local const uint* prepaid, __local chanflow_wg_scratch* wg) {             \
     CHANFLOW_BATCH_PROLOGUE(ce_type, 1u)                                                        \
     __global chanflow_frame* frame = (__global chanflow_frame*)ce;                              \
     ctx.link = (__global ulong*)frame;                                                          \

@@ -204,9 +204,12 @@ struct GraphOptions {
   /// host-kept records.
   bool device_sweeps = true;
   std::uint32_t sweep_groups = 0;      ///< work-groups per sweep; 0: sized from the last sweeps' batches
-  /// A sweep claims a level's CEs only if a full work-group request fits in its outputs (the
-  /// continuation port aside while the level holds resumed tasks). Off: it claims whatever is
-  /// ready and lets the work-groups yield (more yields; useful to exercise restarts).
+  /// A sweep's work-group claims a level's CEs only after taking the credits a full work-group
+  /// request needs in every output (the continuation port aside while the level holds resumed
+  /// tasks), so concurrent work-groups never claim more than the outputs take. Off: it claims
+  /// whatever is ready and yields what does not fit (many more yields, and yielded CEs holding
+  /// their place can stall in-order deallocation at a capacity of one request per level: a
+  /// knob to exercise restarts, not to run with).
   bool sweep_room_check = true;
   std::uint32_t max_sweep_chain = 16;  ///< most sweeps of a stack per host round
 };
