@@ -17,6 +17,9 @@ using examples::fib_serial;
 
 namespace {
 
+// Device sweeps run on CPU devices only (GraphOptions::device_sweeps).
+bool sweeps_supported() { return (runtime().caps().type & CL_DEVICE_TYPE_CPU) != 0; }
+
 std::uint64_t channel_ces(const RunStats& s, const std::string& stack) {
   std::uint64_t total = 0;
   for (const auto& [name, ces] : s.ces_per_channel)
@@ -46,6 +49,7 @@ TEST_CASE("Cilk-Fibonacci is correct with one work-group's request per level, wh
   Levelized levelized;
   std::uint64_t greedy_yields = 0;
   for (const bool sweeps : {false, true}) {
+    if (sweeps && !sweeps_supported()) continue;
     for (std::uint32_t wg : {16u, 64u}) {
       for (std::uint32_t n : {3u, 8u, 13u, 18u, 22u}) {
         CAPTURE(sweeps);
@@ -53,7 +57,7 @@ TEST_CASE("Cilk-Fibonacci is correct with one work-group's request per level, wh
         CAPTURE(n);
         // Two children per task: one work-group asks for 2 * wg CEs, the whole level. (Sweeps
         // prepay their outputs' room, so they do not yield; the next test makes them.)
-        const examples::FibCilkOptions tiny{.capacity_per_level = 2 * wg, .wg_size = wg, .device_sweeps = sweeps};
+        const examples::FibCilkOptions tiny{.capacity_per_level = 2 * wg, .wg_size = wg, .device_sweeps = sweeps ? Sweeps::On : Sweeps::Off};
         const auto g = fib_cilk(runtime(), n, greedy, tiny);
         const auto l = fib_cilk(runtime(), n, levelized, tiny);
         CHECK(g.value == fib_serial(n));
@@ -71,10 +75,11 @@ TEST_CASE("A task that reserved its continuation and then yielded resumes withou
   Greedy greedy;
   const std::uint32_t n = 20;
   for (const bool sweeps : {false, true}) {
+    if (sweeps && !sweeps_supported()) continue;
     CAPTURE(sweeps);
     // Sweeps that claim without looking for room make work-groups yield past their continuation.
     const auto r = fib_cilk(runtime(), n, greedy,
-                            {.capacity_per_level = 64, .wg_size = 16, .device_sweeps = sweeps,
+                            {.capacity_per_level = 64, .wg_size = 16, .device_sweeps = sweeps ? Sweeps::On : Sweeps::Off,
                              .sweep_groups = sweeps ? 16u : 0u, .sweep_room_check = false});
     REQUIRE(r.value == fib_serial(n));
     CHECK(r.stats.partial_yields > 0);  // some tasks yielded on their children after the continuation
@@ -86,11 +91,13 @@ TEST_CASE("A task that reserved its continuation and then yielded resumes withou
 }
 
 TEST_CASE("A sweep restarts yielded CEs from their own channel, and chains sweeps on the device") {
+  if (!sweeps_supported()) return;
   Levelized levelized;
   for (const bool room_check : {true, false}) {
     CAPTURE(room_check);
     const auto r = fib_cilk(runtime(), 22, levelized,
-                            {.capacity_per_level = 128, .wg_size = 32, .sweep_room_check = room_check});
+                            {.capacity_per_level = 128, .wg_size = 32, .device_sweeps = Sweeps::On,
+                             .sweep_room_check = room_check});
     REQUIRE(r.value == fib_serial(22));
     CHECK(r.stats.sweeps > 0);
     CHECK(r.stats.sweeps == r.stats.dispatches);  // every dispatch of this graph was a sweep
@@ -104,7 +111,7 @@ TEST_CASE("A sweep restarts yielded CEs from their own channel, and chains sweep
 
 TEST_CASE("Blocked contexts are restarted in batches (host-sized dispatches)") {
   Greedy greedy;
-  const auto r = fib_cilk(runtime(), 20, greedy, {.capacity_per_level = 256, .wg_size = 32, .device_sweeps = false},
+  const auto r = fib_cilk(runtime(), 20, greedy, {.capacity_per_level = 256, .wg_size = 32, .device_sweeps = Sweeps::Off},
                           {.record_dispatches = true});
   REQUIRE(r.value == fib_serial(20));
   REQUIRE(r.stats.restart_dispatches > 0);

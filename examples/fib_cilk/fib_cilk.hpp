@@ -24,7 +24,7 @@ struct FibCilkOptions {
   /// Create every level the run can reach (fib(n) recurses n - 2 deep) before it starts, so a
   /// timed run does not pay for allocating levels; otherwise levels grow on demand.
   bool preallocate_levels = false;
-  bool device_sweeps = true;      ///< GraphOptions::device_sweeps
+  Sweeps device_sweeps = Sweeps::Auto;  ///< GraphOptions::device_sweeps
   std::uint32_t sweep_groups = 0;  ///< GraphOptions::sweep_groups
   bool sweep_room_check = true;    ///< GraphOptions::sweep_room_check
 };

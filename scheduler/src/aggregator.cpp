@@ -96,6 +96,18 @@ Aggregator::Aggregator(Graph& graph, SchedulingPolicy& policy, const RunOptions&
   resumable_ = SvmBuffer(rt_, std::max<std::size_t>(graph_.stacks().size(), 1) * CHANFLOW_SWEEP_MAX_LEVELS * sizeof(std::uint32_t));
   rt_.svm_fill_zero(resumable_.get(), resumable_.size());
 
+  const bool cpu = (rt_.caps().type & CL_DEVICE_TYPE_CPU) != 0;
+  switch (graph_.options().device_sweeps) {
+    case Sweeps::Auto: sweeps_ = cpu; break;
+    case Sweeps::Off: sweeps_ = false; break;
+    case Sweeps::On:
+      if (!cpu)
+        throw RunError(fmt::format("device sweeps need coherent caches: '{}' is not a CPU device, and a sweep reads "
+                                   "CEs other work-groups wrote in the same launch (use Sweeps::Auto or Sweeps::Off)",
+                                   rt_.caps().name));
+      sweeps_ = true;
+      break;
+  }
   trace_.name_row(0, "aggregator");
   for (std::size_t i = 0; i < graph_.kernels().size(); ++i)
     trace_.name_row(static_cast<int>(i) + 1, "kernel " + graph_.kernels()[i]->name());
@@ -279,7 +291,7 @@ std::size_t Aggregator::stack_index(const ChannelStackNode& stack) const {
 }
 
 bool Aggregator::sweepable(const Slot& slot) const {
-  if (!graph_.options().device_sweeps || !slot.stack) return false;
+  if (!sweeps_ || !slot.stack) return false;
   const KernelNode& k = *slot.consumer;
   return (k.is_yielding() || k.ports().empty()) && slot.stack->depth() <= CHANFLOW_SWEEP_MAX_LEVELS;
 }
@@ -303,7 +315,7 @@ std::uint32_t Aggregator::sweep_groups(const ChannelStackNode& stack, std::uint6
 // beyond the deepest work, as many as a modest amount of memory allows (levels cost
 // capacity x CE size each).
 void Aggregator::grow_stacks_for_sweeps() {
-  constexpr std::uint64_t kLookaheadBytes = 64ull << 20;
+  constexpr std::uint64_t kLookaheadBytes = 16ull << 20;
   for (const auto& s : graph_.stacks()) {
     const std::uint64_t level_bytes = std::uint64_t{s->capacity_per_level()} * s->ce_bytes();
     const std::uint32_t ahead = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(kLookaheadBytes / std::max<std::uint64_t>(level_bytes, 1), 1, 8));

@@ -99,6 +99,7 @@ class Aggregator {
   SvmBuffer yield_counts_;                     // per launch: yields, CEs a sweep claimed
   std::map<const ChannelStackNode*, std::uint64_t> batches_;  // per stack: batches its last sweep found
   SvmBuffer resumable_;                        // per stack and level: see chanflow_node_env::resumable
+  bool sweeps_ = false;                        // GraphOptions::device_sweeps, resolved for the device
   std::uint32_t chain_ = 1;                    // sweeps per host round while rounds only sweep
   std::uint32_t stalled_ = 0;                  // consecutive sweep rounds that finished no CE
   Trace trace_;

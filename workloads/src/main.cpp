@@ -118,12 +118,14 @@ int main(int argc, char** argv) {
   run_fib_cilk->add_option("--capacity", cilk_capacity, "CEs per stack level")->capture_default_str();
   run_fib_cilk->add_option("--wg", wg_size, "work-group size")->capture_default_str();
   run_fib_cilk->add_option("--trace", trace_path, "write a Chrome-trace JSON of the dispatches (open in Perfetto)");
-  bool host_dispatch = false;
+  std::string dispatch = "auto";
+  run_fib_cilk->add_option("--dispatch", dispatch,
+                           "device sweeps (sweep), host-sized dispatches of each level (host), or auto: sweeps on "
+                           "CPU devices")
+      ->check(CLI::IsMember({"auto", "sweep", "host"}))->capture_default_str();
   std::uint32_t sweep_groups = 0;
   run_fib_cilk->add_option("--sweep-groups", sweep_groups, "work-groups per device sweep (0: chosen per round)")
       ->capture_default_str();
-  run_fib_cilk->add_flag("--host-dispatch", host_dispatch,
-                         "no device sweeps: host-sized dispatches of each level, host-kept restart contexts");
 
   CLI11_PARSE(app, argc, argv);
 
@@ -152,7 +154,7 @@ int main(int argc, char** argv) {
       Greedy greedy;
       Levelized levelized;
       SchedulingPolicy& policy = cilk_policy == "greedy" ? static_cast<SchedulingPolicy&>(greedy) : levelized;
-      const auto r = examples::fib_cilk(rt, fib_n, policy, {.capacity_per_level = cilk_capacity, .wg_size = wg_size, .device_sweeps = !host_dispatch, .sweep_groups = sweep_groups},
+      const auto r = examples::fib_cilk(rt, fib_n, policy, {.capacity_per_level = cilk_capacity, .wg_size = wg_size, .device_sweeps = dispatch == "sweep" ? Sweeps::On : dispatch == "host" ? Sweeps::Off : Sweeps::Auto, .sweep_groups = sweep_groups},
                                         {.trace_path = trace_path});
       const auto expected = examples::fib_serial(fib_n);
       const auto& st = r.stats;

@@ -190,6 +190,8 @@ void make_edge(KernelNode& kernel, ChannelNode& channel, std::uint32_t max_per_i
 /// Output edge into a stack, at the processed CE's depth plus level_delta (0 or 1).
 void make_edge(KernelNode& kernel, ChannelStackNode& stack, int level_delta, std::uint32_t max_per_item = 1);
 
+enum class Sweeps { Auto, On, Off };
+
 struct GraphOptions {
   std::uint32_t wg_size = 64;
   std::uint32_t max_channels = 1024;  ///< channel-table slots (stack levels count one each)
@@ -197,12 +199,16 @@ struct GraphOptions {
   /// Device sweeps: a channel stack the policy chose in a round whose consumer yields (or has
   /// no output ports) is dispatched as one sweep over all its levels: work-groups that each
   /// claim, when they start, a work-group's worth of ready CEs on the device from the deepest
-  /// level with room in its outputs, so later work-groups take what earlier ones produced. A
+  /// level whose outputs have room, so later work-groups take what earlier ones produced. A
   /// yielded CE is published again in its own channel, and a later claim restarts it. Rounds
   /// that only sweep are chained on the device (up to max_sweep_chain sweeps and deallocations
-  /// per host round trip). Off: every dispatch is a host-sized range, and restarts are
-  /// host-kept records.
-  bool device_sweeps = true;
+  /// per host round trip). Off: every dispatch is a host-sized range of one level, and restarts
+  /// are host-kept records.
+  /// A sweep reads CEs that other work-groups wrote in the same launch, which OpenCL 1.2 does
+  /// not make visible without atomics; CPU caches are coherent, a GPU's L1 is not (on an H200
+  /// sweeps gave wrong fib-cilk results at n = 30). So Auto means on for CPU devices only, and
+  /// On is refused on any other device.
+  Sweeps device_sweeps = Sweeps::Auto;
   std::uint32_t sweep_groups = 0;      ///< work-groups per sweep; 0: sized from the last sweeps' batches
   /// A sweep's work-group claims a level's CEs only after taking the credits a full work-group
   /// request needs in every output (the continuation port aside while the level holds resumed

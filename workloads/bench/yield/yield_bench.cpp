@@ -21,10 +21,11 @@ struct Measured {
 };
 
 Measured measure(const Runtime& rt, std::uint32_t n, SchedulingPolicy& policy, std::uint32_t capacity,
-                 std::uint32_t wg, unsigned reps, bool sweeps = true) {
+                 std::uint32_t wg, unsigned reps, bool sweeps) {
   Measured m;
   const examples::FibCilkOptions o{
-      .capacity_per_level = capacity, .wg_size = wg, .preallocate_levels = true, .device_sweeps = sweeps};
+      .capacity_per_level = capacity, .wg_size = wg, .preallocate_levels = true,
+      .device_sweeps = sweeps ? Sweeps::On : Sweeps::Off};
   const auto expected = examples::fib_serial(n);
   m.correct = examples::fib_cilk(rt, n, policy, o).value == expected;  // warm-up and check
   std::vector<double> samples;
@@ -73,27 +74,31 @@ nlohmann::json run_yield_bench(const Runtime& rt, const YieldBenchOptions& o, st
 
   fmt::print(table, "Cilk Fibonacci on {} ({}), work-group {}, median of {}\n", rt.caps().name, rt.caps().platform,
              wg, o.reps);
+  // Device sweeps run where they are supported (CPU devices, see GraphOptions::device_sweeps);
+  // elsewhere every run uses host-sized dispatches.
+  const bool sweeps = (rt.caps().type & CL_DEVICE_TYPE_CPU) != 0;
   header("-- time against capacity per level (overhead relative to the faster unbounded run of the same policy)");
   for (std::uint32_t n : o.sizes) {
     for (SchedulingPolicy* policy : {static_cast<SchedulingPolicy*>(&levelized), static_cast<SchedulingPolicy*>(&greedy)}) {
       // The baseline is the better of the two unbounded ways to run: device sweeps, or one
       // host-sized dispatch per level (what an unbounded breadth-first run needs).
-      const auto sweep_base = measure(rt, n, *policy, kUnbounded, wg, o.reps, true);
       const auto host_base = measure(rt, n, *policy, kUnbounded, wg, o.reps, false);
+      const auto sweep_base = sweeps ? measure(rt, n, *policy, kUnbounded, wg, o.reps, true) : host_base;
       const double base = std::min(sweep_base.ms.median, host_base.ms.median);
       for (std::uint32_t groups : o.groups) {
         const std::uint32_t capacity = 2 * wg * groups;  // a work-group asks for 2 CEs per item
-        row(n, "chanflow", capacity, measure(rt, n, *policy, capacity, wg, o.reps), base);
-        if (o.host_rows) row(n, "chanflow", capacity, measure(rt, n, *policy, capacity, wg, o.reps, false), base, false);
+        row(n, "chanflow", capacity, measure(rt, n, *policy, capacity, wg, o.reps, sweeps), base, sweeps);
+        if (o.host_rows && sweeps)
+          row(n, "chanflow", capacity, measure(rt, n, *policy, capacity, wg, o.reps, false), base, false);
       }
       const std::string unbounded = policy == &greedy ? "chanflow-unbounded" : "chanflow";
-      row(n, unbounded, kUnbounded, sweep_base, base, true);
+      if (sweeps) row(n, unbounded, kUnbounded, sweep_base, base, true);
       row(n, unbounded, kUnbounded, host_base, base, false);
     }
   }
   header("-- memory: fixed capacity per level (16 work-groups' requests, levelized) vs unbounded help-first (greedy)");
   for (std::uint32_t n : o.memory_sizes) {
-    row(n, "chanflow", 32 * wg, measure(rt, n, levelized, 32 * wg, wg, 1), 0);
+    row(n, "chanflow", 32 * wg, measure(rt, n, levelized, 32 * wg, wg, 1, sweeps), 0, sweeps);
     row(n, "chanflow-unbounded", kUnbounded, measure(rt, n, greedy, kUnbounded, wg, 1, false), 0, false);
   }
   return results;
