@@ -15,12 +15,30 @@
  *   CHANFLOW_KERNEL_NODE(fib, FibTask, fib_body)
  *
  * Yielding nodes (CHANFLOW_YIELDING_KERNEL_NODE; wavefront-yield emulation, thesis 4.4): when a
- * port's reservation fails for the work-group, the ports before it have been flushed; each
- * item with spawns left records the next port in its CE (chanflow_task::resume_port), writes a
- * restart context (its control position and the port it blocked on) and keeps its CE. A
- * restart dispatch re-runs the body on those CEs and flushes only the remaining ports, so a
- * continuation reserved before the yield is never reserved twice. A yielding body is re-run
- * on resume: everything it does before returning must be idempotent (stores, not atomics).
+ * port's reservation is refused for the work-group, the items that asked on it stop there (the
+ * others go on); each records the port in its CE (chanflow_task::resume_port), leaves a restart
+ * context (a record for the aggregator, or, in a device sweep, its control entry published
+ * again) and keeps its CE. A restart re-runs the body on those CEs and flushes only the
+ * remaining ports, so a continuation reserved before the yield is never reserved twice. A
+ * yielding body is re-run on resume: everything it does before returning must be idempotent
+ * (stores, not atomics).
+ *
+ * Cilk (DESIGN.md decision 8): a pre-sync task spawns its continuation (a CE starting with
+ * chanflow_frame) on the port into a continuation stack at its own depth, and its children with
+ * chanflow_spawn_child(ctx, port, child, slot); the continuation node
+ * (CHANFLOW_CONTINUATION_NODE) runs once every child has returned into its slots (a join
+ * counter in the frame; the last child enqueues it). Tasks and continuations return values
+ * with chanflow_return(ctx, value).
+ *
+ *   void fib_pre_sync(__global FibFrame* f, chanflow_ctx* ctx) {
+ *     if (f->n <= 2) { chanflow_return(ctx, 1); return; }
+ *     const FibCont cont = {{0}, 0, 0};                 // slots x, y
+ *     chanflow_spawn(ctx, 0, cont);
+ *     const FibFrame a = {{0}, f->n - 1}, b = {{0}, f->n - 2};
+ *     chanflow_spawn_child(ctx, 1, a, 0);
+ *     chanflow_spawn_child(ctx, 1, b, 1);
+ *   }
+ *   void fib_post_sync(__global FibCont* c, chanflow_ctx* ctx) { chanflow_return(ctx, c->x + c->y); }
  *
  * Build options set by the graph: CHANFLOW_WG_SIZE, CHANFLOW_SPAWN_WORDS (private staging per
  * work-item, in 32-bit words) and CHANFLOW_STAGED_CES (spawns per work-item over all ports). */
