@@ -141,7 +141,7 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
   uint cont_index = task ? task->cont_index : 0u;
   uint children = 0;
   uint refused = CHANFLOW_NO_PORT;
-  for (uint p = 0; p < env->ports; ++p) {
+  for (uint p = 0; p < env->ports && env->cont_port != CHANFLOW_NO_PORT; ++p) {
     const uint patch_base = chanflow_patch_base(env, p);
     for (uint k = 0; k < ctx->count[p]; ++k) children += ctx->patch[patch_base + k] != 0u;
   }
@@ -191,8 +191,8 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
         child->ret_frame = frame;
       }
     }
-    const chanflow_ticket none = {0u, 0u, 0u, 0u};
-    enq(out, is_cont ? &none : &t, wg);
+    if (is_cont) t.n = t.total = 0u; /* frames are enqueued by chanflow_join */
+    enq(out, &t, wg);
     if (task && refused == CHANFLOW_NO_PORT && p + 1 > from_port) task->resume_port = p + 1;
   }
   return refused;
