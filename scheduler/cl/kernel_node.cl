@@ -249,7 +249,7 @@ int chanflow_returns(const chanflow_ctx* ctx, int ran) {
  * of that level restarts. */
 void chanflow_record_yields(__global const chanflow_node_env* env, int yields, ulong ctrl_pos, uint index,
                             uint port, __local chanflow_wg_scratch* wg) {
-  const int sweep = env->sweep_levels != 0u;
+  const int sweep = env->sweep_levels != 0u && !env->ranged;
   const uint offset = chanflow_wg_exclusive_scan(yields ? 1u : 0u, wg);
   const uint total = wg->total;
   if (chanflow_local_id() == 0) wg->data_base = total ? atomic_add(env->yield_count, total) : 0u;
@@ -259,6 +259,7 @@ void chanflow_record_yields(__global const chanflow_node_env* env, int yields, u
     if (at < env->yield_capacity) {
       env->yields[at].ctrl_pos = ctrl_pos;
       env->yields[at].blocked_port = port;
+      env->yields[at].depth = env->depth;
     } else {
       chanflow_report(env, CHANFLOW_ERR_YIELD_SPACE, at, env->yield_capacity);
     }
@@ -336,7 +337,8 @@ typedef struct {
   uint prepaid[CHANFLOW_MAX_PORTS];  /* credits taken per output port (chanflow_prepay_level) */
 } chanflow_batch;
 
-/* This work-group's batch: in a range or list dispatch its share; in a sweep (env->sweep_levels
+/* This work-group's batch: in a range or list dispatch its share (in a multi-level range
+ * dispatch, of the level its group id falls in); in a sweep (env->sweep_levels
  * levels, env[l] for level l) up to a work-group's worth of the deepest level with ready CEs and
  * room in its outputs, claimed when the work-group starts, so work-groups starting later take
  * what earlier ones produced. Returns the level (CHANFLOW_NO_PORT: nothing to do) and this
@@ -353,6 +355,17 @@ uint chanflow_next_batch(__global const chanflow_node_env* env, ulong begin, uin
     for (uint p = 0; p < CHANFLOW_MAX_PORTS; ++p) b->prepaid[p] = 0u;
     if (levels == 0u) {
       b->n = count > group_base ? min((uint)CHANFLOW_WG_SIZE, count - group_base) : 0u;
+    } else if (env->ranged) {
+      const uint group = (uint)get_group_id(0);
+      for (uint l = 0; l < levels && b->n == 0u; ++l) {
+        __global const chanflow_node_env* e = env + l;
+        const uint groups = (e->range_count + CHANFLOW_WG_SIZE - 1u) / CHANFLOW_WG_SIZE;
+        if (group < e->group_first || group >= e->group_first + groups) continue;
+        const uint offset = (group - e->group_first) * CHANFLOW_WG_SIZE;
+        b->level = l;
+        b->first = e->range_begin + offset;
+        b->n = min((uint)CHANFLOW_WG_SIZE, e->range_count - offset);
+      }
     } else {
       for (uint l = levels; l-- > 0u && b->n == 0u;) {
         __global const chanflow_node_env* e = env + l;
@@ -388,7 +401,7 @@ uint chanflow_next_batch(__global const chanflow_node_env* env, ulong begin, uin
   const uint level = n > 0u ? b->level : CHANFLOW_NO_PORT;
   if (!*active)
     *index = 0u;
-  else if (levels > 0u)
+  else if (levels > 0u && !env->ranged)
     *index = b->index[lid];
   else
     *index = chanflow_ce_index(env[level].in, *pos);

@@ -237,14 +237,15 @@ void Aggregator::write_env(std::size_t launch_index, const Launch& l) {
   for (std::size_t p = 0; p < k.ports().size(); ++p) {
     const auto& port = k.ports()[p];
     const std::uint32_t words = port_ce_bytes(port) / 4;
-    // A sweep's deepest levels may point at a level not made yet: 0, which has no room.
+    // A multi-level launch's deepest levels may point at a level not made yet: 0, which has no
+    // room (a sweep's work-groups skip it; a range dispatch never has CEs there).
     Channel* target = nullptr;
     if (auto* c = std::get_if<ChannelNode*>(&port.node)) {
       target = &(*c)->channel();
     } else {
       auto* stack = std::get<ChannelStackNode*>(port.node);
       const std::uint32_t d = slot.level + static_cast<std::uint32_t>(port.level_delta);
-      if (!l.sweep || d < stack->depth()) target = &stack->level(d);
+      if ((!l.sweep && !l.stack) || d < stack->depth()) target = &stack->level(d);
     }
     e.port[p] = target ? reinterpret_cast<std::uint64_t>(target->device_ptr()) : 0;
     e.max_spawns[p] = port.max_per_item;
@@ -288,6 +289,59 @@ std::size_t Aggregator::stack_index(const ChannelStackNode& stack) const {
   const auto& stacks = graph_.stacks();
   return static_cast<std::size_t>(
       std::find_if(stacks.begin(), stacks.end(), [&](const auto& s) { return s.get() == &stack; }) - stacks.begin());
+}
+
+void Aggregator::merge_level_ranges(std::vector<Launch>& launches, std::size_t& yield_records) const {
+  std::vector<Launch> out;
+  std::map<ChannelStackNode*, std::size_t> merged;  // stack -> index in out
+  std::map<ChannelStackNode*, std::size_t> per_stack;
+  for (const auto& l : launches)
+    if (!l.sweep && !l.restart && slots_[l.slot].stack) ++per_stack[slots_[l.slot].stack];
+  for (auto& l : launches) {
+    ChannelStackNode* stack = l.sweep || l.restart ? nullptr : slots_[l.slot].stack;
+    if (!stack || per_stack[stack] < 2) {
+      out.push_back(std::move(l));
+      continue;
+    }
+    auto [it, fresh] = merged.emplace(stack, out.size());
+    if (fresh) {
+      Launch m{static_cast<std::uint32_t>(slot_of_.at(&stack->level(0))), 0, 0, false, 0, 0, nullptr, 0, {}};
+      m.stack = stack;
+      out.push_back(std::move(m));
+    }
+    Launch& m = out[it->second];
+    m.ranges.push_back({l.slot, l.begin, l.count});
+    m.count += l.count;
+  }
+  // A merged launch's yield records are one block: each record names its level.
+  for (auto& l : out)
+    if (l.stack) {
+      l.yields_at = yield_records;
+      yield_records += l.count;
+    }
+  launches = std::move(out);
+}
+
+// One environment per level of the stack; the levels with a range get consecutive work-groups.
+void Aggregator::write_ranged_envs(std::size_t launch_index, const Launch& l) {
+  std::uint32_t group = 0;
+  const std::uint32_t levels = l.stack->depth();
+  for (std::uint32_t d = 0; d < levels; ++d) {
+    Launch level = l;
+    level.env_at = l.env_at + d;
+    level.slot = static_cast<std::uint32_t>(slot_of_.at(&l.stack->level(d)));
+    write_env(launch_index, level);
+    chanflow_node_env& e = envs_[level.env_at];
+    e.sweep_levels = levels;
+    e.ranged = 1;
+    e.group_first = group;
+    for (const auto& r : l.ranges)
+      if (r.slot == level.slot) {
+        e.range_begin = r.begin;
+        e.range_count = static_cast<std::uint32_t>(r.count);
+        group += static_cast<std::uint32_t>((r.count + wg_ - 1) / wg_);
+      }
+  }
 }
 
 bool Aggregator::sweepable(const Slot& slot) const {
@@ -357,9 +411,10 @@ std::uint64_t Aggregator::collect_yields(const std::vector<Launch>& launches, st
     records.resize(n);
     rt_.svm_read(records.data(), static_cast<chanflow_yield_record*>(yield_pool_.get()) + launches[i].yields_at,
                  n * sizeof(chanflow_yield_record));
-    Slot& slot = slots_[launches[i].slot];
-    const auto cont = slot.consumer->continuation_port();
+    const auto cont = slots_[launches[i].slot].consumer->continuation_port();
     for (const auto& r : records) {
+      // A multi-level launch's record names its level.
+      Slot& slot = launches[i].stack ? slots_[slot_of_.at(&launches[i].stack->level(r.depth))] : slots_[launches[i].slot];
       slot.blocked.push_back({r.ctrl_pos, r.blocked_port});
       stats.partial_yields += cont && r.blocked_port > *cont;
     }
@@ -523,6 +578,8 @@ RunStats Aggregator::run() {
       launches.push_back({id, begin, count, false, 0, yield_records, {}});
       yield_records += count;
     }
+    merge_level_ranges(launches, yield_records);
+
     // After a round whose sweeps finished nothing, every stack holding ready CEs is swept,
     // whatever the policy chose (a level short of its predicate may hold what the others wait
     // for); if that finishes nothing too, no progress is possible.
@@ -553,7 +610,7 @@ RunStats Aggregator::run() {
     std::size_t env_count = 0;
     for (auto& l : launches) {
       l.env_at = env_count;
-      env_count += l.sweep ? l.sweep->depth() : 1;
+      env_count += l.sweep ? l.sweep->depth() : l.stack ? l.stack->depth() : 1;
     }
     envs_.resize(env_count);
     ensure<chanflow_node_env>(env_pool_, rt_, env_count);
@@ -563,6 +620,8 @@ RunStats Aggregator::run() {
     for (std::size_t i = 0; i < launches.size(); ++i) {
       if (launches[i].sweep)
         write_sweep_envs(i, launches[i]);
+      else if (launches[i].stack)
+        write_ranged_envs(i, launches[i]);
       else
         write_env(i, launches[i]);
     }
@@ -582,6 +641,8 @@ RunStats Aggregator::run() {
     for (const auto& l : launches) {
       if (l.sweep)
         for (std::uint32_t d = 0; d < l.sweep->depth(); ++d) consumed.push_back(l.sweep->level(d).id());
+      else if (l.stack)
+        for (const auto& r : l.ranges) consumed.push_back(slots_[r.slot].channel->id());
       else
         consumed.push_back(slots_[l.slot].channel->id());
     }
@@ -607,10 +668,29 @@ RunStats Aggregator::run() {
         set_arg(k, 1, cl_ulong{l.begin});
         set_arg(k, 2, static_cast<cl_uint>(l.count));
         set_arg_svm(k, 3, static_cast<chanflow_node_env*>(env_pool_.get()) + l.env_at);
-        l.event = launch(rt_, k, l.sweep ? std::size_t{sweep_groups(*l.sweep, stack_ready)} * wg_ : (l.count + wg_ - 1) / wg_ * wg_, wg_);
+        std::size_t groups = (l.count + wg_ - 1) / wg_;
+        if (l.sweep) groups = sweep_groups(*l.sweep, stack_ready);
+        if (l.stack) {
+          groups = 0;
+          for (const auto& r : l.ranges) groups += (r.count + wg_ - 1) / wg_;
+        }
+        l.event = launch(rt_, k, groups * wg_, wg_);
         ++stats.dispatches;
         if (l.sweep) {
           ++stats.sweeps;
+          continue;
+        }
+        if (l.stack) {
+          for (const auto& r : l.ranges) {
+            Slot& level = slots_[r.slot];
+            level.channel->mark_dispatched(r.count);
+            stats.ces += r.count;
+            stats.ces_per_channel[level.channel->config().name] += r.count;
+            stats.max_level = std::max(stats.max_level, level.level);
+            if (options_.record_dispatches)
+              stats.dispatch_log.push_back(
+                  {stats.rounds, level.channel->config().name, level.consumer->name(), level.level, r.count, false});
+          }
           continue;
         }
         if (!l.restart) slot.channel->mark_dispatched(l.count);

@@ -51,7 +51,18 @@ class Aggregator {
     ChannelStackNode* sweep = nullptr;  ///< a device sweep over this stack's levels
     std::size_t env_at = 0;             ///< first of its environments (one per level for a sweep)
     cl::Event event;
+    /// A multi-level range dispatch: the ranges of several levels of one stack in one launch.
+    struct LevelRange {
+      std::uint32_t slot;
+      std::uint64_t begin, count;
+    };
+    ChannelStackNode* stack = nullptr;
+    std::vector<LevelRange> ranges;
+    std::size_t groups() const;
   };
+  /// Merges the round's range dispatches of each stack's levels into one launch per stack.
+  void merge_level_ranges(std::vector<Launch>& launches, std::size_t& yield_records) const;
+  void write_ranged_envs(std::size_t launch_index, const Launch& launch);
 
   void collect_slots();
   Channel& port_channel(const PortTarget& port, std::uint32_t level);

@@ -39,7 +39,7 @@ typedef struct chanflow_status {
 typedef struct chanflow_yield_record {
   chanflow_u64 ctrl_pos;
   chanflow_u32 blocked_port;
-  chanflow_u32 pad_;
+  chanflow_u32 depth;  /* the level of the CE's channel (a dispatch may span a stack's levels) */
 } chanflow_yield_record;
 
 /* The header every CE of a yielding kernel node starts with (a Cilk task frame). `ret` and
@@ -92,10 +92,15 @@ typedef struct chanflow_node_env {
    * room in the continuation port to go on); kept across sweeps. 0 otherwise. */
   CHANFLOW_SVM_STRUCT_PTR(uint) resumable;
   chanflow_u32 room_check;     /* a sweep claims only levels whose outputs have room */
-  chanflow_u32 pad_;
+  /* 1: a multi-level range dispatch: sweep_levels environments, level l's work-groups from
+   * group_first on take range_count CEs from control position range_begin (host-sized). */
+  chanflow_u32 ranged;
+  chanflow_u64 range_begin;
+  chanflow_u32 range_count;
+  chanflow_u32 group_first;
 } chanflow_node_env;
 
-#define CHANFLOW_NODE_ENV_BYTES 256
+#define CHANFLOW_NODE_ENV_BYTES 272
 
 /* A sweep spans at most this many levels of a stack (each work-group's leader looks at them
  * all, deepest first, for CEs to claim). */
