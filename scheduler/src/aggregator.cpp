@@ -270,18 +270,25 @@ void Aggregator::write_env(std::size_t launch_index, const Launch& l) {
   }
 }
 
-// One environment per level, level l at env_at + l; every one carries the level count.
-void Aggregator::write_sweep_envs(std::size_t launch_index, const Launch& l) {
-  const std::uint32_t levels = l.sweep->depth();
+// One environment per level of `stack`, level d at env_at + d; each carries the level count.
+void Aggregator::write_level_envs(std::size_t launch_index, const Launch& l, ChannelStackNode& stack) {
+  const std::uint32_t levels = stack.depth();
   for (std::uint32_t d = 0; d < levels; ++d) {
     Launch level = l;
     level.env_at = l.env_at + d;
-    level.slot = static_cast<std::uint32_t>(slot_of_.at(&l.sweep->level(d)));
+    level.slot = static_cast<std::uint32_t>(slot_of_.at(&stack.level(d)));
     write_env(launch_index, level);
     envs_[level.env_at].sweep_levels = levels;
-    envs_[level.env_at].room_check = graph_.options().sweep_room_check ? 1 : 0;
-    envs_[level.env_at].resumable = reinterpret_cast<std::uint64_t>(
-        static_cast<std::uint32_t*>(resumable_.get()) + stack_index(*l.sweep) * CHANFLOW_SWEEP_MAX_LEVELS + d);
+  }
+}
+
+void Aggregator::write_sweep_envs(std::size_t launch_index, const Launch& l) {
+  write_level_envs(launch_index, l, *l.sweep);
+  for (std::uint32_t d = 0; d < l.sweep->depth(); ++d) {
+    chanflow_node_env& e = envs_[l.env_at + d];
+    e.room_check = graph_.options().sweep_room_check ? 1 : 0;
+    e.resumable = reinterpret_cast<std::uint64_t>(static_cast<std::uint32_t*>(resumable_.get()) +
+                                                  stack_index(*l.sweep) * CHANFLOW_SWEEP_MAX_LEVELS + d);
   }
 }
 
@@ -322,21 +329,16 @@ void Aggregator::merge_level_ranges(std::vector<Launch>& launches, std::size_t& 
   launches = std::move(out);
 }
 
-// One environment per level of the stack; the levels with a range get consecutive work-groups.
+// The levels with a range get consecutive work-groups.
 void Aggregator::write_ranged_envs(std::size_t launch_index, const Launch& l) {
+  write_level_envs(launch_index, l, *l.stack);
   std::uint32_t group = 0;
-  const std::uint32_t levels = l.stack->depth();
-  for (std::uint32_t d = 0; d < levels; ++d) {
-    Launch level = l;
-    level.env_at = l.env_at + d;
-    level.slot = static_cast<std::uint32_t>(slot_of_.at(&l.stack->level(d)));
-    write_env(launch_index, level);
-    chanflow_node_env& e = envs_[level.env_at];
-    e.sweep_levels = levels;
+  for (std::uint32_t d = 0; d < l.stack->depth(); ++d) {
+    chanflow_node_env& e = envs_[l.env_at + d];
     e.ranged = 1;
     e.group_first = group;
     for (const auto& r : l.ranges)
-      if (r.slot == level.slot) {
+      if (slots_[r.slot].level == d) {
         e.range_begin = r.begin;
         e.range_count = static_cast<std::uint32_t>(r.count);
         group += static_cast<std::uint32_t>((r.count + wg_ - 1) / wg_);

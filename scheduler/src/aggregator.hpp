@@ -76,6 +76,7 @@ class Aggregator {
   [[noreturn]] void no_progress() const;
   [[noreturn]] void lost_work() const;
   void write_env(std::size_t launch_index, const Launch& launch);
+  void write_level_envs(std::size_t launch_index, const Launch& launch, ChannelStackNode& stack);
   void write_sweep_envs(std::size_t launch_index, const Launch& launch);
   bool sweepable(const Slot& slot) const;
   std::size_t stack_index(const ChannelStackNode& stack) const;
