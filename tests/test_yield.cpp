@@ -17,14 +17,19 @@ using examples::fib_serial;
 
 namespace {
 
-// Device sweeps run on CPU devices only (GraphOptions::device_sweeps).
-bool sweeps_supported() { return (runtime().caps().type & CL_DEVICE_TYPE_CPU) != 0; }
-
 std::uint64_t channel_ces(const RunStats& s, const std::string& stack) {
   std::uint64_t total = 0;
   for (const auto& [name, ces] : s.ces_per_channel)
     if (name.rfind(stack + "[", 0) == 0) total += ces;
   return total;
+}
+
+// Every way a stack can be dispatched on this device: host-sized ranges, planned sweeps, and
+// claimed sweeps where they are allowed (CPU devices).
+std::vector<Sweeps> dispatch_modes() {
+  std::vector<Sweeps> modes{Sweeps::Off, Sweeps::Planned};
+  if (runtime().caps().type & CL_DEVICE_TYPE_CPU) modes.push_back(Sweeps::Claimed);
+  return modes;
 }
 
 }  // namespace
@@ -48,16 +53,15 @@ TEST_CASE("Cilk-Fibonacci is correct with one work-group's request per level, wh
   Greedy greedy;
   Levelized levelized;
   std::uint64_t greedy_yields = 0;
-  for (const bool sweeps : {false, true}) {
-    if (sweeps && !sweeps_supported()) continue;
+  for (const Sweeps mode : dispatch_modes()) {
     for (std::uint32_t wg : {16u, 64u}) {
       for (std::uint32_t n : {3u, 8u, 13u, 18u, 22u}) {
-        CAPTURE(sweeps);
+        CAPTURE(to_string(mode));
         CAPTURE(wg);
         CAPTURE(n);
         // Two children per task: one work-group asks for 2 * wg CEs, the whole level. (Sweeps
-        // prepay their outputs' room, so they do not yield; the next test makes them.)
-        const examples::FibCilkOptions tiny{.capacity_per_level = 2 * wg, .wg_size = wg, .device_sweeps = sweeps ? Sweeps::On : Sweeps::Off};
+        // admit only what their outputs take, so they do not yield; a later test makes them.)
+        const examples::FibCilkOptions tiny{.capacity_per_level = 2 * wg, .wg_size = wg, .device_sweeps = mode};
         const auto g = fib_cilk(runtime(), n, greedy, tiny);
         const auto l = fib_cilk(runtime(), n, levelized, tiny);
         CHECK(g.value == fib_serial(n));
@@ -66,7 +70,7 @@ TEST_CASE("Cilk-Fibonacci is correct with one work-group's request per level, wh
         CHECK(g.stats.restarts == g.stats.yields);  // every yielded context was resumed
       }
     }
-    if (!sweeps) CHECK(greedy_yields > 0);
+    if (mode == Sweeps::Off) CHECK(greedy_yields > 0);
   }
 }
 
@@ -74,15 +78,13 @@ TEST_CASE("A task that reserved its continuation and then yielded resumes withou
           doctest::timeout(300)) {
   Greedy greedy;
   const std::uint32_t n = 20;
-  for (const bool sweeps : {false, true}) {
-    if (sweeps && !sweeps_supported()) continue;
-    CAPTURE(sweeps);
-    const auto r = fib_cilk(runtime(), n, greedy,
-                            {.capacity_per_level = 64, .wg_size = 16, .device_sweeps = sweeps ? Sweeps::On : Sweeps::Off});
+  for (const Sweeps mode : dispatch_modes()) {
+    CAPTURE(to_string(mode));
+    const auto r = fib_cilk(runtime(), n, greedy, {.capacity_per_level = 64, .wg_size = 16, .device_sweeps = mode});
     REQUIRE(r.value == fib_serial(n));
-    // Host-sized dispatches yield here, some after reserving the continuation (sweeps prepay
-    // their room and rarely yield; the next test makes them).
-    if (!sweeps) CHECK(r.stats.partial_yields > 0);
+    // Host-sized dispatches yield here, some after reserving the continuation (sweeps admit only
+    // what their outputs take and do not yield; a later test makes claimed sweeps yield).
+    if (mode == Sweeps::Off) CHECK(r.stats.partial_yields > 0);
     // fib(n) has fib(n) leaves and fib(n) - 1 inner calls: one continuation each, no more.
     CHECK(channel_ces(r.stats, "fib_cont") == fib_serial(n) - 1);
     // Every call entered the task stack once; resumed contexts are counted apart from it.
@@ -90,15 +92,62 @@ TEST_CASE("A task that reserved its continuation and then yielded resumes withou
   }
 }
 
-TEST_CASE("A sweep restarts yielded CEs from their own channel, and chains sweeps on the device") {
-  if (!sweeps_supported()) return;
+TEST_CASE("Device sweeps are right up to n = 30 at bounded and generous capacities" * doctest::timeout(600)) {
+  // A claimed sweep reads CEs, frames and result slots written in the same launch (coherent on
+  // CPU devices only); a planned pass reads only what earlier launches wrote. On an H200,
+  // claimed sweeps gave wrong sums at n = 30 and 32; this is the test that caught it.
+  Levelized levelized;
+  Greedy greedy;
+  for (const Sweeps mode : dispatch_modes()) {
+    if (mode == Sweeps::Off) continue;
+    for (std::uint32_t n : {25u, 28u, 30u}) {
+      for (std::uint32_t capacity : {512u, 1u << 16}) {
+        CAPTURE(to_string(mode));
+        CAPTURE(n);
+        CAPTURE(capacity);
+        const auto r = fib_cilk(runtime(), n, n % 2 ? static_cast<SchedulingPolicy&>(greedy) : levelized,
+                                {.capacity_per_level = capacity, .wg_size = 64, .device_sweeps = mode});
+        CHECK(r.value == fib_serial(n));
+        CHECK(r.stats.sweeps > 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("A planned sweep chains passes on the device, each admitting only what its outputs take") {
+  Levelized levelized;
+  Greedy greedy;
+  for (SchedulingPolicy* policy : {static_cast<SchedulingPolicy*>(&levelized), static_cast<SchedulingPolicy*>(&greedy)}) {
+    CAPTURE(policy->name());
+    // Four work-groups' requests per level: levels fill, so passes must wait for room.
+    const auto r = fib_cilk(runtime(), 22, *policy, {.capacity_per_level = 256, .wg_size = 32, .device_sweeps = Sweeps::Planned});
+    REQUIRE(r.value == fib_serial(22));
+    CHECK(channel_ces(r.stats, "fib_cont") == fib_serial(22) - 1);  // one continuation per inner call
+    CHECK(channel_ces(r.stats, "fib") == 2 * fib_serial(22) - 1);   // every call once, none restarted
+    CHECK(r.stats.sweeps == r.stats.dispatches);       // every dispatch of this graph was a sweep
+    CHECK(r.stats.dispatches > 2 * r.stats.rounds);    // more than one pass per stack per host round
+    CHECK(r.stats.yields == 0);                        // worst-case admission: a pass never finds an output full
+    CHECK(r.stats.peak_live_bytes <= std::uint64_t{r.stats.channels / 2} * 256 *
+                                          (sizeof(examples::FibFrame) + sizeof(examples::FibCont)));
+  }
+}
+
+TEST_CASE("Claimed sweeps are refused where caches are not coherent") {
+  if (runtime().caps().type & CL_DEVICE_TYPE_CPU) return;
+  Levelized levelized;
+  CHECK_THROWS_WITH_AS(fib_cilk(runtime(), 10, levelized, {.device_sweeps = Sweeps::Claimed}),
+                       doctest::Contains("claimed device sweeps need coherent caches"), RunError);
+}
+
+TEST_CASE("A claimed sweep restarts yielded CEs from their own channel, and chains sweeps on the device") {
+  if (!(runtime().caps().type & CL_DEVICE_TYPE_CPU)) return;  // claimed sweeps: CPU devices only
   Levelized levelized;
   for (const bool room_check : {true, false}) {
     CAPTURE(room_check);
     // Four work-groups' requests per level: without prepaying, sweeps yield (and resume, some
     // past their continuation) but do not stall (see GraphOptions::sweep_room_check).
     const auto r = fib_cilk(runtime(), 22, levelized,
-                            {.capacity_per_level = 256, .wg_size = 32, .device_sweeps = Sweeps::On,
+                            {.capacity_per_level = 256, .wg_size = 32, .device_sweeps = Sweeps::Claimed,
                              .sweep_room_check = room_check});
     REQUIRE(r.value == fib_serial(22));
     // One continuation per inner call, and every call entered the task stack once.
@@ -156,20 +205,24 @@ TEST_CASE("Every run ends: a correct result or a no-progress diagnostic (seeded 
   std::mt19937 rng(20261121);
   Greedy greedy;
   Levelized levelized;
+  const auto modes = dispatch_modes();
   int completed = 0, stuck = 0;
-  for (int run = 0; run < 24; ++run) {
+  for (int run = 0; run < 30; ++run) {
     const std::uint32_t wg = std::array<std::uint32_t, 3>{16, 32, 64}[rng() % 3];
     const std::uint32_t groups = std::array<std::uint32_t, 4>{1, 2, 4, 16}[rng() % 4];
     const std::uint32_t n = 4 + rng() % 16;
     const bool level = rng() % 2;
+    const Sweeps mode = modes[rng() % modes.size()];
     CAPTURE(run);
+    CAPTURE(to_string(mode));
     CAPTURE(wg);
     CAPTURE(groups);
     CAPTURE(n);
     CAPTURE(level);
     try {
       const auto r = fib_cilk(runtime(), n, level ? static_cast<SchedulingPolicy&>(levelized) : greedy,
-                              {.capacity_per_level = 2 * wg * groups, .wg_size = wg}, {.max_rounds = 200000});
+                              {.capacity_per_level = 2 * wg * groups, .wg_size = wg, .device_sweeps = mode},
+                              {.max_rounds = 200000});
       CHECK(r.value == fib_serial(n));
       ++completed;
     } catch (const RunError& e) {

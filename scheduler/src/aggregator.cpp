@@ -11,6 +11,7 @@
 namespace chanflow {
 
 static_assert(sizeof(chanflow_node_env) == CHANFLOW_NODE_ENV_BYTES);
+static_assert(sizeof(chanflow_plan) == 24);
 static_assert(offsetof(chanflow_node_env, max_spawns) == 104);
 static_assert(offsetof(chanflow_node_env, yield_capacity) == 220);
 static_assert(sizeof(chanflow_yield_record) == 16);
@@ -97,16 +98,20 @@ Aggregator::Aggregator(Graph& graph, SchedulingPolicy& policy, const RunOptions&
   rt_.svm_fill_zero(resumable_.get(), resumable_.size());
 
   const bool cpu = (rt_.caps().type & CL_DEVICE_TYPE_CPU) != 0;
-  switch (graph_.options().device_sweeps) {
-    case Sweeps::Auto: sweeps_ = cpu; break;
-    case Sweeps::Off: sweeps_ = false; break;
-    case Sweeps::On:
-      if (!cpu)
-        throw RunError(fmt::format("device sweeps need coherent caches: '{}' is not a CPU device, and a sweep reads "
-                                   "CEs other work-groups wrote in the same launch (use Sweeps::Auto or Sweeps::Off)",
-                                   rt_.caps().name));
-      sweeps_ = true;
-      break;
+  sweeps_ = graph_.options().device_sweeps;
+  if (sweeps_ == Sweeps::Auto) sweeps_ = cpu ? Sweeps::Claimed : Sweeps::Planned;
+  if (sweeps_ == Sweeps::Claimed && !cpu)
+    throw RunError(fmt::format("claimed device sweeps need coherent caches: '{}' is not a CPU device, and a claimed "
+                               "sweep reads CEs other work-groups wrote in the same launch (use Sweeps::Planned, "
+                               "Auto or Off)",
+                               rt_.caps().name));
+  if (sweeps_ == Sweeps::Planned) {
+    if (graph_.options().max_channels > CHANFLOW_PLAN_MAX_CHANNELS)
+      throw RunError(fmt::format("planned device sweeps keep free space for at most {} channel-table slots; this "
+                                 "graph has {} (GraphOptions::max_channels)",
+                                 CHANFLOW_PLAN_MAX_CHANNELS, graph_.options().max_channels));
+    plan_kernel_ = rt_.kernel(program, "chanflow_plan_batches");
+    plan_pool_ = SvmBuffer(rt_, CHANFLOW_PLAN_MAX_LEVELS * sizeof(chanflow_plan));
   }
   trace_.name_row(0, "aggregator");
   for (std::size_t i = 0; i < graph_.kernels().size(); ++i)
@@ -287,6 +292,8 @@ void Aggregator::write_sweep_envs(std::size_t launch_index, const Launch& l) {
   for (std::uint32_t d = 0; d < l.sweep->depth(); ++d) {
     chanflow_node_env& e = envs_[l.env_at + d];
     e.room_check = graph_.options().sweep_room_check ? 1 : 0;
+    e.ranged = l.planned ? 1 : 0;  // ranges written by the planning kernel before each pass
+    e.planned = l.planned ? 1 : 0;
     e.resumable = reinterpret_cast<std::uint64_t>(static_cast<std::uint32_t*>(resumable_.get()) +
                                                   stack_index(*l.sweep) * CHANFLOW_SWEEP_MAX_LEVELS + d);
   }
@@ -346,10 +353,27 @@ void Aggregator::write_ranged_envs(std::size_t launch_index, const Launch& l) {
   }
 }
 
-bool Aggregator::sweepable(const Slot& slot) const {
-  if (!sweeps_ || !slot.stack) return false;
+bool Aggregator::sweepable(const Slot& slot, const std::vector<Launch>& launches) const {
+  if (sweeps_ == Sweeps::Off || !slot.stack) return false;
   const KernelNode& k = *slot.consumer;
-  return (k.is_yielding() || k.ports().empty()) && slot.stack->depth() <= CHANFLOW_SWEEP_MAX_LEVELS;
+  if (!(k.is_yielding() || k.ports().empty()) || slot.stack->depth() > CHANFLOW_SWEEP_MAX_LEVELS) return false;
+  // One planning kernel covers every level of the round's planned sweeps.
+  const auto planned = std::count_if(launches.begin(), launches.end(), [&](const Launch& l) {
+    return l.planned && l.sweep != slot.stack;
+  });
+  return sweeps_ != Sweeps::Planned ||
+         static_cast<std::size_t>(planned + 1) * CHANFLOW_SWEEP_MAX_LEVELS <= CHANFLOW_PLAN_MAX_LEVELS;
+}
+
+void Aggregator::enqueue_plan(const std::vector<void*>& svm) {
+  if (plan_kernel_svm_ != svm) {
+    set_indirect_svm(plan_kernel_, svm);
+    plan_kernel_svm_ = svm;
+  }
+  set_arg_svm(plan_kernel_, 0, plan_pool_.get());
+  set_arg(plan_kernel_, 1, static_cast<cl_uint>(plans_.size()));
+  const std::size_t local = std::min<std::size_t>(CHANFLOW_PLAN_MAX_LEVELS, rt_.caps().max_work_group_size);
+  launch(rt_, plan_kernel_, local, local);
 }
 
 // Work-groups for a sweep: each takes one batch, those starting later taking what earlier ones
@@ -518,6 +542,12 @@ RunStats Aggregator::run() {
       for (const auto& port : slot.consumer->ports())
         charged[&port_channel(port, slot.level)] += static_cast<std::int64_t>(items * port.max_per_item);
     };
+    auto add_sweep = [&](const Slot& slot) {
+      if (std::any_of(launches.begin(), launches.end(), [&](const Launch& l) { return l.sweep == slot.stack; })) return;
+      Launch l{static_cast<std::uint32_t>(slot_of_.at(&slot.stack->level(0))), 0, 0, false, 0, 0, slot.stack, 0, {}};
+      l.planned = sweeps_ == Sweeps::Planned;
+      launches.push_back(std::move(l));
+    };
     std::set<const ChannelStackNode*> held;  // stacks with host-kept restart contexts
     for (const Slot& slot : slots_)
       if (slot.stack && !slot.blocked.empty()) held.insert(slot.stack);
@@ -531,10 +561,8 @@ RunStats Aggregator::run() {
 
       // A stack the policy chose goes to the device as one sweep over its levels (unless it
       // still has host-kept restart contexts from range dispatches).
-      if (sweepable(slot) && (d.count > 0 || d.restarts > 0) && !held.count(slot.stack)) {
-        if (std::none_of(launches.begin(), launches.end(), [&](const Launch& l) { return l.sweep == slot.stack; }))
-          launches.push_back({static_cast<std::uint32_t>(slot_of_.at(&slot.stack->level(0))), 0, 0, false, 0, 0,
-                              slot.stack, 0, {}});
+      if (sweepable(slot, launches) && (d.count > 0 || d.restarts > 0) && !held.count(slot.stack)) {
+        add_sweep(slot);
         continue;
       }
 
@@ -587,10 +615,8 @@ RunStats Aggregator::run() {
     // for); if that finishes nothing too, no progress is possible.
     if (stalled_ > 0)
       for (const Slot& slot : slots_)
-        if (sweepable(slot) && !held.count(slot.stack) && views_[slot_of_.at(slot.channel)].ready > 0 &&
-            std::none_of(launches.begin(), launches.end(), [&](const Launch& l) { return l.sweep == slot.stack; }))
-          launches.push_back({static_cast<std::uint32_t>(slot_of_.at(&slot.stack->level(0))), 0, 0, false, 0, 0,
-                              slot.stack, 0, {}});
+        if (sweepable(slot, launches) && !held.count(slot.stack) && views_[slot_of_.at(slot.channel)].ready > 0)
+          add_sweep(slot);
 
     // Continuation sweeps go first: frames that complete free their stack's space and make
     // their parents ready before the task sweeps ask for new frames (measured on PoCL: n = 24
@@ -656,8 +682,21 @@ RunStats Aggregator::run() {
     const std::uint32_t passes = sweeps_only ? chain_ : 1;
     std::uint64_t stack_ready = 0;  // CEs ready in any stack: what a sweep's work-groups start from
     for (const auto& v : views_) stack_ready += v.in_stack ? v.ready : 0;
+    // A planned sweep's grid is fixed for the round's passes; the planning kernel fills it.
+    plans_.clear();
+    for (std::size_t i = 0; i < launches.size(); ++i) {
+      Launch& l = launches[i];
+      if (!l.sweep) continue;
+      l.sweep_groups = sweep_groups(*l.sweep, stack_ready);
+      if (l.planned)
+        plans_.push_back({reinterpret_cast<std::uint64_t>(static_cast<chanflow_node_env*>(env_pool_.get()) + l.env_at),
+                          reinterpret_cast<std::uint64_t>(static_cast<std::uint32_t*>(yield_counts_.get()) + kCounters * i),
+                          l.sweep->depth(), static_cast<std::uint32_t>(l.sweep_groups)});
+    }
+    if (!plans_.empty()) rt_.svm_write_async(plan_pool_.get(), plans_.data(), plans_.size() * sizeof(chanflow_plan));
     const auto launch_start = Clock::now();
     for (std::uint32_t pass = 0; pass < passes; ++pass) {
+      if (!plans_.empty()) enqueue_plan(svm);
       for (std::size_t i = 0; i < launches.size(); ++i) {
         Launch& l = launches[i];
         Slot& slot = slots_[l.slot];
@@ -671,7 +710,7 @@ RunStats Aggregator::run() {
         set_arg(k, 2, static_cast<cl_uint>(l.count));
         set_arg_svm(k, 3, static_cast<chanflow_node_env*>(env_pool_.get()) + l.env_at);
         std::size_t groups = (l.count + wg_ - 1) / wg_;
-        if (l.sweep) groups = sweep_groups(*l.sweep, stack_ready);
+        if (l.sweep) groups = l.sweep_groups;
         if (l.stack) {
           groups = 0;
           for (const auto& r : l.ranges) groups += (r.count + wg_ - 1) / wg_;
@@ -735,7 +774,7 @@ RunStats Aggregator::run() {
         const cl_ulong end = l.event.getProfilingInfo<CL_PROFILING_COMMAND_END>();
         if (i == 0) first = start;
         const Slot& slot = slots_[l.slot];
-        const std::string what = l.sweep ? l.sweep->name() + " sweep" : slot.channel->config().name + (l.restart ? " restart" : "");
+        const std::string what = l.sweep ? l.sweep->name() + (l.planned ? " planned sweep" : " sweep") : slot.channel->config().name + (l.restart ? " restart" : "");
         trace_.span(static_cast<int>(slot.consumer->index_) + 1, what, t0 + (start - first) / 1e3,
                     (end - start) / 1e3, {{"ces", l.count}, {"level", slot.level}, {"restart", l.restart}});
       }

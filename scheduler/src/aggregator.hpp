@@ -49,6 +49,8 @@ class Aggregator {
     std::size_t positions_at;  ///< offset (in entries) into the positions pool (restart dispatch)
     std::size_t yields_at;     ///< offset (in records) into the yield pool
     ChannelStackNode* sweep = nullptr;  ///< a device sweep over this stack's levels
+    bool planned = false;               ///< the sweep's ranges are planned on the device (Sweeps::Planned)
+    std::size_t sweep_groups = 0;       ///< work-groups per pass of the sweep
     std::size_t env_at = 0;             ///< first of its environments (one per level for a sweep)
     cl::Event event;
     /// A multi-level range dispatch: the ranges of several levels of one stack in one launch.
@@ -78,7 +80,10 @@ class Aggregator {
   void write_env(std::size_t launch_index, const Launch& launch);
   void write_level_envs(std::size_t launch_index, const Launch& launch, ChannelStackNode& stack);
   void write_sweep_envs(std::size_t launch_index, const Launch& launch);
-  bool sweepable(const Slot& slot) const;
+  /// Whether `slot`'s stack may go out as a sweep this round, given the launches made so far.
+  bool sweepable(const Slot& slot, const std::vector<Launch>& launches) const;
+  /// Enqueues the planning kernel for the round's planned sweeps (one pass).
+  void enqueue_plan(const std::vector<void*>& svm);
   std::size_t stack_index(const ChannelStackNode& stack) const;
   /// Makes the levels a sweep of the graph's stacks may reach in a chain of sweeps.
   void grow_stacks_for_sweeps();
@@ -111,7 +116,11 @@ class Aggregator {
   SvmBuffer yield_counts_;                     // per launch: yields, CEs a sweep claimed
   std::map<const ChannelStackNode*, std::uint64_t> batches_;  // per stack: batches its last sweep found
   SvmBuffer resumable_;                        // per stack and level: see chanflow_node_env::resumable
-  bool sweeps_ = false;                        // GraphOptions::device_sweeps, resolved for the device
+  Sweeps sweeps_ = Sweeps::Off;                // GraphOptions::device_sweeps, resolved for the device
+  cl::Kernel plan_kernel_;                     // chanflow_plan_batches (Sweeps::Planned)
+  std::vector<void*> plan_kernel_svm_;
+  std::vector<chanflow_plan> plans_;           // host staging of the round's planned sweeps
+  SvmBuffer plan_pool_;
   std::uint32_t chain_ = 1;                    // sweeps per host round while rounds only sweep
   std::uint32_t stalled_ = 0;                  // consecutive sweep rounds that finished no CE
   Trace trace_;

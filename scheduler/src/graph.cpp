@@ -273,6 +273,22 @@ const cl::Program& Graph::program() {
   return *program_;
 }
 
+const char* to_string(Sweeps sweeps) {
+  switch (sweeps) {
+    case Sweeps::Auto: return "auto";
+    case Sweeps::Claimed: return "claimed";
+    case Sweeps::Planned: return "planned";
+    case Sweeps::Off: return "host";
+  }
+  return "?";
+}
+
+Sweeps sweeps_from_string(std::string_view name) {
+  for (Sweeps s : {Sweeps::Auto, Sweeps::Claimed, Sweeps::Planned, Sweeps::Off})
+    if (name == to_string(s)) return s;
+  throw std::invalid_argument(fmt::format("unknown dispatch '{}' (auto, claimed, planned or host)", name));
+}
+
 RunStats Graph::run(SchedulingPolicy& policy, const RunOptions& options) {
   validate();
   Aggregator aggregator(*this, policy, options);

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <sstream>
 
 namespace chanflow {
@@ -245,6 +247,25 @@ Runtime::Runtime(const DeviceSelection& selection) {
   check(err, "clCreateCommandQueueWithProperties");
 }
 
+// Writes a built program's device binary (PTX text on NVIDIA, an ELF on PoCL) for inspecting
+// what the compiler made of the kernels' atomics and fences; named by a hash of its sources.
+static void dump_program_binary(const cl::Program& program, const std::string& dir, const std::string& key) {
+  std::size_t size = 0;
+  check(clGetProgramInfo(program(), CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr),
+        "clGetProgramInfo(CL_PROGRAM_BINARY_SIZES)");
+  std::vector<unsigned char> binary(size);
+  unsigned char* ptr = binary.data();
+  check(clGetProgramInfo(program(), CL_PROGRAM_BINARIES, sizeof ptr, &ptr, nullptr),
+        "clGetProgramInfo(CL_PROGRAM_BINARIES)");
+  const std::string path = fmt::format("{}/program-{:016x}.bin", dir, std::hash<std::string>{}(key));
+  if (std::FILE* f = std::fopen(path.c_str(), "wb")) {
+    std::fwrite(binary.data(), 1, binary.size(), f);
+    std::fclose(f);
+  } else {
+    fmt::print(stderr, "chanflow: cannot write {} (CHANFLOW_DUMP_PROGRAMS)\n", path);
+  }
+}
+
 cl::Program Runtime::build(const std::vector<std::string_view>& sources,
                            const std::string& options) const {
   std::string key = options + '\0';
@@ -271,6 +292,7 @@ cl::Program Runtime::build(const std::vector<std::string_view>& sources,
     while (!log.empty() && log.back() == '\0') log.pop_back();
     throw OpenCLError(fmt::format("clBuildProgram (options: '{}')", options), err, log);
   }
+  if (const char* dir = std::getenv("CHANFLOW_DUMP_PROGRAMS")) dump_program_binary(program, dir, key);
   builds_.emplace(std::move(key), program);
   return program;
 }

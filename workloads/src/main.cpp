@@ -94,8 +94,10 @@ int main(int argc, char** argv) {
       ->delimiter(',')->capture_default_str();
   bench_yield->add_option("--reps", yield_opts.reps, "timed repetitions")->capture_default_str()->check(CLI::PositiveNumber);
   bench_yield->add_option("--wg", yield_opts.wg_size, "work-group size")->capture_default_str();
-  bench_yield->add_flag("--host-rows", yield_opts.host_rows,
-                        "also time the bounded runs with host-sized dispatches (no device sweeps)");
+  bench_yield->add_option("--dispatch", yield_opts.dispatch,
+                          "how bounded runs dispatch: claimed or planned device sweeps, host-sized ranges (host), "
+                          "all three (claimed on CPU devices only), or auto (the device's default)")
+      ->check(CLI::IsMember({"auto", "claimed", "planned", "host", "all"}))->capture_default_str();
 
   auto* run_cmd = app.add_subcommand("run", "run a workload on the device and check it against a serial reference");
   run_cmd->require_subcommand(1);
@@ -120,9 +122,9 @@ int main(int argc, char** argv) {
   run_fib_cilk->add_option("--trace", trace_path, "write a Chrome-trace JSON of the dispatches (open in Perfetto)");
   std::string dispatch = "auto";
   run_fib_cilk->add_option("--dispatch", dispatch,
-                           "device sweeps (sweep), host-sized dispatches of each level (host), or auto: sweeps on "
-                           "CPU devices")
-      ->check(CLI::IsMember({"auto", "sweep", "host"}))->capture_default_str();
+                           "claimed device sweeps (CPU devices), planned device sweeps, host-sized dispatches of "
+                           "each level (host), or auto: claimed on CPU devices, planned elsewhere")
+      ->check(CLI::IsMember({"auto", "claimed", "planned", "host"}))->capture_default_str();
   std::uint32_t sweep_groups = 0;
   run_fib_cilk->add_option("--sweep-groups", sweep_groups, "work-groups per device sweep (0: chosen per round)")
       ->capture_default_str();
@@ -154,7 +156,7 @@ int main(int argc, char** argv) {
       Greedy greedy;
       Levelized levelized;
       SchedulingPolicy& policy = cilk_policy == "greedy" ? static_cast<SchedulingPolicy&>(greedy) : levelized;
-      const auto r = examples::fib_cilk(rt, fib_n, policy, {.capacity_per_level = cilk_capacity, .wg_size = wg_size, .device_sweeps = dispatch == "sweep" ? Sweeps::On : dispatch == "host" ? Sweeps::Off : Sweeps::Auto, .sweep_groups = sweep_groups},
+      const auto r = examples::fib_cilk(rt, fib_n, policy, {.capacity_per_level = cilk_capacity, .wg_size = wg_size, .device_sweeps = sweeps_from_string(dispatch), .sweep_groups = sweep_groups},
                                         {.trace_path = trace_path});
       const auto expected = examples::fib_serial(fib_n);
       const auto& st = r.stats;

@@ -190,24 +190,40 @@ void make_edge(KernelNode& kernel, ChannelNode& channel, std::uint32_t max_per_i
 /// Output edge into a stack, at the processed CE's depth plus level_delta (0 or 1).
 void make_edge(KernelNode& kernel, ChannelStackNode& stack, int level_delta, std::uint32_t max_per_item = 1);
 
-enum class Sweeps { Auto, On, Off };
+/// How a channel stack is dispatched when its consumer yields (or has no output ports).
+enum class Sweeps {
+  Auto,     ///< Claimed on CPU devices, Planned elsewhere
+  Claimed,  ///< one launch over all levels; each work-group claims ready CEs when it starts (CPU devices only)
+  Planned,  ///< one launch over all levels, its ranges planned on the device before each pass (any device)
+  Off,      ///< host-sized range dispatches of each level, restarts kept by the host
+};
+
+/// "auto", "claimed", "planned" or "host" (Off); sweeps_from_string throws std::invalid_argument
+/// for any other name.
+const char* to_string(Sweeps sweeps);
+Sweeps sweeps_from_string(std::string_view name);
 
 struct GraphOptions {
   std::uint32_t wg_size = 64;
   std::uint32_t max_channels = 1024;  ///< channel-table slots (stack levels count one each)
   ScanPath scan = ScanPath::Auto;
   /// Device sweeps: a channel stack the policy chose in a round whose consumer yields (or has
-  /// no output ports) is dispatched as one sweep over all its levels: work-groups that each
-  /// claim, when they start, a work-group's worth of ready CEs on the device from the deepest
-  /// level whose outputs have room, so later work-groups take what earlier ones produced. A
-  /// yielded CE is published again in its own channel, and a later claim restarts it. Rounds
-  /// that only sweep are chained on the device (up to max_sweep_chain sweeps and deallocations
-  /// per host round trip). Off: every dispatch is a host-sized range of one level, and restarts
-  /// are host-kept records.
-  /// A sweep reads CEs that other work-groups wrote in the same launch, which OpenCL 1.2 does
-  /// not make visible without atomics; CPU caches are coherent, a GPU's L1 is not (on an H200
-  /// sweeps gave wrong fib-cilk results at n = 30). So Auto means on for CPU devices only, and
-  /// On is refused on any other device.
+  /// no output ports) is dispatched as one sweep over all its levels, and rounds that only sweep
+  /// are chained on the device (up to max_sweep_chain sweeps and deallocations per host round
+  /// trip); a yielded CE is published again in its own channel, and a later pass restarts it.
+  /// - Claimed: work-groups each claim, when they start, a work-group's worth of ready CEs from
+  ///   the deepest level whose outputs have room, so later work-groups take what earlier ones
+  ///   produced in the same launch. That reads CEs other work-groups wrote in the same launch,
+  ///   which OpenCL 1.2 does not make visible without atomics: CPU caches are coherent, a GPU's
+  ///   L1 is not (on an H200 claimed sweeps gave wrong fib-cilk results at n = 30, and NVIDIA
+  ///   compiles mem_fence(CLK_GLOBAL_MEM_FENCE) to a work-group-scope membar.cta). So Claimed
+  ///   is refused on any device but a CPU.
+  /// - Planned: a one-work-group planning kernel before each pass gives every level the range
+  ///   of ready CEs its outputs can take in the worst case (deepest first), and the pass's
+  ///   work-groups take their share of those ranges. A pass reads only what earlier launches
+  ///   wrote, so it is coherent on any device.
+  /// - Off: every dispatch is a host-sized range of one level, and restarts are host-kept
+  ///   records.
   Sweeps device_sweeps = Sweeps::Auto;
   std::uint32_t sweep_groups = 0;      ///< work-groups per sweep; 0: sized from the last sweeps' batches
   /// A sweep's work-group claims a level's CEs only after taking the credits a full work-group

@@ -98,9 +98,28 @@ typedef struct chanflow_node_env {
   chanflow_u64 range_begin;
   chanflow_u32 range_count;
   chanflow_u32 group_first;
+  /* 1: a planned sweep: the ranges above are written on the device, by the planning kernel
+   * that runs before each pass (chanflow_plan_batches), and a yield publishes the CE again in
+   * its channel, as in a claimed sweep. */
+  chanflow_u32 planned;
+  chanflow_u32 pad;
 } chanflow_node_env;
 
-#define CHANFLOW_NODE_ENV_BYTES 272
+#define CHANFLOW_NODE_ENV_BYTES 280
+
+/* One planned sweep, as the planning kernel sees it: the launch's per-level environments and
+ * the grid it was given. */
+typedef struct chanflow_plan {
+  CHANFLOW_SVM_STRUCT_PTR(chanflow_node_env) envs; /* `levels` environments, level l at envs + l */
+  CHANFLOW_SVM_STRUCT_PTR(uint) counters;          /* the launch's counters: [1] CEs, [2] work-groups planned */
+  chanflow_u32 levels;
+  chanflow_u32 max_groups; /* work-groups in the node's launch: the plan assigns no more */
+} chanflow_plan;
+
+/* Levels one planning kernel covers (over all the planned sweeps of a round), and the channel
+ * ids it can keep free space for (the graph's channel table must not be larger). */
+#define CHANFLOW_PLAN_MAX_LEVELS 128
+#define CHANFLOW_PLAN_MAX_CHANNELS 1024
 
 /* A sweep spans at most this many levels of a stack (each work-group's leader looks at them
  * all, deepest first, for CEs to claim). */

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace chanflow::bench {
 
 namespace {
@@ -21,11 +23,10 @@ struct Measured {
 };
 
 Measured measure(const Runtime& rt, std::uint32_t n, SchedulingPolicy& policy, std::uint32_t capacity,
-                 std::uint32_t wg, unsigned reps, bool sweeps) {
+                 std::uint32_t wg, unsigned reps, Sweeps dispatch) {
   Measured m;
   const examples::FibCilkOptions o{
-      .capacity_per_level = capacity, .wg_size = wg, .preallocate_levels = true,
-      .device_sweeps = sweeps ? Sweeps::On : Sweeps::Off};
+      .capacity_per_level = capacity, .wg_size = wg, .preallocate_levels = true, .device_sweeps = dispatch};
   const auto expected = examples::fib_serial(n);
   m.correct = examples::fib_cilk(rt, n, policy, o).value == expected;  // warm-up and check
   std::vector<double> samples;
@@ -47,9 +48,9 @@ nlohmann::json run_yield_bench(const Runtime& rt, const YieldBenchOptions& o, st
   Greedy greedy;
   const std::uint32_t wg = o.wg_size;
   auto row = [&](std::uint32_t n, const std::string& impl, std::uint32_t capacity, const Measured& m, double base_ms,
-                 bool sweeps = true) {
+                 Sweeps dispatch) {
     const auto& s = m.stats;
-    const std::string label = fmt::format("{} {} {}", impl, s.policy, sweeps ? "sweep" : "host");
+    const std::string label = fmt::format("{} {} {}", impl, s.policy, to_string(dispatch));
     const std::uint64_t tasks = 3 * examples::fib_serial(n) - 2;  // calls plus continuations
     fmt::print(table, "{:>4} {:<34} {:>9} {:>10.2f} {:>7} {:>7} {:>8} {:>8} {:>11} {:>12} {:>8} {:>6} {:>4}\n", n, label,
                capacity == kUnbounded ? std::string("unbounded") : std::to_string(capacity), m.ms.median, s.rounds,
@@ -58,7 +59,7 @@ nlohmann::json run_yield_bench(const Runtime& rt, const YieldBenchOptions& o, st
                fmt::format("{:.0f}%", 100 * s.device_idle_on_aggregator), m.correct ? "yes" : "NO");
     std::fflush(table);
     results.push_back({{"workload", "fib-cilk"}, {"size", n}, {"impl", impl}, {"policy", s.policy}, {"capacity", capacity},
-                       {"dispatch", sweeps ? "sweep" : "host"}, {"wg_size", wg}, {"threads", nullptr}, {"reps", o.reps},
+                       {"dispatch", to_string(dispatch)}, {"wg_size", wg}, {"threads", nullptr}, {"reps", o.reps},
                        {"median_ms", m.ms.median}, {"min_ms", m.ms.min}, {"max_ms", m.ms.max}, {"correct", m.correct},
                        {"tasks", tasks}, {"dispatches", s.dispatches}, {"sweeps", s.sweeps}, {"rounds", s.rounds},
                        {"device_idle_on_aggregator", s.device_idle_on_aggregator}, {"yields", s.yields},
@@ -74,32 +75,40 @@ nlohmann::json run_yield_bench(const Runtime& rt, const YieldBenchOptions& o, st
 
   fmt::print(table, "Cilk Fibonacci on {} ({}), work-group {}, median of {}\n", rt.caps().name, rt.caps().platform,
              wg, o.reps);
-  // Device sweeps run where they are supported (CPU devices, see GraphOptions::device_sweeps);
-  // elsewhere every run uses host-sized dispatches.
-  const bool sweeps = (rt.caps().type & CL_DEVICE_TYPE_CPU) != 0;
-  header("-- time against capacity per level (overhead relative to the faster unbounded run of the same policy)");
+  const bool cpu = (rt.caps().type & CL_DEVICE_TYPE_CPU) != 0;
+  std::vector<Sweeps> modes;
+  if (o.dispatch == "all") {
+    if (cpu) modes.push_back(Sweeps::Claimed);
+    modes.insert(modes.end(), {Sweeps::Planned, Sweeps::Off});
+  } else if (o.dispatch == "auto") {
+    modes.push_back(cpu ? Sweeps::Claimed : Sweeps::Planned);
+  } else {
+    modes.push_back(sweeps_from_string(o.dispatch));
+  }
+  const Sweeps memory_mode = modes.front();
+  header("-- time against capacity per level (overhead relative to the fastest unbounded run of the same policy)");
   for (std::uint32_t n : o.sizes) {
     for (SchedulingPolicy* policy : {static_cast<SchedulingPolicy*>(&levelized), static_cast<SchedulingPolicy*>(&greedy)}) {
-      // The baseline is the better of the two unbounded ways to run: device sweeps, or one
-      // host-sized dispatch per level (what an unbounded breadth-first run needs).
-      const auto host_base = measure(rt, n, *policy, kUnbounded, wg, o.reps, false);
-      const auto sweep_base = sweeps ? measure(rt, n, *policy, kUnbounded, wg, o.reps, true) : host_base;
-      const double base = std::min(sweep_base.ms.median, host_base.ms.median);
+      // The baseline is the best of the unbounded ways to run: one host-sized dispatch per level
+      // (what an unbounded breadth-first run needs), and each sweep kind that is timed.
+      std::vector<std::pair<Sweeps, Measured>> bases;
+      if (std::find(modes.begin(), modes.end(), Sweeps::Off) == modes.end())
+        bases.emplace_back(Sweeps::Off, measure(rt, n, *policy, kUnbounded, wg, o.reps, Sweeps::Off));
+      for (Sweeps mode : modes) bases.emplace_back(mode, measure(rt, n, *policy, kUnbounded, wg, o.reps, mode));
+      double base = bases.front().second.ms.median;
+      for (const auto& b : bases) base = std::min(base, b.second.ms.median);
       for (std::uint32_t groups : o.groups) {
         const std::uint32_t capacity = 2 * wg * groups;  // a work-group asks for 2 CEs per item
-        row(n, "chanflow", capacity, measure(rt, n, *policy, capacity, wg, o.reps, sweeps), base, sweeps);
-        if (o.host_rows && sweeps)
-          row(n, "chanflow", capacity, measure(rt, n, *policy, capacity, wg, o.reps, false), base, false);
+        for (Sweeps mode : modes) row(n, "chanflow", capacity, measure(rt, n, *policy, capacity, wg, o.reps, mode), base, mode);
       }
       const std::string unbounded = policy == &greedy ? "chanflow-unbounded" : "chanflow";
-      if (sweeps) row(n, unbounded, kUnbounded, sweep_base, base, true);
-      row(n, unbounded, kUnbounded, host_base, base, false);
+      for (const auto& [mode, m] : bases) row(n, unbounded, kUnbounded, m, base, mode);
     }
   }
   header("-- memory: fixed capacity per level (16 work-groups' requests, levelized) vs unbounded help-first (greedy)");
   for (std::uint32_t n : o.memory_sizes) {
-    row(n, "chanflow", 32 * wg, measure(rt, n, levelized, 32 * wg, wg, 1, sweeps), 0, sweeps);
-    row(n, "chanflow-unbounded", kUnbounded, measure(rt, n, greedy, kUnbounded, wg, 1, false), 0, false);
+    row(n, "chanflow", 32 * wg, measure(rt, n, levelized, 32 * wg, wg, 1, memory_mode), 0, memory_mode);
+    row(n, "chanflow-unbounded", kUnbounded, measure(rt, n, greedy, kUnbounded, wg, 1, Sweeps::Off), 0, Sweeps::Off);
   }
   return results;
 }

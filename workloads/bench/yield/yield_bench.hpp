@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 namespace chanflow::bench {
@@ -17,7 +18,10 @@ struct YieldBenchOptions {
   std::vector<std::uint32_t> memory_sizes = {20, 25, 30, 32};
   unsigned reps = 3;
   std::uint32_t wg_size = 64;
-  bool host_rows = false;  ///< also time the bounded runs with host-sized dispatches (no device sweeps)
+  /// How bounded runs dispatch: "claimed" or "planned" device sweeps, "host" (host-sized
+  /// dispatches of each level), "all" (claimed only on CPU devices), or "auto" (what
+  /// GraphOptions::device_sweeps = Auto picks for the device).
+  std::string dispatch = "auto";
 };
 
 /// Prints the tables to `table` and returns the JSON result rows; every result is checked.
