@@ -127,7 +127,7 @@ void ChannelTable::enqueue_deallocate(const std::vector<std::uint32_t>& ids) {
   set_arg_svm(*deallocate_, 0, dealloc_list_.get());
   set_arg(*deallocate_, 1, static_cast<cl_uint>(ids.size()));
   constexpr std::size_t width = 64;  // work-items per channel
-  launch(runtime_, *deallocate_, ids.size() * width, width);
+  launch(runtime_, *deallocate_, ids.size() * width, width, /*want_event=*/false);
 }
 
 void ChannelTable::check_errors() const {

@@ -113,6 +113,8 @@ Aggregator::Aggregator(Graph& graph, SchedulingPolicy& policy, const RunOptions&
     plan_kernel_ = rt_.kernel(program, "chanflow_plan_batches");
     plan_pool_ = SvmBuffer(rt_, CHANFLOW_PLAN_MAX_LEVELS * sizeof(chanflow_plan));
   }
+  if (trace_.enabled() && !rt_.profiling())
+    throw RunError("a trace needs kernel timestamps: make the Runtime with DeviceSelection::profiling = true");
   trace_.name_row(0, "aggregator");
   for (std::size_t i = 0; i < graph_.kernels().size(); ++i)
     trace_.name_row(static_cast<int>(i) + 1, "kernel " + graph_.kernels()[i]->name());
@@ -365,7 +367,7 @@ bool Aggregator::sweepable(const Slot& slot, const std::vector<Launch>& launches
          static_cast<std::size_t>(planned + 1) * CHANFLOW_SWEEP_MAX_LEVELS <= CHANFLOW_PLAN_MAX_LEVELS;
 }
 
-void Aggregator::enqueue_plan(const std::vector<void*>& svm) {
+cl::Event Aggregator::enqueue_plan(const std::vector<void*>& svm) {
   if (plan_kernel_svm_ != svm) {
     set_indirect_svm(plan_kernel_, svm);
     plan_kernel_svm_ = svm;
@@ -373,7 +375,7 @@ void Aggregator::enqueue_plan(const std::vector<void*>& svm) {
   set_arg_svm(plan_kernel_, 0, plan_pool_.get());
   set_arg(plan_kernel_, 1, static_cast<cl_uint>(plans_.size()));
   const std::size_t local = std::min<std::size_t>(CHANFLOW_PLAN_MAX_LEVELS, rt_.caps().max_work_group_size);
-  launch(rt_, plan_kernel_, local, local);
+  return launch(rt_, plan_kernel_, local, local, trace_.enabled());
 }
 
 // Work-groups for a sweep: each takes one batch, those starting later taking what earlier ones
@@ -696,7 +698,10 @@ RunStats Aggregator::run() {
     if (!plans_.empty()) rt_.svm_write_async(plan_pool_.get(), plans_.data(), plans_.size() * sizeof(chanflow_plan));
     const auto launch_start = Clock::now();
     for (std::uint32_t pass = 0; pass < passes; ++pass) {
-      if (!plans_.empty()) enqueue_plan(svm);
+      if (!plans_.empty()) {
+        cl::Event planned = enqueue_plan(svm);
+        if (trace_.enabled()) plan_events_.push_back(std::move(planned));
+      }
       for (std::size_t i = 0; i < launches.size(); ++i) {
         Launch& l = launches[i];
         Slot& slot = slots_[l.slot];
@@ -715,7 +720,8 @@ RunStats Aggregator::run() {
           groups = 0;
           for (const auto& r : l.ranges) groups += (r.count + wg_ - 1) / wg_;
         }
-        l.event = launch(rt_, k, groups * wg_, wg_);
+        cl::Event event = launch(rt_, k, groups * wg_, wg_, trace_.enabled());
+        if (trace_.enabled()) l.events.push_back(std::move(event));
         ++stats.dispatches;
         if (l.sweep) {
           ++stats.sweeps;
@@ -767,17 +773,27 @@ RunStats Aggregator::run() {
       const double t0 = us_between(run_start, launch_start);
       trace_.span(0, "round", us_between(run_start, round_start), us_between(round_start, launch_start),
                   {{"round", stats.rounds}, {"dispatches", launches.size()}});
-      cl_ulong first = 0;
-      for (std::size_t i = 0; i < launches.size(); ++i) {
-        const auto& l = launches[i];
-        const cl_ulong start = l.event.getProfilingInfo<CL_PROFILING_COMMAND_START>();
-        const cl_ulong end = l.event.getProfilingInfo<CL_PROFILING_COMMAND_END>();
-        if (i == 0) first = start;
+      // Device times are placed relative to the round's first launch (two clocks, aligned there).
+      cl_ulong first = ~cl_ulong{0};
+      for (const auto& e : plan_events_) first = std::min(first, e.getProfilingInfo<CL_PROFILING_COMMAND_START>());
+      for (const auto& l : launches)
+        for (const auto& e : l.events) first = std::min(first, e.getProfilingInfo<CL_PROFILING_COMMAND_START>());
+      auto span = [&](int row, const std::string& what, const cl::Event& e, nlohmann::json args) {
+        const cl_ulong start = e.getProfilingInfo<CL_PROFILING_COMMAND_START>();
+        const cl_ulong end = e.getProfilingInfo<CL_PROFILING_COMMAND_END>();
+        trace_.span(row, what, t0 + (start - first) / 1e3, (end - start) / 1e3, std::move(args));
+      };
+      for (std::size_t pass = 0; pass < plan_events_.size(); ++pass)
+        span(0, "plan", plan_events_[pass], {{"pass", pass}, {"sweeps", plans_.size()}});
+      for (const auto& l : launches) {
         const Slot& slot = slots_[l.slot];
-        const std::string what = l.sweep ? l.sweep->name() + (l.planned ? " planned sweep" : " sweep") : slot.channel->config().name + (l.restart ? " restart" : "");
-        trace_.span(static_cast<int>(slot.consumer->index_) + 1, what, t0 + (start - first) / 1e3,
-                    (end - start) / 1e3, {{"ces", l.count}, {"level", slot.level}, {"restart", l.restart}});
+        const std::string what = l.sweep ? l.sweep->name() + (l.planned ? " planned sweep" : " sweep")
+                                         : slot.channel->config().name + (l.restart ? " restart" : "");
+        for (std::size_t pass = 0; pass < l.events.size(); ++pass)
+          span(static_cast<int>(slot.consumer->index_) + 1, what, l.events[pass],
+               {{"ces", l.count}, {"level", slot.level}, {"restart", l.restart}, {"pass", pass}});
       }
+      plan_events_.clear();
     }
   }
 

@@ -52,7 +52,7 @@ class Aggregator {
     bool planned = false;               ///< the sweep's ranges are planned on the device (Sweeps::Planned)
     std::size_t sweep_groups = 0;       ///< work-groups per pass of the sweep
     std::size_t env_at = 0;             ///< first of its environments (one per level for a sweep)
-    cl::Event event;
+    std::vector<cl::Event> events;  ///< one per pass (traced runs only)
     /// A multi-level range dispatch: the ranges of several levels of one stack in one launch.
     struct LevelRange {
       std::uint32_t slot;
@@ -83,7 +83,7 @@ class Aggregator {
   /// Whether `slot`'s stack may go out as a sweep this round, given the launches made so far.
   bool sweepable(const Slot& slot, const std::vector<Launch>& launches) const;
   /// Enqueues the planning kernel for the round's planned sweeps (one pass).
-  void enqueue_plan(const std::vector<void*>& svm);
+  cl::Event enqueue_plan(const std::vector<void*>& svm);
   std::size_t stack_index(const ChannelStackNode& stack) const;
   /// Makes the levels a sweep of the graph's stacks may reach in a chain of sweeps.
   void grow_stacks_for_sweeps();
@@ -121,6 +121,7 @@ class Aggregator {
   std::vector<void*> plan_kernel_svm_;
   std::vector<chanflow_plan> plans_;           // host staging of the round's planned sweeps
   SvmBuffer plan_pool_;
+  std::vector<cl::Event> plan_events_;        // this round's planning kernels (traced runs only)
   std::uint32_t chain_ = 1;                    // sweeps per host round while rounds only sweep
   std::uint32_t stalled_ = 0;                  // consecutive sweep rounds that finished no CE
   Trace trace_;

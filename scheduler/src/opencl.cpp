@@ -241,8 +241,10 @@ Runtime::Runtime(const DeviceSelection& selection) {
   cl_device_id id = chosen.id;
   context_ = cl::Context(clCreateContext(nullptr, 1, &id, nullptr, nullptr, &err));
   check(err, "clCreateContext");
-  // Profiling is always on: the aggregator's trace and statistics use kernel start/end times.
-  const cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+  // Kernel timestamps for traces (the aggregator's statistics use host clocks).
+  profiling_ = selection.profiling;
+  const cl_queue_properties props[] = {CL_QUEUE_PROPERTIES,
+                                       profiling_ ? cl_queue_properties{CL_QUEUE_PROFILING_ENABLE} : 0, 0};
   queue_ = cl::CommandQueue(clCreateCommandQueueWithProperties(context_(), id, props, &err));
   check(err, "clCreateCommandQueueWithProperties");
 }
@@ -390,15 +392,15 @@ void set_indirect_svm(const cl::Kernel& kernel, const std::vector<void*>& pointe
 }
 
 cl::Event launch(const Runtime& runtime, const cl::Kernel& kernel, std::size_t global,
-                 std::size_t local) {
+                 std::size_t local, bool want_event) {
   cl_event ev = nullptr;
   const cl_int err = clEnqueueNDRangeKernel(runtime.queue()(), kernel(), 1, nullptr, &global,
-                                            &local, 0, nullptr, &ev);
+                                            &local, 0, nullptr, want_event ? &ev : nullptr);
   if (err != CL_SUCCESS)
     throw OpenCLError(fmt::format("clEnqueueNDRangeKernel('{}', global={}, local={})",
                                   kernel.getInfo<CL_KERNEL_FUNCTION_NAME>(), global, local),
                       err);
-  return cl::Event(ev);
+  return ev ? cl::Event(ev) : cl::Event();
 }
 
 }  // namespace chanflow

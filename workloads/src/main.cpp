@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
   try {
     if (*devices_cmd) return list_devices_command();
     if (*bench_channels || *bench_graph || *bench_yield) {
-      const Runtime rt(DeviceSelection{device});
+      const Runtime rt(DeviceSelection{device, /*profiling=*/false});
       const char* name = *bench_channels ? "channels" : *bench_graph ? "graph" : "yield";
       const auto rows = *bench_channels ? bench::run_channel_bench(rt, channel_opts, stdout)
                         : *bench_graph  ? bench::run_graph_bench(rt, graph_opts, stdout)
@@ -152,7 +152,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*run_fib_cilk) {
-      const Runtime rt(DeviceSelection{device});
+      const Runtime rt(DeviceSelection{device, /*profiling=*/!trace_path.empty()});
       Greedy greedy;
       Levelized levelized;
       SchedulingPolicy& policy = cilk_policy == "greedy" ? static_cast<SchedulingPolicy&>(greedy) : levelized;
@@ -171,7 +171,7 @@ int main(int argc, char** argv) {
       return r.value == expected ? 0 : 1;
     }
     if (*run_fib_naive) {
-      const Runtime rt(DeviceSelection{device});
+      const Runtime rt(DeviceSelection{device, /*profiling=*/!trace_path.empty()});
       Greedy greedy;
       Levelized levelized;
       SchedulingPolicy& policy = policy_name == "levelized" ? static_cast<SchedulingPolicy&>(levelized) : greedy;

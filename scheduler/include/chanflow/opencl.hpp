@@ -88,6 +88,9 @@ std::vector<DeviceCaps> list_devices();
 /// CHANFLOW_DEVICE environment variable, then to PoCL's CPU device, then to the first device.
 struct DeviceSelection {
   std::string spec;
+  /// Kernel timestamps (CL_QUEUE_PROFILING_ENABLE), which traces need. Off saves work per
+  /// launch in some drivers; the benchmarks run without it.
+  bool profiling = true;
 };
 
 /// A chosen device with its context and in-order queue. Owns every OpenCL handle it makes.
@@ -99,6 +102,8 @@ class Runtime {
   const cl::Context& context() const noexcept { return context_; }
   const cl::Device& device() const noexcept { return device_; }
   const cl::CommandQueue& queue() const noexcept { return queue_; }
+  /// Whether the queue records kernel timestamps (DeviceSelection::profiling).
+  bool profiling() const noexcept { return profiling_; }
 
   /// Builds a program from sources concatenated in order. On failure throws OpenCLError whose
   /// build_log() holds the compiler output. Successful builds are kept for the runtime's life,
@@ -122,6 +127,7 @@ class Runtime {
   DeviceCaps caps_;
   cl::Context context_;
   cl::CommandQueue queue_;
+  bool profiling_ = true;
   mutable std::mutex build_mutex_;
   mutable std::map<std::string, cl::Program> builds_;  // key: options, then the sources
 };
@@ -159,7 +165,9 @@ void set_arg(const cl::Kernel& kernel, cl_uint index, const T& value) {
 /// structures (required for coarse-grain SVM by the OpenCL 2.0+ specification).
 void set_indirect_svm(const cl::Kernel& kernel, const std::vector<void*>& pointers);
 
-/// Enqueues a 1-D NDRange of `global` work-items in groups of `local`; returns its event.
-cl::Event launch(const Runtime& runtime, const cl::Kernel& kernel, std::size_t global, std::size_t local);
+/// Enqueues a 1-D NDRange of `global` work-items in groups of `local`; returns its event, or an
+/// empty one when `want_event` is false (an event costs the driver work per launch).
+cl::Event launch(const Runtime& runtime, const cl::Kernel& kernel, std::size_t global, std::size_t local,
+                 bool want_event = true);
 
 }  // namespace chanflow
