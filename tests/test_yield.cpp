@@ -139,6 +139,16 @@ TEST_CASE("Claimed sweeps are refused where caches are not coherent") {
                        doctest::Contains("claimed device sweeps need coherent caches"), RunError);
 }
 
+TEST_CASE("Dispatch names round-trip, and a trace asks for a runtime with kernel timestamps") {
+  for (Sweeps s : {Sweeps::Auto, Sweeps::Claimed, Sweeps::Planned, Sweeps::Off}) CHECK(sweeps_from_string(to_string(s)) == s);
+  CHECK_THROWS_WITH_AS(sweeps_from_string("sweep"), doctest::Contains("unknown dispatch 'sweep'"), std::invalid_argument);
+  const Runtime quiet(DeviceSelection{runtime().caps().name, /*profiling=*/false});
+  Levelized levelized;
+  CHECK(fib_cilk(quiet, 12, levelized).value == fib_serial(12));  // runs fine untraced
+  CHECK_THROWS_WITH_AS(fib_cilk(quiet, 12, levelized, {}, {.trace_path = "unused.json"}),
+                       doctest::Contains("a trace needs kernel timestamps"), RunError);
+}
+
 TEST_CASE("A claimed sweep restarts yielded CEs from their own channel, and chains sweeps on the device") {
   if (!(runtime().caps().type & CL_DEVICE_TYPE_CPU)) return;  // claimed sweeps: CPU devices only
   Levelized levelized;
