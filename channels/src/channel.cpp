@@ -79,14 +79,29 @@ std::uint32_t ChannelTable::add(const chanflow_channel& header) {
   mirror_.push_back(header);
   mirror_.back().id = id;
   live_.push_back(true);
-  storage_.push_back(nullptr);
   write_header(id);
   return id;
 }
 
-void ChannelTable::retire(std::uint32_t id) {
-  live_.at(id) = false;
-  storage_.at(id) = nullptr;
+void ChannelTable::retire(std::uint32_t id) { live_.at(id) = false; }
+
+std::pair<void*, void*> ChannelTable::allocate_storage(std::size_t bytes) {
+  // Chunks double from 4 MiB up to 256 MiB; a channel larger than that gets a chunk of its own.
+  constexpr std::size_t kFirstChunk = 4u << 20, kLargestChunk = 256u << 20;
+  if (chunks_.empty() || chunk_used_ + bytes > chunks_.back().size()) {
+    const std::size_t next = chunks_.empty() ? kFirstChunk : std::min(chunks_.back().size() * 2, kLargestChunk);
+    chunks_.emplace_back(runtime_, std::max(next, align_up(bytes)), kAlign);
+    chunk_used_ = 0;
+  }
+  void* at = static_cast<std::byte*>(chunks_.back().get()) + chunk_used_;
+  chunk_used_ += align_up(bytes);
+  return {at, chunks_.back().get()};
+}
+
+std::vector<void*> ChannelTable::svm_allocations() const {
+  std::vector<void*> all{headers_.get()};
+  for (const auto& c : chunks_) all.push_back(c.get());
+  return all;
 }
 
 void ChannelTable::enqueue_deallocate(const std::vector<std::uint32_t>& ids) {
@@ -117,9 +132,8 @@ void ChannelTable::enqueue_deallocate(const std::vector<std::uint32_t>& ids) {
           "clEnqueueSVMMemcpy (deallocation list)");
     dealloc_copy_ = cl::Event(copied);
   }
-  std::vector<void*> svm{headers_.get(), dealloc_list_.get()};
-  for (auto* p : storage_)
-    if (p) svm.push_back(p);
+  std::vector<void*> svm = svm_allocations();
+  svm.push_back(dealloc_list_.get());
   if (svm != dealloc_svm_) {  // only when channels or the list moved: the call is not free
     set_indirect_svm(*deallocate_, svm);
     dealloc_svm_ = std::move(svm);
@@ -178,10 +192,12 @@ Channel::Channel(ChannelTable& table, ChannelConfig config) : table_(table), con
   if (config_.max_reservation == 0) config_.max_reservation = std::min(config_.capacity, 8192u);
   const auto layout = layout_for(config_);
   const Runtime& rt = table.runtime();
-  storage_ = SvmBuffer(rt, layout.bytes, kAlign);
+  const auto [storage, chunk] = table.allocate_storage(layout.bytes);
+  chunk_ = chunk;
+  storage_bytes_ = layout.bytes;
   // Zeroed control entries carry tag 0, which no lap uses, so nothing looks ready.
-  rt.svm_fill_zero(storage_.get(), layout.data_offset);
-  auto* base = static_cast<std::byte*>(storage_.get());
+  rt.svm_fill_zero(storage, layout.data_offset);
+  auto* base = static_cast<std::byte*>(storage);
   ctrl_ = reinterpret_cast<std::uint64_t*>(base + layout.ctrl_offset);
   done_ = reinterpret_cast<std::uint32_t*>(base + layout.done_offset);
   data_ = base + layout.data_offset;
@@ -197,13 +213,12 @@ Channel::Channel(ChannelTable& table, ChannelConfig config) : table_(table), con
   h.max_reservation = config_.max_reservation;
   h.data_free = config_.capacity;
   id_ = table.add(h);
-  table.storage_[id_] = storage_.get();
 }
 
 Channel::~Channel() { table_.retire(id_); }
 
 std::vector<void*> Channel::svm_allocations() const {
-  return {storage_.get(), table_.headers_allocation()};
+  return {chunk_, table_.headers_allocation()};
 }
 
 std::optional<Channel::HostReservation> Channel::talloc(std::uint32_t n) {

@@ -226,9 +226,9 @@ void Aggregator::build_views() {
 }
 
 std::vector<void*> Aggregator::indirect_svm() const {
-  std::vector<void*> ptrs{graph_.table_.headers_allocation(), status_.get(), env_pool_.get(),
-                          positions_pool_.get(), yield_pool_.get(), yield_counts_.get(), resumable_.get()};
-  for (const auto& s : slots_) ptrs.push_back(s.channel->svm_allocations().front());
+  std::vector<void*> ptrs = graph_.table_.svm_allocations();  // headers and channel storage
+  ptrs.insert(ptrs.end(), {status_.get(), env_pool_.get(), positions_pool_.get(), yield_pool_.get(),
+                           yield_counts_.get(), resumable_.get()});
   for (const auto& a : args_) ptrs.push_back(a.get());
   for (const auto& k : graph_.kernels()) ptrs.insert(ptrs.end(), k->svm_uses_.begin(), k->svm_uses_.end());
   ptrs.erase(std::remove(ptrs.begin(), ptrs.end(), nullptr), ptrs.end());
@@ -503,7 +503,7 @@ RunStats Aggregator::run() {
   RunStats stats;
   stats.policy = policy_.name();
   const auto run_start = Clock::now();
-  double device_us = 0;
+  double device_us = 0, enqueue_us = 0;
   std::vector<Dispatch> decisions;
   std::vector<Launch> launches;
 
@@ -750,6 +750,7 @@ RunStats Aggregator::run() {
       }
       graph_.table_.enqueue_deallocate(consumed);
     }
+    enqueue_us += us_between(launch_start, Clock::now());
     rt_.finish();
     const auto launch_end = Clock::now();
     device_us += us_between(launch_start, launch_end);
@@ -801,6 +802,7 @@ RunStats Aggregator::run() {
   check_device_status();
   stats.wall_ms = us_between(run_start, Clock::now()) / 1e3;
   stats.device_ms = device_us / 1e3;
+  stats.enqueue_ms = enqueue_us / 1e3;
   stats.aggregator_ms = stats.wall_ms - stats.device_ms;
   stats.device_idle_on_aggregator = stats.wall_ms > 0 ? stats.aggregator_ms / stats.wall_ms : 0;
   for (const auto& s : slots_) stats.peak_channel_bytes += s.channel->footprint_bytes();

@@ -167,6 +167,8 @@ int main(int argc, char** argv) {
                  st.restarts, st.restart_dispatches);
       fmt::print("memory: peak live {} bytes, channels allocated {} bytes; device idle on the aggregator {:.1f}%\n",
                  st.peak_live_bytes, st.peak_channel_bytes, 100 * st.device_idle_on_aggregator);
+      fmt::print("time: aggregator {:.3f} ms, device {:.3f} ms (of which the host spent {:.3f} ms enqueueing)\n",
+                 st.aggregator_ms, st.device_ms, st.enqueue_ms);
       if (!trace_path.empty()) fmt::print("wrote {}\n", trace_path);
       return r.value == expected ? 0 : 1;
     }

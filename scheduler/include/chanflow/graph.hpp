@@ -251,6 +251,7 @@ struct RunStats {
   double wall_ms = 0;
   double aggregator_ms = 0;            ///< host time deciding, bookkeeping, launching
   double device_ms = 0;                ///< time from the round's first launch to its completion
+  double enqueue_ms = 0;               ///< of device_ms: the host enqueueing the round's launches
   double device_idle_on_aggregator = 0;  ///< aggregator_ms / wall_ms: the device had nothing to run
   std::uint64_t rounds = 0;
   std::uint64_t dispatches = 0;
