@@ -225,12 +225,14 @@ void Aggregator::build_views() {
       if (!slots_[i].predicate) views_[i].predicate = views_[i].ready > 0 && views_[i].admissible > 0;
 }
 
-std::vector<void*> Aggregator::indirect_svm() const {
+// Only what each kernel reaches: NVIDIA's OpenCL charges every launch ~0.6 µs per named
+// pointer (see scheduler/README.md, "What a launch costs").
+std::vector<void*> Aggregator::indirect_svm(const KernelNode& k) const {
   std::vector<void*> ptrs = graph_.table_.svm_allocations();  // headers and channel storage
   ptrs.insert(ptrs.end(), {status_.get(), env_pool_.get(), positions_pool_.get(), yield_pool_.get(),
-                           yield_counts_.get(), resumable_.get()});
-  for (const auto& a : args_) ptrs.push_back(a.get());
-  for (const auto& k : graph_.kernels()) ptrs.insert(ptrs.end(), k->svm_uses_.begin(), k->svm_uses_.end());
+                           yield_counts_.get(), resumable_.get(), args_[k.index_].get()});
+  for (void* p : k.svm_uses_)
+    if (std::find(ptrs.begin(), ptrs.end(), p) == ptrs.end()) ptrs.push_back(p);
   ptrs.erase(std::remove(ptrs.begin(), ptrs.end(), nullptr), ptrs.end());
   return ptrs;
 }
@@ -367,7 +369,11 @@ bool Aggregator::sweepable(const Slot& slot, const std::vector<Launch>& launches
          static_cast<std::size_t>(planned + 1) * CHANFLOW_SWEEP_MAX_LEVELS <= CHANFLOW_PLAN_MAX_LEVELS;
 }
 
-cl::Event Aggregator::enqueue_plan(const std::vector<void*>& svm) {
+cl::Event Aggregator::enqueue_plan() {
+  // The planner reads channel headers, the levels' environments, the yield counters and the
+  // resumable counts; never channel storage or user data.
+  const std::vector<void*> svm{graph_.table_.headers_allocation(), env_pool_.get(), yield_counts_.get(),
+                               resumable_.get()};
   if (plan_kernel_svm_ != svm) {
     set_indirect_svm(plan_kernel_, svm);
     plan_kernel_svm_ = svm;
@@ -664,7 +670,8 @@ RunStats Aggregator::run() {
       check(clEnqueueSVMMemFill(rt_.queue()(), yield_counts_.get(), &kZero, sizeof kZero,
                                 kCounters * launches.size() * sizeof(std::uint32_t), 0, nullptr, nullptr),
             "clEnqueueSVMMemFill (yield counters)");
-    const auto svm = indirect_svm();
+    std::vector<std::vector<void*>> svm;  // per kernel node
+    for (const auto& k : graph_.kernels()) svm.push_back(indirect_svm(*k));
 
     // In-order deallocation of what a pass consumed runs on the device right behind it.
     std::vector<std::uint32_t> consumed;
@@ -699,16 +706,17 @@ RunStats Aggregator::run() {
     const auto launch_start = Clock::now();
     for (std::uint32_t pass = 0; pass < passes; ++pass) {
       if (!plans_.empty()) {
-        cl::Event planned = enqueue_plan(svm);
+        cl::Event planned = enqueue_plan();
         if (trace_.enabled()) plan_events_.push_back(std::move(planned));
       }
       for (std::size_t i = 0; i < launches.size(); ++i) {
         Launch& l = launches[i];
         Slot& slot = slots_[l.slot];
         const cl::Kernel& k = kernels_[slot.consumer->index_];
-        if (kernel_svm_[slot.consumer->index_] != svm) {  // only when allocations changed
-          set_indirect_svm(k, svm);
-          kernel_svm_[slot.consumer->index_] = svm;
+        const auto& reach = svm[slot.consumer->index_];
+        if (kernel_svm_[slot.consumer->index_] != reach) {  // only when allocations changed
+          set_indirect_svm(k, reach);
+          kernel_svm_[slot.consumer->index_] = reach;
         }
         set_arg_svm(k, 0, slot.channel->device_ptr());
         set_arg(k, 1, cl_ulong{l.begin});

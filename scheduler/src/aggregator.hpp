@@ -83,7 +83,7 @@ class Aggregator {
   /// Whether `slot`'s stack may go out as a sweep this round, given the launches made so far.
   bool sweepable(const Slot& slot, const std::vector<Launch>& launches) const;
   /// Enqueues the planning kernel for the round's planned sweeps (one pass).
-  cl::Event enqueue_plan(const std::vector<void*>& svm);
+  cl::Event enqueue_plan();
   std::size_t stack_index(const ChannelStackNode& stack) const;
   /// Makes the levels a sweep of the graph's stacks may reach in a chain of sweeps.
   void grow_stacks_for_sweeps();
@@ -91,7 +91,8 @@ class Aggregator {
   /// Reads the round's yield and claim counters and keeps host restart contexts; returns the
   /// CEs the round finished (dispatched and not yielded).
   std::uint64_t collect_yields(const std::vector<Launch>& launches, std::uint32_t passes, RunStats& stats);
-  std::vector<void*> indirect_svm() const;
+  /// The SVM allocations kernel node `k` reaches through pointers stored in SVM.
+  std::vector<void*> indirect_svm(const KernelNode& k) const;
   template <class T>
   static void ensure(SvmBuffer& buffer, const Runtime& rt, std::size_t count);
 
