@@ -2,6 +2,7 @@
 // generous and tiny capacities, bounded memory, resume after partial progress, restart batches,
 // and a seeded sweep in which every run ends correct or with a no-progress diagnostic.
 #include "chanflow/chanflow.hpp"
+#include "chanflow_tests_sources.hpp"
 #include "fib_cilk/fib_cilk.hpp"
 #include "fib_naive/fib_naive.hpp"
 #include "test_support.hpp"
@@ -23,6 +24,15 @@ std::uint64_t channel_ces(const RunStats& s, const std::string& stack) {
     if (name.rfind(stack + "[", 0) == 0) total += ces;
   return total;
 }
+
+struct ChainFrame {
+  chanflow_task task;
+  std::uint32_t n, pad;
+};
+struct ChainCont {
+  chanflow_frame frame;
+  std::uint64_t x, n;
+};
 
 // Every way a stack can be dispatched on this device: host-sized ranges, planned sweeps, and
 // claimed sweeps where they are allowed (CPU devices).
@@ -56,7 +66,7 @@ TEST_CASE("Cilk-Fibonacci is correct with one work-group's request per level, wh
   for (const Sweeps mode : dispatch_modes()) {
     for (std::uint32_t wg : {16u, 64u}) {
       for (std::uint32_t n : {3u, 8u, 13u, 18u, 22u}) {
-        CAPTURE(to_string(mode));
+        CAPTURE(std::string(to_string(mode)));
         CAPTURE(wg);
         CAPTURE(n);
         // Two children per task: one work-group asks for 2 * wg CEs, the whole level. (Sweeps
@@ -79,7 +89,7 @@ TEST_CASE("A task that reserved its continuation and then yielded resumes withou
   Greedy greedy;
   const std::uint32_t n = 20;
   for (const Sweeps mode : dispatch_modes()) {
-    CAPTURE(to_string(mode));
+    CAPTURE(std::string(to_string(mode)));
     const auto r = fib_cilk(runtime(), n, greedy, {.capacity_per_level = 64, .wg_size = 16, .device_sweeps = mode});
     REQUIRE(r.value == fib_serial(n));
     // Host-sized dispatches yield here, some after reserving the continuation (sweeps admit only
@@ -102,7 +112,7 @@ TEST_CASE("Device sweeps are right up to n = 30 at bounded and generous capaciti
     if (mode == Sweeps::Off) continue;
     for (std::uint32_t n : {25u, 28u, 30u}) {
       for (std::uint32_t capacity : {512u, 1u << 16}) {
-        CAPTURE(to_string(mode));
+        CAPTURE(std::string(to_string(mode)));
         CAPTURE(n);
         CAPTURE(capacity);
         const auto r = fib_cilk(runtime(), n, n % 2 ? static_cast<SchedulingPolicy&>(greedy) : levelized,
@@ -137,6 +147,41 @@ TEST_CASE("Claimed sweeps are refused where caches are not coherent") {
   Levelized levelized;
   CHECK_THROWS_WITH_AS(fib_cilk(runtime(), 10, levelized, {.device_sweeps = Sweeps::Claimed}),
                        doctest::Contains("claimed device sweeps need coherent caches"), RunError);
+}
+
+TEST_CASE("Channel stacks grow past a sweep's levels: a recursion 100 deep completes under every dispatch" *
+          doctest::timeout(300)) {
+  // chain(n) = n + chain(n - 1): one child per call, so depth n + 1. Sweeps span at most
+  // CHANFLOW_SWEEP_MAX_LEVELS levels; deeper stacks go on with host-sized dispatches.
+  static_assert(CHANFLOW_SWEEP_MAX_LEVELS < 100);
+  Levelized levelized;
+  for (const Sweeps mode : dispatch_modes()) {
+    CAPTURE(std::string(to_string(mode)));
+    Graph g(runtime(), {.wg_size = 16, .device_sweeps = mode});
+    g.add_source(std::string(tests_cl::graph_test_kernels_cl()));
+    auto& tasks = g.channel_stack<ChainFrame>("chain", 64);
+    auto& conts = g.channel_stack<ChainCont>("chain_cont", 64, StackKind::Continuations);
+    auto& spawn = g.kernel<ChainFrame>("chain_spawn", "chain_spawn").yielding();
+    auto& sync = g.kernel<ChainCont>("chain_sync", "chain_sync");
+    make_edge(tasks, spawn);
+    make_edge(spawn, conts, 0, 1);
+    make_edge(spawn, tasks, +1, 1);
+    make_edge(conts, sync);
+    constexpr std::uint32_t kRoots = 8;
+    SvmBuffer results(runtime(), kRoots * sizeof(std::uint64_t));
+    runtime().svm_fill_zero(results.get(), results.size());
+    spawn.uses(results);
+    sync.uses(results);
+    for (std::uint32_t i = 0; i < kRoots; ++i)
+      tasks.push(0, ChainFrame{{reinterpret_cast<std::uint64_t>(static_cast<std::uint64_t*>(results.get()) + i), 0, 0, 0},
+                               93 + i, 0});
+    const RunStats stats = g.run(levelized);
+    std::vector<std::uint64_t> got(kRoots);
+    runtime().svm_read(got.data(), results.get(), results.size());
+    for (std::uint32_t i = 0; i < kRoots; ++i) CHECK(got[i] == std::uint64_t{93 + i} * (94 + i) / 2);
+    CHECK(stats.max_level >= 100);
+    CHECK(tasks.depth() >= 101);
+  }
 }
 
 TEST_CASE("Dispatch names round-trip, and a trace asks for a runtime with kernel timestamps") {
@@ -224,7 +269,7 @@ TEST_CASE("Every run ends: a correct result or a no-progress diagnostic (seeded 
     const bool level = rng() % 2;
     const Sweeps mode = modes[rng() % modes.size()];
     CAPTURE(run);
-    CAPTURE(to_string(mode));
+    CAPTURE(std::string(to_string(mode)));
     CAPTURE(wg);
     CAPTURE(groups);
     CAPTURE(n);

@@ -360,7 +360,11 @@ void Aggregator::write_ranged_envs(std::size_t launch_index, const Launch& l) {
 bool Aggregator::sweepable(const Slot& slot, const std::vector<Launch>& launches) const {
   if (sweeps_ == Sweeps::Off || !slot.stack) return false;
   const KernelNode& k = *slot.consumer;
-  if (!(k.is_yielding() || k.ports().empty()) || slot.stack->depth() > CHANFLOW_SWEEP_MAX_LEVELS) return false;
+  if (!(k.is_yielding() || k.ports().empty())) return false;
+  // A sweep spans at most CHANFLOW_SWEEP_MAX_LEVELS levels, and its deepest work needs the level
+  // below for its children: deeper recursion goes on with host-sized dispatches, which make
+  // levels on demand.
+  if (slot.stack->depth() > CHANFLOW_SWEEP_MAX_LEVELS || max_level_ + 2 > CHANFLOW_SWEEP_MAX_LEVELS) return false;
   // One planning kernel covers every level of the round's planned sweeps.
   const auto planned = std::count_if(launches.begin(), launches.end(), [&](const Launch& l) {
     return l.planned && l.sweep != slot.stack;
@@ -457,7 +461,7 @@ std::uint64_t Aggregator::collect_yields(const std::vector<Launch>& launches, st
   return finished;
 }
 
-void Aggregator::no_progress() const {
+void Aggregator::no_progress(bool stalled_sweeps) const {
   std::string msg = fmt::format("no progress possible: work remains but no dispatch can be made (policy '{}'):",
                                 policy_.name());
   for (const auto& v : views_) {
@@ -482,8 +486,10 @@ void Aggregator::no_progress() const {
                          b.port, target_name(port), slot.level + port.level_delta,
                          std::max<std::int64_t>(port_free(port, slot.level), 0), std::uint64_t{wg_} * port.max_per_item);
     } else {
-      msg += fmt::format("; {} admissible and {} restartable, but the policy dispatched nothing", v.admissible,
-                         v.restartable);
+      msg += stalled_sweeps
+                 ? fmt::format("; {} admissible, but two device sweeps in a row finished none of it", v.admissible)
+                 : fmt::format("; {} admissible and {} restartable, but the policy dispatched nothing", v.admissible,
+                               v.restartable);
     }
   }
   throw RunError(msg);
@@ -769,7 +775,7 @@ RunStats Aggregator::run() {
       if (sweeps_only && finished == 0) {
         if (++stalled_ >= 2) {
           check_device_status();
-          no_progress();
+          no_progress(/*stalled_sweeps=*/true);
         }
       } else {
         stalled_ = 0;

@@ -75,7 +75,8 @@ class Aggregator {
   std::uint64_t admits(const Slot& slot, const PortTarget& port, std::int64_t free) const;
   void build_views();
   void check_device_status() const;
-  [[noreturn]] void no_progress() const;
+  /// `stalled_sweeps`: device sweeps were dispatched and finished nothing, twice in a row.
+  [[noreturn]] void no_progress(bool stalled_sweeps = false) const;
   [[noreturn]] void lost_work() const;
   void write_env(std::size_t launch_index, const Launch& launch);
   void write_level_envs(std::size_t launch_index, const Launch& launch, ChannelStackNode& stack);

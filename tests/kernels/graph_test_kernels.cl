@@ -56,3 +56,32 @@ void overspawn_body(__global const Item* it, chanflow_ctx* ctx) {
   for (uint k = 0; k < 3; ++k) chanflow_spawn(ctx, 0, c);
 }
 CHANFLOW_KERNEL_NODE(overspawn, Item, overspawn_body)
+
+/* A linear Cilk recursion, deeper than a sweep's levels: chain(n) = n + chain(n - 1),
+ * chain(0) = 0, one child per call. */
+typedef struct {
+  chanflow_task task;
+  uint n;
+  uint pad;
+} ChainFrame;
+
+typedef struct {
+  chanflow_frame frame;
+  ulong x; /* slot 0: chain(n - 1) */
+  ulong n;
+} ChainCont;
+
+void chain_pre_sync(__global ChainFrame* f, chanflow_ctx* ctx) {
+  if (f->n == 0) {
+    chanflow_return(ctx, 0ul);
+    return;
+  }
+  const ChainCont cont = {{0ul, 0ul, 0, 0u, 0u}, 0ul, (ulong)f->n};
+  chanflow_spawn(ctx, 0, cont);
+  const ChainFrame child = {{0ul, 0ul, 0u, 0u}, f->n - 1u, 0u};
+  chanflow_spawn_child(ctx, 1, child, 0);
+}
+CHANFLOW_YIELDING_KERNEL_NODE(chain_spawn, ChainFrame, chain_pre_sync)
+
+void chain_post_sync(__global ChainCont* c, chanflow_ctx* ctx) { chanflow_return(ctx, c->x + c->n); }
+CHANFLOW_CONTINUATION_NODE(chain_sync, ChainCont, chain_post_sync)
