@@ -34,6 +34,13 @@ struct ChainCont {
   std::uint64_t x, n;
 };
 
+struct ChainSeed {
+  std::uint32_t i, n;
+};
+struct ChainSeedArgs {
+  std::uint64_t* results;
+};
+
 // Every way a stack can be dispatched on this device: host-sized ranges, planned sweeps, and
 // claimed sweeps where they are allowed (CPU devices).
 std::vector<Sweeps> dispatch_modes() {
@@ -181,6 +188,46 @@ TEST_CASE("Channel stacks grow past a sweep's levels: a recursion 100 deep compl
     for (std::uint32_t i = 0; i < kRoots; ++i) CHECK(got[i] == std::uint64_t{93 + i} * (94 + i) / 2);
     CHECK(stats.max_level >= 100);
     CHECK(tasks.depth() >= 101);
+  }
+}
+
+TEST_CASE("A host-sized launch and a sweep that share an output level both get their room" * doctest::timeout(300)) {
+  // Round 1 has a plain (non-yielding) node seeding 48 chain tasks into level 1 of a stack and
+  // the stack's sweep spawning the children of 32 level-0 tasks into the same level, which holds
+  // 64. The host admits the plain node against the free space it read; the sweep must see what
+  // that launch reserved (it goes first), or the plain node finds its output full.
+  Levelized levelized;
+  for (const Sweeps mode : dispatch_modes()) {
+    CAPTURE(std::string(to_string(mode)));
+    Graph g(runtime(), {.wg_size = 16, .device_sweeps = mode});
+    g.add_source(std::string(tests_cl::graph_test_kernels_cl()));
+    auto& seeds = g.channel<ChainSeed>("seeds", 64);
+    auto& tasks = g.channel_stack<ChainFrame>("chain", 64);
+    auto& conts = g.channel_stack<ChainCont>("chain_cont", 64, StackKind::Continuations);
+    auto& seed = g.kernel<ChainSeed>("chain_seed", "chain_seed");
+    auto& spawn = g.kernel<ChainFrame>("chain_spawn", "chain_spawn").yielding();
+    auto& sync = g.kernel<ChainCont>("chain_sync", "chain_sync");
+    make_edge(seeds, seed);
+    make_edge(seed, tasks, +1, 1);
+    make_edge(tasks, spawn);
+    make_edge(spawn, conts, 0, 1);
+    make_edge(spawn, tasks, +1, 1);
+    make_edge(conts, sync);
+    constexpr std::uint32_t kSeeds = 48, kRoots = 32;
+    SvmBuffer results(runtime(), (kSeeds + kRoots) * sizeof(std::uint64_t));
+    runtime().svm_fill_zero(results.get(), results.size());
+    auto* slot = static_cast<std::uint64_t*>(results.get());
+    seed.set_args(ChainSeedArgs{slot}).uses(results);
+    spawn.uses(results);
+    sync.uses(results);
+    for (std::uint32_t i = 0; i < kSeeds; ++i) seeds.push(ChainSeed{i, 5 + i % 7});
+    for (std::uint32_t i = 0; i < kRoots; ++i)
+      tasks.push(0, ChainFrame{{reinterpret_cast<std::uint64_t>(slot + kSeeds + i), 0, 0, 0}, 3 + i % 5, 0});
+    g.run(levelized);
+    std::vector<std::uint64_t> got(kSeeds + kRoots);
+    runtime().svm_read(got.data(), results.get(), results.size());
+    for (std::uint32_t i = 0; i < kSeeds; ++i) CHECK(got[i] == std::uint64_t{5 + i % 7} * (6 + i % 7) / 2);
+    for (std::uint32_t i = 0; i < kRoots; ++i) CHECK(got[kSeeds + i] == std::uint64_t{3 + i % 5} * (4 + i % 5) / 2);
   }
 }
 

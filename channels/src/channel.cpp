@@ -86,10 +86,13 @@ std::uint32_t ChannelTable::add(const chanflow_channel& header) {
 void ChannelTable::retire(std::uint32_t id) { live_.at(id) = false; }
 
 std::pair<void*, void*> ChannelTable::allocate_storage(std::size_t bytes) {
-  // Chunks double from 4 MiB up to 256 MiB; a channel larger than that gets a chunk of its own.
+  // Chunks double from 4 MiB up to 256 MiB (or the device's largest allocation); a channel
+  // larger than that gets a chunk of its own.
   constexpr std::size_t kFirstChunk = 4u << 20, kLargestChunk = 256u << 20;
   if (chunks_.empty() || chunk_used_ + bytes > chunks_.back().size()) {
-    const std::size_t next = chunks_.empty() ? kFirstChunk : std::min(chunks_.back().size() * 2, kLargestChunk);
+    std::size_t next = chunks_.empty() ? kFirstChunk : std::min(chunks_.back().size() * 2, kLargestChunk);
+    if (const std::uint64_t device_max = runtime_.caps().max_alloc_bytes; device_max > 0)
+      next = static_cast<std::size_t>(std::min<std::uint64_t>(next, device_max));
     chunks_.emplace_back(runtime_, std::max(next, align_up(bytes)), kAlign);
     chunk_used_ = 0;
   }

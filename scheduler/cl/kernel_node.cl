@@ -382,8 +382,10 @@ __kernel void chanflow_plan_batches(__global const chanflow_plan* plans, uint co
       ulong n = min(ready[e], (ulong)(plan->max_groups - groups) * CHANFLOW_WG_SIZE);
       for (uint p = 0; p < ports[e] && n > 0; ++p) {
         if (need[e][p] == 0u) continue;
+        uint asked = 0; /* per CE, over every port into the same channel */
+        for (uint q = 0; q < ports[e]; ++q) asked += target[e][q] == target[e][p] ? need[e][q] : 0u;
         const long room = target[e][p] == none ? 0 : avail[target[e][p]];
-        n = room <= 0 ? 0ul : min(n, (ulong)room / need[e][p]);
+        n = room <= 0 ? 0ul : min(n, (ulong)room / asked);
       }
       for (uint p = 0; p < ports[e] && n > 0; ++p)
         if (need[e][p] != 0u) avail[target[e][p]] -= (long)(n * need[e][p]);

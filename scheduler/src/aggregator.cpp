@@ -105,12 +105,19 @@ Aggregator::Aggregator(Graph& graph, SchedulingPolicy& policy, const RunOptions&
                                "sweep reads CEs other work-groups wrote in the same launch (use Sweeps::Planned, "
                                "Auto or Off)",
                                rt_.caps().name));
-  if (sweeps_ == Sweeps::Planned) {
-    if (graph_.options().max_channels > CHANFLOW_PLAN_MAX_CHANNELS)
-      throw RunError(fmt::format("planned device sweeps keep free space for at most {} channel-table slots; this "
+  if (sweeps_ == Sweeps::Planned && graph_.options().max_channels > CHANFLOW_PLAN_MAX_CHANNELS) {
+    if (graph_.options().device_sweeps == Sweeps::Auto) sweeps_ = Sweeps::Off;  // host-sized dispatches
+    else throw RunError(fmt::format("planned device sweeps keep free space for at most {} channel-table slots; this "
                                  "graph has {} (GraphOptions::max_channels)",
                                  CHANFLOW_PLAN_MAX_CHANNELS, graph_.options().max_channels));
+  }
+  if (sweeps_ == Sweeps::Planned) {
     plan_kernel_ = rt_.kernel(program, "chanflow_plan_batches");
+    std::size_t kernel_max = 0;
+    check(clGetKernelWorkGroupInfo(plan_kernel_(), rt_.device()(), CL_KERNEL_WORK_GROUP_SIZE, sizeof kernel_max,
+                                   &kernel_max, nullptr),
+          "clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE)");
+    plan_local_ = std::min<std::size_t>({CHANFLOW_PLAN_MAX_LEVELS, rt_.caps().max_work_group_size, kernel_max});
     plan_pool_ = SvmBuffer(rt_, CHANFLOW_PLAN_MAX_LEVELS * sizeof(chanflow_plan));
   }
   if (trace_.enabled() && !rt_.profiling())
@@ -281,7 +288,7 @@ void Aggregator::write_env(std::size_t launch_index, const Launch& l) {
 
 // One environment per level of `stack`, level d at env_at + d; each carries the level count.
 void Aggregator::write_level_envs(std::size_t launch_index, const Launch& l, ChannelStackNode& stack) {
-  const std::uint32_t levels = stack.depth();
+  const std::uint32_t levels = l.levels;  // as laid out: a later launch's write_env may add levels
   for (std::uint32_t d = 0; d < levels; ++d) {
     Launch level = l;
     level.env_at = l.env_at + d;
@@ -293,7 +300,7 @@ void Aggregator::write_level_envs(std::size_t launch_index, const Launch& l, Cha
 
 void Aggregator::write_sweep_envs(std::size_t launch_index, const Launch& l) {
   write_level_envs(launch_index, l, *l.sweep);
-  for (std::uint32_t d = 0; d < l.sweep->depth(); ++d) {
+  for (std::uint32_t d = 0; d < l.levels; ++d) {
     chanflow_node_env& e = envs_[l.env_at + d];
     e.room_check = graph_.options().sweep_room_check ? 1 : 0;
     e.ranged = l.planned ? 1 : 0;  // ranges written by the planning kernel before each pass
@@ -323,7 +330,7 @@ void Aggregator::merge_level_ranges(std::vector<Launch>& launches, std::size_t& 
     }
     auto [it, fresh] = merged.emplace(stack, out.size());
     if (fresh) {
-      Launch m{static_cast<std::uint32_t>(slot_of_.at(&stack->level(0))), 0, 0, false, 0, 0, nullptr, 0, {}};
+      Launch m{.slot = static_cast<std::uint32_t>(slot_of_.at(&stack->level(0)))};
       m.stack = stack;
       out.push_back(std::move(m));
     }
@@ -344,7 +351,7 @@ void Aggregator::merge_level_ranges(std::vector<Launch>& launches, std::size_t& 
 void Aggregator::write_ranged_envs(std::size_t launch_index, const Launch& l) {
   write_level_envs(launch_index, l, *l.stack);
   std::uint32_t group = 0;
-  for (std::uint32_t d = 0; d < l.stack->depth(); ++d) {
+  for (std::uint32_t d = 0; d < l.levels; ++d) {
     chanflow_node_env& e = envs_[l.env_at + d];
     e.ranged = 1;
     e.group_first = group;
@@ -384,8 +391,7 @@ cl::Event Aggregator::enqueue_plan() {
   }
   set_arg_svm(plan_kernel_, 0, plan_pool_.get());
   set_arg(plan_kernel_, 1, static_cast<cl_uint>(plans_.size()));
-  const std::size_t local = std::min<std::size_t>(CHANFLOW_PLAN_MAX_LEVELS, rt_.caps().max_work_group_size);
-  return launch(rt_, plan_kernel_, local, local, trace_.enabled());
+  return launch(rt_, plan_kernel_, plan_local_, plan_local_, trace_.enabled());
 }
 
 // Work-groups for a sweep: each takes one batch, those starting later taking what earlier ones
@@ -558,9 +564,9 @@ RunStats Aggregator::run() {
     };
     auto add_sweep = [&](const Slot& slot) {
       if (std::any_of(launches.begin(), launches.end(), [&](const Launch& l) { return l.sweep == slot.stack; })) return;
-      Launch l{static_cast<std::uint32_t>(slot_of_.at(&slot.stack->level(0))), 0, 0, false, 0, 0, slot.stack, 0, {}};
-      l.planned = sweeps_ == Sweeps::Planned;
-      launches.push_back(std::move(l));
+      launches.push_back({.slot = static_cast<std::uint32_t>(slot_of_.at(&slot.stack->level(0))),
+                          .sweep = slot.stack,
+                          .planned = sweeps_ == Sweeps::Planned});
     };
     std::set<const ChannelStackNode*> held;  // stacks with host-kept restart contexts
     for (const Slot& slot : slots_)
@@ -604,7 +610,7 @@ RunStats Aggregator::run() {
         if (n > 0) {
           slot.blocked = std::move(keep);
           charge(slot, n);
-          launches.push_back({id, 0, n, true, at, yield_records, {}});
+          launches.push_back({.slot = id, .count = n, .restart = true, .positions_at = at, .yields_at = yield_records});
           yield_records += n;
           stats.restarts += n;
           ++stats.restart_dispatches;
@@ -619,7 +625,7 @@ RunStats Aggregator::run() {
       charge(slot, count);
       const std::uint64_t begin = slot.channel->ready().begin + taken[id];
       taken[id] += count;
-      launches.push_back({id, begin, count, false, 0, yield_records, {}});
+      launches.push_back({.slot = id, .begin = begin, .count = count, .yields_at = yield_records});
       yield_records += count;
     }
     merge_level_ranges(launches, yield_records);
@@ -632,11 +638,13 @@ RunStats Aggregator::run() {
         if (sweepable(slot, launches) && !held.count(slot.stack) && views_[slot_of_.at(slot.channel)].ready > 0)
           add_sweep(slot);
 
-    // Continuation sweeps go first: frames that complete free their stack's space and make
-    // their parents ready before the task sweeps ask for new frames (measured on PoCL: n = 24
-    // with 512 CEs per level ran in 35 ms this way, 51 ms the other way round).
+    // Host-sized launches go first: they were admitted against the free space the host read,
+    // and sweeps (which take their room on the device) then see what those reserved. Then
+    // continuation sweeps: frames that complete free their stack's space and make their parents
+    // ready before the task sweeps ask for new frames (measured on PoCL: n = 24 with 512 CEs per
+    // level ran in 35 ms this way, 51 ms the other way round).
     std::stable_sort(launches.begin(), launches.end(), [](const Launch& a, const Launch& b) {
-      auto rank = [](const Launch& l) { return l.sweep ? (l.sweep->kind() == StackKind::Continuations ? 0 : 1) : 2; };
+      auto rank = [](const Launch& l) { return l.sweep ? (l.sweep->kind() == StackKind::Continuations ? 1 : 2) : 0; };
       return rank(a) < rank(b);
     });
     if (launches.empty()) {
@@ -652,7 +660,8 @@ RunStats Aggregator::run() {
     std::size_t env_count = 0;
     for (auto& l : launches) {
       l.env_at = env_count;
-      env_count += l.sweep ? l.sweep->depth() : l.stack ? l.stack->depth() : 1;
+      l.levels = l.sweep ? l.sweep->depth() : l.stack ? l.stack->depth() : 1;
+      env_count += l.levels;
     }
     envs_.resize(env_count);
     ensure<chanflow_node_env>(env_pool_, rt_, env_count);
@@ -683,7 +692,7 @@ RunStats Aggregator::run() {
     std::vector<std::uint32_t> consumed;
     for (const auto& l : launches) {
       if (l.sweep)
-        for (std::uint32_t d = 0; d < l.sweep->depth(); ++d) consumed.push_back(l.sweep->level(d).id());
+        for (std::uint32_t d = 0; d < l.levels; ++d) consumed.push_back(l.sweep->level(d).id());
       else if (l.stack)
         for (const auto& r : l.ranges) consumed.push_back(slots_[r.slot].channel->id());
       else
@@ -706,17 +715,21 @@ RunStats Aggregator::run() {
       if (l.planned)
         plans_.push_back({reinterpret_cast<std::uint64_t>(static_cast<chanflow_node_env*>(env_pool_.get()) + l.env_at),
                           reinterpret_cast<std::uint64_t>(static_cast<std::uint32_t*>(yield_counts_.get()) + kCounters * i),
-                          l.sweep->depth(), static_cast<std::uint32_t>(l.sweep_groups)});
+                          l.levels, static_cast<std::uint32_t>(l.sweep_groups)});
     }
     if (!plans_.empty()) rt_.svm_write_async(plan_pool_.get(), plans_.data(), plans_.size() * sizeof(chanflow_plan));
     const auto launch_start = Clock::now();
     for (std::uint32_t pass = 0; pass < passes; ++pass) {
-      if (!plans_.empty()) {
-        cl::Event planned = enqueue_plan();
-        if (trace_.enabled()) plan_events_.push_back(std::move(planned));
-      }
+      bool plan_enqueued = false;
       for (std::size_t i = 0; i < launches.size(); ++i) {
         Launch& l = launches[i];
+        // The plan goes right before the first planned sweep, after the round's host-sized
+        // launches: the free space it reads then already reflects what they reserved.
+        if (l.planned && !plan_enqueued) {
+          cl::Event planned = enqueue_plan();
+          if (trace_.enabled()) plan_events_.push_back(std::move(planned));
+          plan_enqueued = true;
+        }
         Slot& slot = slots_[l.slot];
         const cl::Kernel& k = kernels_[slot.consumer->index_];
         const auto& reach = svm[slot.consumer->index_];

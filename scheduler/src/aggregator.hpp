@@ -42,16 +42,17 @@ class Aggregator {
     std::deque<Blocked> blocked;  ///< restart contexts of this channel's CEs, oldest first
   };
   struct Launch {
-    std::uint32_t slot;   ///< the input channel (a sweep: its stack's level 0)
-    std::uint64_t begin;  ///< first control position (range dispatch)
-    std::uint64_t count;  ///< CEs (range, restart list); 0 for a sweep
-    bool restart;
-    std::size_t positions_at;  ///< offset (in entries) into the positions pool (restart dispatch)
-    std::size_t yields_at;     ///< offset (in records) into the yield pool
+    std::uint32_t slot = 0;    ///< the input channel (a sweep: its stack's level 0)
+    std::uint64_t begin = 0;   ///< first control position (range dispatch)
+    std::uint64_t count = 0;   ///< CEs (range, restart list); 0 for a sweep
+    bool restart = false;
+    std::size_t positions_at = 0;  ///< offset (in entries) into the positions pool (restart dispatch)
+    std::size_t yields_at = 0;     ///< offset (in records) into the yield pool
     ChannelStackNode* sweep = nullptr;  ///< a device sweep over this stack's levels
     bool planned = false;               ///< the sweep's ranges are planned on the device (Sweeps::Planned)
     std::size_t sweep_groups = 0;       ///< work-groups per pass of the sweep
     std::size_t env_at = 0;             ///< first of its environments (one per level for a sweep)
+    std::uint32_t levels = 1;           ///< environments it has: its stack's depth when they were laid out
     std::vector<cl::Event> events;  ///< one per pass (traced runs only)
     /// A multi-level range dispatch: the ranges of several levels of one stack in one launch.
     struct LevelRange {
@@ -60,7 +61,6 @@ class Aggregator {
     };
     ChannelStackNode* stack = nullptr;
     std::vector<LevelRange> ranges;
-    std::size_t groups() const;
   };
   /// Merges the round's range dispatches of each stack's levels into one launch per stack.
   void merge_level_ranges(std::vector<Launch>& launches, std::size_t& yield_records) const;
@@ -120,6 +120,7 @@ class Aggregator {
   SvmBuffer resumable_;                        // per stack and level: see chanflow_node_env::resumable
   Sweeps sweeps_ = Sweeps::Off;                // GraphOptions::device_sweeps, resolved for the device
   cl::Kernel plan_kernel_;                     // chanflow_plan_batches (Sweeps::Planned)
+  std::size_t plan_local_ = 0;                 // its work-group size
   std::vector<void*> plan_kernel_svm_;
   std::vector<chanflow_plan> plans_;           // host staging of the round's planned sweeps
   SvmBuffer plan_pool_;

@@ -88,6 +88,7 @@ DeviceCaps probe(cl_platform_id platform, cl_device_id dev, unsigned index) {
   c.max_work_group_size = device_value<std::size_t>(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE);
   c.address_bits = device_value<cl_uint>(dev, CL_DEVICE_ADDRESS_BITS);
   c.global_mem_bytes = device_value<cl_ulong>(dev, CL_DEVICE_GLOBAL_MEM_SIZE);
+  c.max_alloc_bytes = device_value<cl_ulong>(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
   c.local_mem_bytes = device_value<cl_ulong>(dev, CL_DEVICE_LOCAL_MEM_SIZE);
 
   std::istringstream ext(device_string(dev, CL_DEVICE_EXTENSIONS));

@@ -85,3 +85,20 @@ CHANFLOW_YIELDING_KERNEL_NODE(chain_spawn, ChainFrame, chain_pre_sync)
 
 void chain_post_sync(__global ChainCont* c, chanflow_ctx* ctx) { chanflow_return(ctx, c->x + c->n); }
 CHANFLOW_CONTINUATION_NODE(chain_sync, ChainCont, chain_post_sync)
+
+/* Seeds chain tasks into a stack from a plain channel: a non-yielding producer sharing its
+ * output level with the stack's own (swept) consumer. */
+typedef struct {
+  uint i;
+  uint n;
+} ChainSeed;
+
+typedef struct {
+  __global ulong* results;
+} ChainSeedArgs;
+
+void chain_seed_body(__global const ChainSeed* s, chanflow_ctx* ctx) {
+  const ChainFrame f = {{(ulong)(CHANFLOW_ARGS(ctx, ChainSeedArgs)->results + s->i), 0ul, 0u, 0u}, s->n, 0u};
+  chanflow_spawn(ctx, 0, f);
+}
+CHANFLOW_KERNEL_NODE(chain_seed, ChainSeed, chain_seed_body)

@@ -147,7 +147,10 @@ class KernelNode {
     std::memcpy(args_.data(), &args, sizeof(Args));
     return *this;
   }
-  /// Declares an SVM allocation the body reaches through a pointer in its arguments.
+  /// Declares an SVM allocation the body reaches through a pointer in its arguments or in its
+  /// CEs (a root task's result slot, say). Per kernel: each node's launches name only its own
+  /// (NVIDIA's OpenCL charges every launch for each one), so an allocation that two kernels
+  /// reach is declared on both.
   KernelNode& uses(const SvmBuffer& buffer) {
     svm_uses_.push_back(buffer.get());
     return *this;

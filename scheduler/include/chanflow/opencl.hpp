@@ -60,6 +60,7 @@ struct DeviceCaps {
   std::size_t preferred_work_group_multiple = 0;
   unsigned address_bits = 0;
   std::uint64_t global_mem_bytes = 0;
+  std::uint64_t max_alloc_bytes = 0;  ///< CL_DEVICE_MAX_MEM_ALLOC_SIZE
   std::uint64_t local_mem_bytes = 0;
   bool svm_coarse = false;
   bool svm_fine_buffer = false;
