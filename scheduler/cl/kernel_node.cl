@@ -148,7 +148,7 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
   for (uint p = 0; p < env->ports; ++p) {
     /* A sweep's deepest level may name a level not made yet (0): nothing fits there. */
     const int missing = env->port[p] == 0ul;
-    __global chanflow_channel* out = (__global chanflow_channel*)(missing ? (ulong)env->in : env->port[p]);
+    __global chanflow_channel* out = missing ? env->in : env->port[p];
     uint n = p >= from_port && refused == CHANFLOW_NO_PORT ? ctx->count[p] : 0u;
     if (missing && n > 0) {
       refused = p;

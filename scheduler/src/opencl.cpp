@@ -287,14 +287,18 @@ cl::Program Runtime::build(const std::vector<std::string_view>& sources,
   check(err, "clCreateProgramWithSource");
   cl_device_id id = device_();
   err = clBuildProgram(program(), 1, &id, options.c_str(), nullptr, nullptr);
-  if (err != CL_SUCCESS) {
+  auto build_log = [&] {
     std::size_t size = 0;
     clGetProgramBuildInfo(program(), id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
     std::string log(size, '\0');
     clGetProgramBuildInfo(program(), id, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
-    while (!log.empty() && log.back() == '\0') log.pop_back();
-    throw OpenCLError(fmt::format("clBuildProgram (options: '{}')", options), err, log);
-  }
+    while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+    return log;
+  };
+  if (err != CL_SUCCESS) throw OpenCLError(fmt::format("clBuildProgram (options: '{}')", options), err, build_log());
+  // Warnings of a build that succeeded, for kernel authors (CHANFLOW_BUILD_LOG=1).
+  if (const char* show = std::getenv("CHANFLOW_BUILD_LOG"); show && *show && *show != '0')
+    if (const std::string log = build_log(); !log.empty()) fmt::print(stderr, "chanflow: build log:\n{}\n", log);
   if (const char* dir = std::getenv("CHANFLOW_DUMP_PROGRAMS")) dump_program_binary(program, dir, key);
   builds_.emplace(std::move(key), program);
   return program;
