@@ -41,6 +41,32 @@ struct ChainSeedArgs {
   std::uint64_t* results;
 };
 
+// The chain recursion of graph_test_kernels.cl on levelized stacks: 64 CEs per level,
+// work-groups of 16.
+struct ChainGraph {
+  Graph g;
+  ChannelStackNode& tasks;
+  ChannelStackNode& conts;
+  KernelNode& spawn;
+  KernelNode& sync;
+  explicit ChainGraph(Sweeps mode)
+      : g(runtime(), {.wg_size = 16, .device_sweeps = mode}),
+        tasks((g.add_source(std::string(tests_cl::graph_test_kernels_cl())), g.channel_stack<ChainFrame>("chain", 64))),
+        conts(g.channel_stack<ChainCont>("chain_cont", 64, StackKind::Continuations)),
+        spawn(g.kernel<ChainFrame>("chain_spawn", "chain_spawn").yielding()),
+        sync(g.kernel<ChainCont>("chain_sync", "chain_sync")) {
+    make_edge(tasks, spawn);
+    make_edge(spawn, conts, 0, 1);
+    make_edge(spawn, tasks, +1, 1);
+    make_edge(conts, sync);
+  }
+  // Result slots the tasks and continuations write into.
+  void uses(const SvmBuffer& results) {
+    spawn.uses(results);
+    sync.uses(results);
+  }
+};
+
 // Every way a stack can be dispatched on this device: host-sized ranges, planned sweeps, and
 // claimed sweeps where they are allowed (CPU devices).
 std::vector<Sweeps> dispatch_modes() {
@@ -164,30 +190,20 @@ TEST_CASE("Channel stacks grow past a sweep's levels: a recursion 100 deep compl
   Levelized levelized;
   for (const Sweeps mode : dispatch_modes()) {
     CAPTURE(std::string(to_string(mode)));
-    Graph g(runtime(), {.wg_size = 16, .device_sweeps = mode});
-    g.add_source(std::string(tests_cl::graph_test_kernels_cl()));
-    auto& tasks = g.channel_stack<ChainFrame>("chain", 64);
-    auto& conts = g.channel_stack<ChainCont>("chain_cont", 64, StackKind::Continuations);
-    auto& spawn = g.kernel<ChainFrame>("chain_spawn", "chain_spawn").yielding();
-    auto& sync = g.kernel<ChainCont>("chain_sync", "chain_sync");
-    make_edge(tasks, spawn);
-    make_edge(spawn, conts, 0, 1);
-    make_edge(spawn, tasks, +1, 1);
-    make_edge(conts, sync);
+    ChainGraph chain(mode);
     constexpr std::uint32_t kRoots = 8;
     SvmBuffer results(runtime(), kRoots * sizeof(std::uint64_t));
     runtime().svm_fill_zero(results.get(), results.size());
-    spawn.uses(results);
-    sync.uses(results);
+    chain.uses(results);
     for (std::uint32_t i = 0; i < kRoots; ++i)
-      tasks.push(0, ChainFrame{{reinterpret_cast<std::uint64_t>(static_cast<std::uint64_t*>(results.get()) + i), 0, 0, 0},
+      chain.tasks.push(0, ChainFrame{{reinterpret_cast<std::uint64_t>(static_cast<std::uint64_t*>(results.get()) + i), 0, 0, 0},
                                93 + i, 0});
-    const RunStats stats = g.run(levelized);
+    const RunStats stats = chain.g.run(levelized);
     std::vector<std::uint64_t> got(kRoots);
     runtime().svm_read(got.data(), results.get(), results.size());
     for (std::uint32_t i = 0; i < kRoots; ++i) CHECK(got[i] == std::uint64_t{93 + i} * (94 + i) / 2);
     CHECK(stats.max_level >= 100);
-    CHECK(tasks.depth() >= 101);
+    CHECK(chain.tasks.depth() >= 101);
   }
 }
 
@@ -199,31 +215,21 @@ TEST_CASE("A host-sized launch and a sweep that share an output level both get t
   Levelized levelized;
   for (const Sweeps mode : dispatch_modes()) {
     CAPTURE(std::string(to_string(mode)));
-    Graph g(runtime(), {.wg_size = 16, .device_sweeps = mode});
-    g.add_source(std::string(tests_cl::graph_test_kernels_cl()));
-    auto& seeds = g.channel<ChainSeed>("seeds", 64);
-    auto& tasks = g.channel_stack<ChainFrame>("chain", 64);
-    auto& conts = g.channel_stack<ChainCont>("chain_cont", 64, StackKind::Continuations);
-    auto& seed = g.kernel<ChainSeed>("chain_seed", "chain_seed");
-    auto& spawn = g.kernel<ChainFrame>("chain_spawn", "chain_spawn").yielding();
-    auto& sync = g.kernel<ChainCont>("chain_sync", "chain_sync");
+    ChainGraph chain(mode);
+    auto& seeds = chain.g.channel<ChainSeed>("seeds", 64);
+    auto& seed = chain.g.kernel<ChainSeed>("chain_seed", "chain_seed");
     make_edge(seeds, seed);
-    make_edge(seed, tasks, +1, 1);
-    make_edge(tasks, spawn);
-    make_edge(spawn, conts, 0, 1);
-    make_edge(spawn, tasks, +1, 1);
-    make_edge(conts, sync);
+    make_edge(seed, chain.tasks, +1, 1);
     constexpr std::uint32_t kSeeds = 48, kRoots = 32;
     SvmBuffer results(runtime(), (kSeeds + kRoots) * sizeof(std::uint64_t));
     runtime().svm_fill_zero(results.get(), results.size());
     auto* slot = static_cast<std::uint64_t*>(results.get());
     seed.set_args(ChainSeedArgs{slot}).uses(results);
-    spawn.uses(results);
-    sync.uses(results);
+    chain.uses(results);
     for (std::uint32_t i = 0; i < kSeeds; ++i) seeds.push(ChainSeed{i, 5 + i % 7});
     for (std::uint32_t i = 0; i < kRoots; ++i)
-      tasks.push(0, ChainFrame{{reinterpret_cast<std::uint64_t>(slot + kSeeds + i), 0, 0, 0}, 3 + i % 5, 0});
-    g.run(levelized);
+      chain.tasks.push(0, ChainFrame{{reinterpret_cast<std::uint64_t>(slot + kSeeds + i), 0, 0, 0}, 3 + i % 5, 0});
+    chain.g.run(levelized);
     std::vector<std::uint64_t> got(kSeeds + kRoots);
     runtime().svm_read(got.data(), results.get(), results.size());
     for (std::uint32_t i = 0; i < kSeeds; ++i) CHECK(got[i] == std::uint64_t{5 + i % 7} * (6 + i % 7) / 2);
