@@ -2,6 +2,7 @@
 #include "../bench/bench_common.hpp"
 #include "../bench/channels/channel_bench.hpp"
 #include "../bench/graph/graph_bench.hpp"
+#include "../bench/launch/launch_bench.hpp"
 #include "../bench/yield/yield_bench.hpp"
 #include "fib_cilk/fib_cilk.hpp"
 #include "fib_naive/fib_naive.hpp"
@@ -99,6 +100,16 @@ int main(int argc, char** argv) {
                           "all three (claimed on CPU devices only), or auto (the device's default)")
       ->check(CLI::IsMember({"auto", "claimed", "planned", "host", "all"}))->capture_default_str();
 
+  auto* bench_launch = bench_cmd->add_subcommand(
+      "launch", "what a kernel launch costs against the SVM pointers named in its exec info");
+  bench::LaunchBenchOptions launch_opts;
+  bench_launch->add_option("--json", json_path, "also write the results as JSON to this file");
+  bench_launch->add_option("--svm-pointers", launch_opts.svm_pointers, "exec-info list lengths, comma-separated")
+      ->delimiter(',')->capture_default_str();
+  bench_launch->add_option("--launches", launch_opts.launches, "launches per repetition")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  bench_launch->add_option("--reps", launch_opts.reps, "timed repetitions")->capture_default_str()->check(CLI::PositiveNumber);
+
   auto* run_cmd = app.add_subcommand("run", "run a workload on the device and check it against a serial reference");
   run_cmd->require_subcommand(1);
   auto* run_fib_naive = run_cmd->add_subcommand("fib-naive", "the thesis' Figure 4-5 flow graph: fib(N)");
@@ -133,12 +144,13 @@ int main(int argc, char** argv) {
 
   try {
     if (*devices_cmd) return list_devices_command();
-    if (*bench_channels || *bench_graph || *bench_yield) {
+    if (*bench_channels || *bench_graph || *bench_yield || *bench_launch) {
       const Runtime rt(DeviceSelection{device, /*profiling=*/false});
-      const char* name = *bench_channels ? "channels" : *bench_graph ? "graph" : "yield";
+      const char* name = *bench_channels ? "channels" : *bench_graph ? "graph" : *bench_yield ? "yield" : "launch";
       const auto rows = *bench_channels ? bench::run_channel_bench(rt, channel_opts, stdout)
                         : *bench_graph  ? bench::run_graph_bench(rt, graph_opts, stdout)
-                                        : bench::run_yield_bench(rt, yield_opts, stdout);
+                        : *bench_yield  ? bench::run_yield_bench(rt, yield_opts, stdout)
+                                        : bench::run_launch_bench(rt, launch_opts, stdout);
       if (!json_path.empty()) {
         write_json(json_path, {{"machine", bench::machine_info()}, {"device", rt.caps().name},
                                {"benchmark", name}, {"results", rows}});

@@ -1,0 +1,24 @@
+// `chanflow bench launch`: what one kernel launch costs the host and the device, against the
+// number of SVM allocations named in clSetKernelExecInfo(CL_KERNEL_EXEC_INFO_SVM_PTRS).
+#pragma once
+
+#include "chanflow/opencl.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+namespace chanflow::bench {
+
+struct LaunchBenchOptions {
+  std::vector<std::uint32_t> svm_pointers = {0, 1, 4, 16, 64, 256};
+  std::uint32_t launches = 2000;  ///< per repetition
+  unsigned reps = 5;
+};
+
+/// Prints a table to `table` and returns the JSON result rows; every launch is checked to have run.
+nlohmann::json run_launch_bench(const Runtime& runtime, const LaunchBenchOptions& options, std::FILE* table);
+
+}  // namespace chanflow::bench
