@@ -310,13 +310,19 @@ ulong chanflow_claim(__global chanflow_channel* ch, uint* n, __local uint* index
  * The continuation port is not prepaid while the level holds tasks resumed after reserving
  * their continuation: they need no room there, and must not wait for it (their own frames may
  * be what holds it full). */
-int chanflow_prepay_level(__global const chanflow_node_env* env, __local uint* prepaid) {
+/* CEs one work-item of this level may spawn on port p: none on the continuation port while
+ * the level holds tasks resumed past their continuation (see chanflow_prepay_level). */
+uint chanflow_port_need(__global const chanflow_node_env* env, uint p) {
   const int resumable = env->resumable && *(volatile __global uint*)env->resumable > 0u;
+  return p == env->cont_port && resumable ? 0u : env->max_spawns[p];
+}
+
+int chanflow_prepay_level(__global const chanflow_node_env* env, __local uint* prepaid) {
   uint p = 0;
   int ok = 1;
   for (; p < env->ports && ok; ++p) {
     __global chanflow_channel* out = (__global chanflow_channel*)env->port[p];
-    const uint need = p == env->cont_port && resumable ? 0u : CHANFLOW_WG_SIZE * env->max_spawns[p];
+    const uint need = CHANFLOW_WG_SIZE * chanflow_port_need(env, p);
     ok = need == 0u || (out && chanflow_prepay(out, need));
     prepaid[p] = ok ? need : 0u;
   }
@@ -360,13 +366,11 @@ __kernel void chanflow_plan_batches(__global const chanflow_plan* plans, uint co
     head[e] = h;
     ready[e] = in ? in->ctrl_published - h : 0ul;
     ports[e] = env->ports;
-    /* A task resumed past its continuation needs no room there (see chanflow_prepay_level). */
-    const int resumable = env->resumable && *(volatile __global uint*)env->resumable > 0u;
     for (uint p = 0; p < env->ports; ++p) {
       volatile __global chanflow_channel* out = (volatile __global chanflow_channel*)env->port[p];
       const uint id = out ? out->id : none;
       target[e][p] = id < CHANFLOW_PLAN_MAX_CHANNELS ? id : none;
-      need[e][p] = p == env->cont_port && resumable ? 0u : env->max_spawns[p];
+      need[e][p] = chanflow_port_need(env, p);
       if (id < CHANFLOW_PLAN_MAX_CHANNELS) avail[id] = (long)out->data_free; /* same value from every writer */
     }
   }

@@ -54,7 +54,6 @@ nlohmann::json run_launch_bench(const Runtime& rt, const LaunchBenchOptions& o, 
                        {"reps", o.reps}, {"enqueue_us", enq.median}, {"median_us", total.median},
                        {"min_us", total.min}, {"max_us", total.max}, {"correct", correct}});
   }
-  set_indirect_svm(kernel, {counter.get()});
   return results;
 }
 
