@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <set>
 
 using namespace chanflow;
@@ -68,6 +69,25 @@ void dispatch_free(const char* kernel_name, Channel& ch, ChannelTable& table, st
 }  // namespace
 
 TEST_SUITE("channel_api") {
+
+TEST_CASE("Channel: a table dropped while a queued copy still reads its host mirror waits for the copy") {
+  // mark_dispatched writes the head from the host mirror with a non-blocking copy; the queue is
+  // held, so the copy is still pending when the table dies (AddressSanitizer reported PoCL's
+  // worker reading the freed mirror before ~ChannelTable waited; tests/sanitize.sh).
+  std::optional<ChannelTable> table(std::in_place, runtime());
+  std::optional<Channel> ch(std::in_place, *table, ChannelConfig{.name = "dropped", .ce_bytes = 4, .capacity = 64});
+  auto r = ch->talloc(8);
+  REQUIRE(r.has_value());
+  ch->enq(std::move(*r));
+  table->refresh();
+  {
+    chanflow::test::QueueStall stall(runtime(), std::chrono::milliseconds(100));
+    ch->mark_dispatched(8);
+    ch.reset();
+    table.reset();
+  }
+  runtime().finish();
+}
 
 TEST_CASE("Channel: a full channel rejects a reservation and reserves nothing") {
   ChannelTable table(runtime());

@@ -11,6 +11,20 @@ using chanflow::test::runtime;
 
 TEST_SUITE("opencl") {
 
+TEST_CASE("OpenCL: an SVM buffer dropped while a queued copy still writes it is freed after the copy") {
+  // Without an enqueued free, the copy below would write freed memory (AddressSanitizer reports
+  // it in tests/sanitize.sh). The copy's source stays alive; its destination is dropped at once.
+  std::vector<std::uint64_t> host(4096, 7);
+  {
+    chanflow::test::QueueStall stall(runtime(), std::chrono::milliseconds(100));
+    SvmBuffer dst(runtime(), host.size() * sizeof(std::uint64_t));
+    runtime().svm_write_async(dst.get(), host.data(), host.size() * sizeof(std::uint64_t));
+  }  // dst is gone; the copy has not run yet
+  runtime().finish();
+  SvmBuffer check_buffer(runtime(), 64);
+  runtime().svm_fill_zero(check_buffer.get(), 64);  // the queue still works
+}
+
 TEST_CASE("OpenCL: status codes are named") {
   CHECK(cl_error_name(CL_SUCCESS) == "CL_SUCCESS");
   CHECK(cl_error_name(CL_OUT_OF_RESOURCES) == "CL_OUT_OF_RESOURCES");

@@ -1,7 +1,11 @@
-// Shared fixtures for the doctest suites: one OpenCL runtime on the default device.
+// Shared fixtures for the doctest suites: one OpenCL runtime on the default device, and a way to
+// hold its queue so that a test can drop objects while commands they queued are still pending.
 #pragma once
 
 #include "chanflow/opencl.hpp"
+
+#include <chrono>
+#include <thread>
 
 namespace chanflow::test {
 
@@ -10,5 +14,33 @@ inline const Runtime& runtime() {
   static const Runtime rt;
   return rt;
 }
+
+/// Holds the runtime's in-order queue behind a user event: commands enqueued after construction
+/// stay pending until a helper thread completes the event, `delay` later. Lifetime bugs (memory a
+/// queued command reads freed before it runs) then show deterministically under AddressSanitizer
+/// instead of once in a while.
+class QueueStall {
+ public:
+  QueueStall(const Runtime& rt, std::chrono::milliseconds delay) {
+    cl_int err = CL_SUCCESS;
+    event_ = clCreateUserEvent(rt.context()(), &err);
+    check(err, "clCreateUserEvent");
+    check(clEnqueueMarkerWithWaitList(rt.queue()(), 1, &event_, nullptr), "clEnqueueMarkerWithWaitList");
+    release_ = std::thread([this, delay] {
+      std::this_thread::sleep_for(delay);
+      clSetUserEventStatus(event_, CL_COMPLETE);
+    });
+  }
+  ~QueueStall() {
+    release_.join();
+    clReleaseEvent(event_);
+  }
+  QueueStall(const QueueStall&) = delete;
+  QueueStall& operator=(const QueueStall&) = delete;
+
+ private:
+  cl_event event_ = nullptr;
+  std::thread release_;
+};
 
 }  // namespace chanflow::test

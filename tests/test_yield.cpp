@@ -343,6 +343,28 @@ TEST_CASE("Every run ends: a correct result or a no-progress diagnostic (seeded 
   CHECK(completed > 0);
 }
 
+TEST_CASE("A policy that dispatches one level twice in a round loses nothing") {
+  // Dispatch allows it: each level once for half its admissible CEs, then again for the rest.
+  // The two ranges are adjacent and go out as one (the second once overwrote the first, whose
+  // CEs never ran: the run ended with frames whose children never returned).
+  FunctionPolicy twice("twice", [](const GraphView& view, std::vector<Dispatch>& out) {
+    for (const auto& c : view.channels) {
+      if (c.admissible == 0 && c.restartable == 0) continue;
+      out.push_back({c.id, (c.admissible + 1) / 2, c.restartable});
+      out.push_back({c.id, c.admissible, 0});
+    }
+  });
+  for (std::uint32_t n : {12u, 18u}) {
+    CAPTURE(n);
+    const auto r = fib_cilk(runtime(), n, twice,
+                            {.capacity_per_level = 1024, .wg_size = 16, .device_sweeps = Sweeps::Off},
+                            {.record_dispatches = true});
+    CHECK(r.value == fib_serial(n));
+    CHECK(channel_ces(r.stats, "fib") - r.stats.restarts == 2 * fib_serial(n) - 1);
+    CHECK(channel_ces(r.stats, "fib_cont") == fib_serial(n) - 1);
+  }
+}
+
 TEST_CASE("A continuation never runs before its children, whatever the policy") {
   // A policy that dispatches everything it may, continuations included: a continuation frame is
   // only enqueued by the last child to return into it, so results stay right.

@@ -72,6 +72,8 @@ ChannelTable::ChannelTable(const Runtime& runtime, std::uint32_t max_channels)
   runtime.svm_fill_zero(headers_.get(), headers_.size());
 }
 
+ChannelTable::~ChannelTable() { runtime_.finish_quietly(); }
+
 std::uint32_t ChannelTable::add(const chanflow_channel& header) {
   if (mirror_.size() >= max_channels_)
     throw ChannelError(fmt::format("channel table is full ({} channels)", max_channels_));

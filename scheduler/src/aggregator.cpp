@@ -127,6 +127,8 @@ Aggregator::Aggregator(Graph& graph, SchedulingPolicy& policy, const RunOptions&
     trace_.name_row(static_cast<int>(i) + 1, "kernel " + graph_.kernels()[i]->name());
 }
 
+Aggregator::~Aggregator() { rt_.finish_quietly(); }
+
 void Aggregator::collect_slots() {
   // Append-only: a slot's index (its ChannelView id) never changes during a run, while stacks
   // grow new levels at the end.
@@ -316,7 +318,7 @@ std::size_t Aggregator::stack_index(const ChannelStackNode& stack) const {
       std::find_if(stacks.begin(), stacks.end(), [&](const auto& s) { return s.get() == &stack; }) - stacks.begin());
 }
 
-void Aggregator::merge_level_ranges(std::vector<Launch>& launches, std::size_t& yield_records) const {
+void Aggregator::merge_level_ranges(std::vector<Launch>& launches) const {
   std::vector<Launch> out;
   std::map<ChannelStackNode*, std::size_t> merged;  // stack -> index in out
   std::map<ChannelStackNode*, std::size_t> per_stack;
@@ -338,12 +340,6 @@ void Aggregator::merge_level_ranges(std::vector<Launch>& launches, std::size_t& 
     m.ranges.push_back({l.slot, l.begin, l.count});
     m.count += l.count;
   }
-  // A merged launch's yield records are one block: each record names its level.
-  for (auto& l : out)
-    if (l.stack) {
-      l.yields_at = yield_records;
-      yield_records += l.count;
-    }
   launches = std::move(out);
 }
 
@@ -557,7 +553,6 @@ RunStats Aggregator::run() {
     std::map<const Channel*, std::int64_t> charged;
     launches.clear();
     positions_.clear();
-    std::size_t yield_records = 0;
     auto charge = [&](const Slot& slot, std::uint64_t items) {
       for (const auto& port : slot.consumer->ports())
         charged[&port_channel(port, slot.level)] += static_cast<std::int64_t>(items * port.max_per_item);
@@ -610,8 +605,7 @@ RunStats Aggregator::run() {
         if (n > 0) {
           slot.blocked = std::move(keep);
           charge(slot, n);
-          launches.push_back({.slot = id, .count = n, .restart = true, .positions_at = at, .yields_at = yield_records});
-          yield_records += n;
+          launches.push_back({.slot = id, .count = n, .restart = true, .positions_at = at});
           stats.restarts += n;
           ++stats.restart_dispatches;
         }
@@ -625,10 +619,21 @@ RunStats Aggregator::run() {
       charge(slot, count);
       const std::uint64_t begin = slot.channel->ready().begin + taken[id];
       taken[id] += count;
-      launches.push_back({.slot = id, .begin = begin, .count = count, .yields_at = yield_records});
-      yield_records += count;
+      // A policy may dispatch one channel more than once in a round: the ranges are adjacent
+      // (each starts where the last one taken ended), so they become one.
+      const auto same = std::find_if(launches.begin(), launches.end(), [&](const Launch& l) {
+        return l.slot == id && !l.restart && !l.sweep && l.begin + l.count == begin;
+      });
+      if (same != launches.end()) same->count += count;
+      else launches.push_back({.slot = id, .begin = begin, .count = count});
     }
-    merge_level_ranges(launches, yield_records);
+    merge_level_ranges(launches);
+    // Each launch's yield records are one block of the pool (a record per dispatched item).
+    std::size_t yield_records = 0;
+    for (auto& l : launches) {
+      l.yields_at = yield_records;
+      yield_records += l.count;
+    }
 
     // After a round whose sweeps finished nothing, every stack holding ready CEs is swept,
     // whatever the policy chose (a level short of its predicate may hold what the others wait

@@ -25,6 +25,10 @@ namespace chanflow {
 class Aggregator {
  public:
   Aggregator(Graph& graph, SchedulingPolicy& policy, const RunOptions& options);
+  /// Waits for the queue: queued copies read the host staging below (also when run() unwinds).
+  ~Aggregator();
+  Aggregator(const Aggregator&) = delete;
+  Aggregator& operator=(const Aggregator&) = delete;
   RunStats run();
 
  private:
@@ -63,7 +67,8 @@ class Aggregator {
     std::vector<LevelRange> ranges;
   };
   /// Merges the round's range dispatches of each stack's levels into one launch per stack.
-  void merge_level_ranges(std::vector<Launch>& launches, std::size_t& yield_records) const;
+  /// (A merged launch's yield records are one block: each record names its level.)
+  void merge_level_ranges(std::vector<Launch>& launches) const;
   void write_ranged_envs(std::size_t launch_index, const Launch& launch);
 
   void collect_slots();

@@ -313,6 +313,14 @@ cl::Kernel Runtime::kernel(const cl::Program& program, const char* name) const {
 
 void Runtime::finish() const { check(clFinish(queue_()), "clFinish"); }
 
+void Runtime::finish_quietly() const noexcept {
+  if (!queue_()) return;
+  if (const cl_int err = clFinish(queue_()); err != CL_SUCCESS)
+    fmt::print(stderr, "chanflow: clFinish failed while releasing resources: {}\n", cl_error_name(err));
+}
+
+Runtime::~Runtime() { finish_quietly(); }
+
 void Runtime::svm_write(void* svm_dst, const void* host_src, std::size_t bytes) const {
   if (bytes == 0) return;
   check(clEnqueueSVMMemcpy(queue_(), CL_TRUE, svm_dst, host_src, bytes, 0, nullptr, nullptr),
@@ -340,16 +348,18 @@ void Runtime::svm_fill_zero(void* svm_dst, std::size_t bytes) const {
 }
 
 SvmBuffer::SvmBuffer(const Runtime& runtime, std::size_t bytes, std::size_t alignment)
-    : context_(runtime.context()()), bytes_(bytes) {
+    : context_(runtime.context()()), queue_(runtime.queue()()), bytes_(bytes) {
   ptr_ = clSVMAlloc(context_, CL_MEM_READ_WRITE, bytes, static_cast<cl_uint>(alignment));
   if (ptr_ == nullptr)
     throw OpenCLError(fmt::format("clSVMAlloc({} bytes)", bytes), CL_MEM_OBJECT_ALLOCATION_FAILURE);
   clRetainContext(context_);
+  clRetainCommandQueue(queue_);
 }
 
 SvmBuffer::SvmBuffer(SvmBuffer&& other) noexcept
-    : context_(other.context_), ptr_(other.ptr_), bytes_(other.bytes_) {
+    : context_(other.context_), queue_(other.queue_), ptr_(other.ptr_), bytes_(other.bytes_) {
   other.context_ = nullptr;
+  other.queue_ = nullptr;
   other.ptr_ = nullptr;
   other.bytes_ = 0;
 }
@@ -358,6 +368,7 @@ SvmBuffer& SvmBuffer::operator=(SvmBuffer&& other) noexcept {
   if (this != &other) {
     reset();
     std::swap(context_, other.context_);
+    std::swap(queue_, other.queue_);
     std::swap(ptr_, other.ptr_);
     std::swap(bytes_, other.bytes_);
   }
@@ -367,8 +378,17 @@ SvmBuffer& SvmBuffer::operator=(SvmBuffer&& other) noexcept {
 SvmBuffer::~SvmBuffer() { reset(); }
 
 void SvmBuffer::reset() noexcept {
-  if (ptr_) clSVMFree(context_, ptr_);
+  // Freed behind every command already queued (in order): a copy or kernel still using the
+  // allocation finishes first. Where the driver refuses the enqueued free, wait, then free.
+  if (ptr_ && clEnqueueSVMFree(queue_, 1, &ptr_, nullptr, nullptr, 0, nullptr, nullptr) == CL_SUCCESS) {
+    clFlush(queue_);
+  } else if (ptr_) {
+    clFinish(queue_);
+    clSVMFree(context_, ptr_);
+  }
+  if (queue_) clReleaseCommandQueue(queue_);
   if (context_) clReleaseContext(context_);
+  queue_ = nullptr;
   context_ = nullptr;
   ptr_ = nullptr;
   bytes_ = 0;

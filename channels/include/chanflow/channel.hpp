@@ -42,6 +42,10 @@ struct ChannelConfig {
 class ChannelTable {
  public:
   explicit ChannelTable(const Runtime& runtime, std::uint32_t max_channels = 256);
+  /// Waits for the queue: non-blocking copies read the host mirror and the deallocation list.
+  ~ChannelTable();
+  ChannelTable(const ChannelTable&) = delete;
+  ChannelTable& operator=(const ChannelTable&) = delete;
 
   const Runtime& runtime() const noexcept { return runtime_; }
   std::uint32_t size() const noexcept { return static_cast<std::uint32_t>(mirror_.size()); }

@@ -120,8 +120,17 @@ class Runtime {
   void svm_read(void* host_dst, const void* svm_src, std::size_t bytes) const;
   void svm_fill_zero(void* svm_dst, std::size_t bytes) const;
   /// Non-blocking host-to-SVM copy, ordered before later commands of the in-order queue. The
-  /// caller keeps `host_src` unchanged until the next blocking call or finish().
+  /// caller keeps `host_src` alive and unchanged until the next blocking call or finish(), also
+  /// when it unwinds from an exception: an owner of such staging waits in its destructor
+  /// (finish_quietly()).
   void svm_write_async(void* svm_dst, const void* host_src, std::size_t bytes) const;
+  /// finish() for destructors: waits for the queue, reporting (not throwing) a failure.
+  void finish_quietly() const noexcept;
+
+  /// Waits for the queue: no command may outlive the runtime's host-side state.
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
 
  private:
   cl::Device device_;
@@ -134,7 +143,9 @@ class Runtime {
 };
 
 /// A coarse-grain SVM allocation: one pointer valid on host and device, which may be stored
-/// inside other SVM structures. Released with clSVMFree when the object dies.
+/// inside other SVM structures. Released when the object dies by clEnqueueSVMFree on the
+/// runtime's in-order queue, so commands already queued that use it (a copy, a kernel) finish
+/// first: dropping a buffer never waits, and never frees memory a queued command still reads.
 class SvmBuffer {
  public:
   SvmBuffer() = default;
@@ -151,6 +162,7 @@ class SvmBuffer {
  private:
   void reset() noexcept;
   cl_context context_ = nullptr;
+  cl_command_queue queue_ = nullptr;
   void* ptr_ = nullptr;
   std::size_t bytes_ = 0;
 };
