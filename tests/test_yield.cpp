@@ -53,11 +53,11 @@ struct ChainGraph {
       : g(runtime(), {.wg_size = 16, .device_sweeps = mode}),
         tasks((g.add_source(std::string(tests_cl::graph_test_kernels_cl())), g.channel_stack<ChainFrame>("chain", 64))),
         conts(g.channel_stack<ChainCont>("chain_cont", 64, StackKind::Continuations)),
-        spawn(g.kernel<ChainFrame>("chain_spawn", "chain_spawn").yielding()),
+        spawn(g.kernel<ChainFrame>("chain_spawn", "chain_spawn")),
         sync(g.kernel<ChainCont>("chain_sync", "chain_sync")) {
     make_edge(tasks, spawn);
-    make_edge(spawn, conts, 0, 1);
-    make_edge(spawn, tasks, +1, 1);
+    make_edge(spawn, conts, Continuation{});
+    make_edge(spawn, tasks, Children{});
     make_edge(conts, sync);
   }
   // Result slots the tasks and continuations write into.
@@ -219,7 +219,7 @@ TEST_CASE("A host-sized launch and a sweep that share an output level both get t
     auto& seeds = chain.g.channel<ChainSeed>("seeds", 64);
     auto& seed = chain.g.kernel<ChainSeed>("chain_seed", "chain_seed");
     make_edge(seeds, seed);
-    make_edge(seed, chain.tasks, +1, 1);
+    make_edge(seed, chain.tasks, Children{});
     constexpr std::uint32_t kSeeds = 48, kRoots = 32;
     SvmBuffer results(runtime(), (kSeeds + kRoots) * sizeof(std::uint64_t));
     runtime().svm_fill_zero(results.get(), results.size());

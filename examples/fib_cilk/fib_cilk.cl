@@ -3,8 +3,8 @@
  *
  *   int fib(int n) {                 fib_spawn (pre-sync, yielding), at depth d:
  *     if (n <= 2) return 1;            base case: return 1 into the parent's slot
- *     int x = spawn fib(n - 1);        reserve the continuation at depth d (port 0), then the
- *     int y = spawn fib(n - 2);        two children at depth d + 1 (port 1), each returning
+ *     int x = spawn fib(n - 1);        reserve the continuation at depth d, then the two
+ *     int y = spawn fib(n - 2);        children at depth d + 1 (port "fib"), each returning
  *     sync;                            into one slot of that continuation
  *     return x + y;                  fib_sync (post-sync), at depth d: return x + y, once
  *   }                                  both children have returned into its slots
@@ -28,11 +28,11 @@ void fib_pre_sync(__global FibFrame* f, chanflow_ctx* ctx) {
     return;
   }
   const FibCont cont = {{0ul, 0ul, 0, 0u, 0u}, 0ul, 0ul};
-  chanflow_spawn(ctx, 0, cont);
+  chanflow_spawn_continuation(ctx, cont);
   const FibFrame a = {{0ul, 0ul, 0u, 0u}, f->n - 1, 0u};
   const FibFrame b = {{0ul, 0ul, 0u, 0u}, f->n - 2, 0u};
-  chanflow_spawn_child(ctx, 1, a, 0);
-  chanflow_spawn_child(ctx, 1, b, 1);
+  chanflow_spawn_child(ctx, CHANFLOW_PORT(fib_spawn, fib), a, 0);
+  chanflow_spawn_child(ctx, CHANFLOW_PORT(fib_spawn, fib), b, 1);
 }
 CHANFLOW_YIELDING_KERNEL_NODE(fib_spawn, FibFrame, fib_pre_sync)
 

@@ -11,11 +11,11 @@ FibCilkResult fib_cilk(const Runtime& runtime, std::uint32_t n, SchedulingPolicy
   g.add_source(std::string(examples_cl::fib_cilk_cl()));
   auto& tasks = g.channel_stack<FibFrame>("fib", options.capacity_per_level);
   auto& conts = g.channel_stack<FibCont>("fib_cont", options.capacity_per_level, StackKind::Continuations);
-  auto& spawn = g.kernel<FibFrame>("fib_spawn", "fib_spawn").yielding();
+  auto& spawn = g.kernel<FibFrame>("fib_spawn", "fib_spawn");  // yields: CHANFLOW_YIELDING_KERNEL_NODE
   auto& sync = g.kernel<FibCont>("fib_sync", "fib_sync");
   make_edge(tasks, spawn);
-  make_edge(spawn, conts, /*level_delta=*/0, /*max_per_item=*/1);  // port 0: the continuation
-  make_edge(spawn, tasks, /*level_delta=*/+1, /*max_per_item=*/2);  // port 1: the children
+  make_edge(spawn, tasks, Children{.max_per_item = 2});  // CHANFLOW_PORT(fib_spawn, fib), depth + 1
+  make_edge(spawn, conts, Continuation{});               // always port 0, whatever the edge order
   make_edge(conts, sync);
   if (options.preallocate_levels) {
     tasks.level(n);

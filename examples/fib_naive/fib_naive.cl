@@ -16,8 +16,8 @@ void fib_body(__global const FibObj* task, chanflow_ctx* ctx) {
   }
   const FibObj a = {task->n - 1};
   const FibObj b = {task->n - 2};
-  chanflow_spawn(ctx, 0, a);
-  chanflow_spawn(ctx, 0, b);
+  chanflow_spawn(ctx, CHANFLOW_PORT(fib_kernel, fib_tasks), a);
+  chanflow_spawn(ctx, CHANFLOW_PORT(fib_kernel, fib_tasks), b);
 }
 
 CHANFLOW_KERNEL_NODE(fib_kernel, FibObj, fib_body)

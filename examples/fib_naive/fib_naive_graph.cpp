@@ -12,7 +12,7 @@ FibNaiveResult fib_naive(const Runtime& runtime, std::uint32_t n, SchedulingPoli
   ChannelNode& ch = g.channel<FibObj>("fib_tasks", capacity);
   KernelNode& kern = g.kernel<FibObj>("fib", "fib_kernel");
   make_edge(ch, kern);
-  make_edge(kern, ch, /*max_per_item=*/2);
+  make_edge(kern, ch, Spawns{.max_per_item = 2});  // port "fib_tasks": up to 2 CEs per CE
 
   SvmBuffer result(runtime, sizeof(std::uint32_t));
   runtime.svm_fill_zero(result.get(), result.size());

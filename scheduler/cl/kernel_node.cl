@@ -90,6 +90,10 @@ void chanflow_spawn_bytes(chanflow_ctx* ctx, uint port, const void* value, uint 
     chanflow_report(env, CHANFLOW_ERR_BAD_PORT, port, env->ports);
     return;
   }
+  if (ret_slot != 0u && env->cont_port == CHANFLOW_NO_PORT) {
+    chanflow_report(env, CHANFLOW_ERR_NO_CONTINUATION, port, 0u);
+    return;
+  }
   if (bytes != env->ce_words[port] * 4u) {
     chanflow_report(env, CHANFLOW_ERR_SPAWN_SIZE, port, env->ce_words[port] * 4u);
     return;
@@ -107,13 +111,22 @@ void chanflow_spawn_bytes(chanflow_ctx* ctx, uint port, const void* value, uint 
   ctx->count[port] = k + 1;
 }
 
+/* The index of port `port` (the edge's name: by default its target node's) of the node running
+ * kernel `kernel`, from the #defines the graph generates: chanflow_spawn(ctx,
+ * CHANFLOW_PORT(fib_spawn, fib), child). */
+#define CHANFLOW_PORT(kernel, port) chanflow_port__##kernel##__##port
+
 #define chanflow_spawn(ctx, port, value) chanflow_spawn_bytes((ctx), (port), &(value), sizeof(value), 0u)
 /* Spawns a child task (its CE type starts with chanflow_task) that returns into slot `slot`
  * of this task's continuation: the 64-bit word at byte CHANFLOW_FRAME_BYTES + 8 * slot of the
- * continuation CE. The continuation (spawned on env->cont_port) runs once every such child
+ * continuation CE. The continuation (chanflow_spawn_continuation) runs once every such child
  * has returned. */
 #define chanflow_spawn_child(ctx, port, value, slot) \
   chanflow_spawn_bytes((ctx), (port), &(value), sizeof(value), (slot) + 1u)
+/* Spawns this task's continuation frame (a CE starting with chanflow_frame) on the node's
+ * continuation port (a Continuation edge; the library makes it port 0). */
+#define chanflow_spawn_continuation(ctx, value) \
+  chanflow_spawn_bytes((ctx), (ctx)->env->cont_port, &(value), sizeof(value), 0u)
 
 /* Returns `value` from this task or continuation into its result slot. The parent is told
  * (its join counter) when the task has finished, after the flush, not here. */
@@ -490,7 +503,9 @@ uint chanflow_next_batch(__global const chanflow_node_env* env, ulong begin, uin
  * batch function, which every work-group runs, with or without CEs: PoCL 3.1 mis-runs kernels
  * whose collectives (barriers) sit under a condition or in a loop around the batch, even when
  * every work-item takes the same path. */
-#define CHANFLOW_NODE_KERNEL(name)                                                              \
+#define CHANFLOW_NODE_KERNEL(name, kind)                                                        \
+  /* The node's kind, for the host (Graph::validate reads the program's kernel names). */       \
+  __kernel void name##__chanflow_##kind##_node(void) {}                                         \
   __kernel __attribute__((reqd_work_group_size(CHANFLOW_WG_SIZE, 1, 1))) void name(             \
       __global chanflow_channel* in, ulong begin, uint count, __global const chanflow_node_env* env) { \
     (void)in;                                                                                   \
@@ -524,7 +539,7 @@ uint chanflow_next_batch(__global const chanflow_node_env* env, ulong begin, uin
     chanflow_flush(&ctx, 0, 0u, wg);                                                            \
     chanflow_tfree_index(in, index, active, wg);                                                \
   }                                                                                             \
-  CHANFLOW_NODE_KERNEL(name)
+  CHANFLOW_NODE_KERNEL(name, plain)
 
 /* The same for a node that yields when an output is full; ce_type starts with chanflow_task.
  * A task that finishes without a continuation returns to its parent's frame. */
@@ -544,7 +559,7 @@ uint chanflow_next_batch(__global const chanflow_node_env* env, ulong begin, uin
     chanflow_join(chanflow_returns(&ctx, ce && !yields) ? task->ret_frame : 0ul, ctx.ready_frame, wg); \
     chanflow_tfree_index(in, index, active && !yields, wg);                                     \
   }                                                                                             \
-  CHANFLOW_NODE_KERNEL(name)
+  CHANFLOW_NODE_KERNEL(name, yielding)
 
 /* A post-sync continuation: consumes a continuation stack whose CEs (ce_type) start with
  * chanflow_frame; it runs once all the children returned into the frame's slots, and returns
@@ -560,4 +575,4 @@ uint chanflow_next_batch(__global const chanflow_node_env* env, ulong begin, uin
     chanflow_join(chanflow_returns(&ctx, ce != 0) ? frame->ret_frame : 0ul, ctx.ready_frame, wg); \
     chanflow_tfree_index(in, index, active, wg);                                                \
   }                                                                                             \
-  CHANFLOW_NODE_KERNEL(name)
+  CHANFLOW_NODE_KERNEL(name, continuation)

@@ -50,6 +50,10 @@ std::string describe(const chanflow_status& s, const Graph& g) {
       return s.extra ? fmt::format("kernel node '{}' is a CHANFLOW_CONTINUATION_NODE but its input is not a continuation stack", node)
                      : fmt::format("kernel node '{}' consumes a continuation stack: define its kernel with "
                                    "CHANFLOW_CONTINUATION_NODE", node);
+    case CHANFLOW_ERR_NO_CONTINUATION:
+      return fmt::format("kernel node '{}' spawned a child returning into its continuation (or the continuation "
+                         "itself), but it has no Continuation port",
+                         node);
     case CHANFLOW_ERR_YIELD_SPACE:
       return fmt::format("kernel node '{}' wrote more restart contexts than its dispatch had items", node);
     default:
@@ -149,14 +153,14 @@ std::uint32_t Aggregator::port_ce_bytes(const PortTarget& port) {
 
 Channel& Aggregator::port_channel(const PortTarget& port, std::uint32_t level) {
   if (auto* c = std::get_if<ChannelNode*>(&port.node)) return (*c)->channel();
-  return std::get<ChannelStackNode*>(port.node)->level(level + static_cast<std::uint32_t>(port.level_delta));
+  return std::get<ChannelStackNode*>(port.node)->level(level + static_cast<std::uint32_t>(port.level_delta()));
 }
 
 std::int64_t Aggregator::port_free(const PortTarget& port, std::uint32_t level) const {
   if (auto* c = std::get_if<ChannelNode*>(&port.node))
     return static_cast<std::int64_t>((*c)->channel().counters().data_free);
   auto* s = std::get<ChannelStackNode*>(port.node);
-  const std::uint32_t d = level + static_cast<std::uint32_t>(port.level_delta);
+  const std::uint32_t d = level + static_cast<std::uint32_t>(port.level_delta());
   if (d >= s->depth()) return s->capacity_per_level();  // a level not made yet is empty
   return static_cast<std::int64_t>(s->level(d).counters().data_free);
 }
@@ -192,7 +196,7 @@ void Aggregator::build_views() {
         fed.insert(&(*c)->channel());
       } else {
         auto* stack = std::get<ChannelStackNode*>(port.node);
-        const std::uint32_t d = s.level + static_cast<std::uint32_t>(port.level_delta);
+        const std::uint32_t d = s.level + static_cast<std::uint32_t>(port.level_delta());
         if (d < stack->depth()) fed.insert(&stack->level(d));
       }
     }
@@ -262,7 +266,7 @@ void Aggregator::write_env(std::size_t launch_index, const Launch& l) {
       target = &(*c)->channel();
     } else {
       auto* stack = std::get<ChannelStackNode*>(port.node);
-      const std::uint32_t d = slot.level + static_cast<std::uint32_t>(port.level_delta);
+      const std::uint32_t d = slot.level + static_cast<std::uint32_t>(port.level_delta());
       if ((!l.sweep && !l.stack) || d < stack->depth()) target = &stack->level(d);
     }
     e.port[p] = target ? reinterpret_cast<std::uint64_t>(target->device_ptr()) : 0;
@@ -477,7 +481,7 @@ void Aggregator::no_progress(bool stalled_sweeps) const {
         const std::int64_t free = port_free(port, slot.level);
         if (free < static_cast<std::int64_t>(port.max_per_item))
           msg += fmt::format("; blocked on port {} into '{}' (depth {}), which has {} free slot(s) but needs {} per CE",
-                             p, target_name(port), slot.level + port.level_delta, std::max<std::int64_t>(free, 0),
+                             p, target_name(port), slot.level + port.level_delta(), std::max<std::int64_t>(free, 0),
                              port.max_per_item);
       }
     } else if (v.blocked > 0 && v.restartable == 0) {
@@ -485,7 +489,7 @@ void Aggregator::no_progress(bool stalled_sweeps) const {
       const auto& port = slot.consumer->ports()[b.port];
       msg += fmt::format("; yielded work-groups wait on port {} into '{}' (depth {}), which has {} free slot(s), "
                          "less than one work-group's request ({})",
-                         b.port, target_name(port), slot.level + port.level_delta,
+                         b.port, target_name(port), slot.level + port.level_delta(),
                          std::max<std::int64_t>(port_free(port, slot.level), 0), std::uint64_t{wg_} * port.max_per_item);
     } else {
       msg += stalled_sweeps

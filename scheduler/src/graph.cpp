@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 #include <sstream>
 
@@ -59,11 +60,38 @@ KernelNode::KernelNode(std::string name, std::string kernel_name, std::uint32_t 
       index_(index) {}
 
 std::optional<std::uint32_t> KernelNode::continuation_port() const {
-  for (std::uint32_t p = 0; p < ports_.size(); ++p)
-    if (auto* s = std::get_if<ChannelStackNode*>(&ports_[p].node);
-        s && (*s)->kind() == StackKind::Continuations && ports_[p].level_delta == 0)
-      return p;
+  if (!ports_.empty() && ports_.front().kind == PortKind::Continuation) return 0;
   return std::nullopt;
+}
+
+// The continuation goes first (flushed before the children that return into it); the other
+// ports keep the order of their edges.
+Port KernelNode::add_port(PortTarget target) {
+  target.edge = edges_++;
+  const std::uint32_t edge = target.edge;
+  if (target.kind == PortKind::Continuation) ports_.insert(ports_.begin(), std::move(target));
+  else ports_.push_back(std::move(target));
+  return Port(*this, edge);
+}
+
+const PortTarget& Port::target() const {
+  for (const auto& p : node_->ports_)
+    if (p.edge == edge_) return p;
+  throw GraphError(fmt::format("kernel node '{}' has no edge #{}", node_->name(), edge_));
+}
+
+std::uint32_t Port::index() const { return static_cast<std::uint32_t>(&target() - node_->ports_.data()); }
+
+const std::string& Port::name() const { return target().name; }
+
+const char* to_string(NodeKind kind) {
+  switch (kind) {
+    case NodeKind::Unknown: return "unknown";
+    case NodeKind::Plain: return "plain";
+    case NodeKind::Yielding: return "yielding";
+    case NodeKind::Continuation: return "continuation";
+  }
+  return "?";
 }
 
 std::uint32_t KernelNode::input_channel_ce_bytes() const {
@@ -114,12 +142,19 @@ void make_edge(ChannelStackNode& stack, KernelNode& kernel) {
   connect_input(stack, kernel, kernel.input_, stack.consumer_);
 }
 
-void make_edge(KernelNode& kernel, ChannelNode& channel, std::uint32_t max_per_item) {
-  kernel.ports_.push_back({&channel, 0, max_per_item});
+Port make_edge(KernelNode& kernel, ChannelNode& channel, Spawns spawns) {
+  return kernel.add_port({.node = &channel, .kind = PortKind::Spawns, .max_per_item = spawns.max_per_item,
+                          .name = spawns.name.empty() ? channel.name() : std::move(spawns.name)});
 }
 
-void make_edge(KernelNode& kernel, ChannelStackNode& stack, int level_delta, std::uint32_t max_per_item) {
-  kernel.ports_.push_back({&stack, level_delta, max_per_item});
+Port make_edge(KernelNode& kernel, ChannelStackNode& stack, Children children) {
+  return kernel.add_port({.node = &stack, .kind = PortKind::Children, .max_per_item = children.max_per_item,
+                          .name = children.name.empty() ? stack.name() : std::move(children.name)});
+}
+
+Port make_edge(KernelNode& kernel, ChannelStackNode& stack, Continuation continuation) {
+  return kernel.add_port({.node = &stack, .kind = PortKind::Continuation, .max_per_item = 1,
+                          .name = continuation.name.empty() ? stack.name() : std::move(continuation.name)});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -169,7 +204,56 @@ void Graph::add_source(std::string source) {
   program_.reset();
 }
 
-void Graph::validate() const {
+namespace {
+
+bool is_identifier(std::string_view s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+std::string target_name(const PortTarget& port) {
+  return std::visit([](auto* n) { return n->name(); }, port.node);
+}
+
+// Each node macro leaves a marker kernel named after the node's kernel (see kernel_node.cl).
+NodeKind kind_in(const std::set<std::string>& kernels, const std::string& name) {
+  if (kernels.count(name + "__chanflow_plain_node")) return NodeKind::Plain;
+  if (kernels.count(name + "__chanflow_yielding_node")) return NodeKind::Yielding;
+  if (kernels.count(name + "__chanflow_continuation_node")) return NodeKind::Continuation;
+  return NodeKind::Unknown;
+}
+
+}  // namespace
+
+std::string Graph::port_defines(std::vector<std::string>& problems) const {
+  std::map<std::string, std::uint32_t> defined;  // macro -> port index
+  for (const auto& k : kernels_) {
+    std::set<std::string> names;
+    for (std::uint32_t p = 0; p < k->ports().size(); ++p) {
+      const auto& port = k->ports()[p];
+      if (!is_identifier(port.name)) {
+        problems.push_back(fmt::format("kernel node '{}': port name '{}' (to '{}') is not an OpenCL C identifier; "
+                                       "give the edge a .name",
+                                       k->name(), port.name, target_name(port)));
+        continue;
+      }
+      if (!names.insert(port.name).second)
+        problems.push_back(fmt::format("kernel node '{}' has two ports named '{}'; give the edges distinct .name values",
+                                       k->name(), port.name));
+      if (!is_identifier(k->kernel_name())) continue;  // reported as a kernel problem
+      const std::string macro = fmt::format("chanflow_port__{}__{}", k->kernel_name(), port.name);
+      if (auto [it, fresh] = defined.emplace(macro, p); !fresh && it->second != p)
+        problems.push_back(fmt::format("kernel '{}' runs in two nodes whose port '{}' has different indices ({} and "
+                                       "{}); nodes sharing a kernel need the same ports",
+                                       k->kernel_name(), port.name, it->second, p));
+    }
+  }
+  std::string out = "/* Port indices by name, generated by the graph: CHANFLOW_PORT(kernel, port). */\n";
+  for (const auto& [macro, index] : defined) out += fmt::format("#define {} {}u\n", macro, index);
+  return out;
+}
+
+void Graph::validate() {
   std::vector<std::string> problems;
   const std::uint32_t wg = options_.wg_size;
   for (const auto& c : channels_)
@@ -192,28 +276,17 @@ void Graph::validate() const {
         problems.push_back(fmt::format("kernel node '{}' takes {}-byte CEs but its input '{}' holds {}-byte CEs",
                                        k->name(), k->input_ce_bytes(), k->input_name(), in_bytes));
     }
-    if (k->kernel_name().empty()) problems.push_back(fmt::format("kernel node '{}' names no kernel", k->name()));
+    if (!is_identifier(k->kernel_name()))
+      problems.push_back(fmt::format("kernel node '{}' names kernel '{}', which is not an OpenCL C identifier",
+                                     k->name(), k->kernel_name()));
     if (k->ports().size() > CHANFLOW_MAX_PORTS)
       problems.push_back(fmt::format("kernel node '{}' has {} output ports; at most {} are supported", k->name(),
                                      k->ports().size(), CHANFLOW_MAX_PORTS));
-    if (k->is_yielding() && k->input_ce_bytes() < sizeof(chanflow_task))
-      problems.push_back(fmt::format("yielding kernel node '{}' takes {}-byte CEs; its CE type must start with "
-                                     "chanflow_task ({} bytes)",
-                                     k->name(), k->input_ce_bytes(), sizeof(chanflow_task)));
-    std::size_t continuation_ports = 0;
-    for (const auto& port : k->ports())
-      if (auto* s = std::get_if<ChannelStackNode*>(&port.node);
-          s && (*s)->kind() == StackKind::Continuations && port.level_delta == 0) {
-        ++continuation_ports;
-        if (port.max_per_item != 1)
-          problems.push_back(fmt::format("kernel node '{}' may spawn {} continuations per task into '{}'; a task "
-                                         "has one (max_per_item 1)",
-                                         k->name(), port.max_per_item, (*s)->name()));
-      }
-    if (continuation_ports > 1)
-      problems.push_back(fmt::format("kernel node '{}' has {} ports into continuation stacks at its own depth; "
-                                     "a task has at most one continuation",
-                                     k->name(), continuation_ports));
+    const auto continuations = std::count_if(k->ports().begin(), k->ports().end(),
+                                             [](const PortTarget& p) { return p.kind == PortKind::Continuation; });
+    if (continuations > 1)
+      problems.push_back(fmt::format("kernel node '{}' has {} continuation ports; a task has at most one continuation",
+                                     k->name(), continuations));
     for (std::size_t p = 0; p < k->ports().size(); ++p) {
       const auto& port = k->ports()[p];
       const auto [target, capacity, max_reservation] = std::visit(
@@ -226,23 +299,64 @@ void Graph::validate() const {
           port.node);
       const auto request = std::uint64_t{wg} * port.max_per_item;
       if (port.max_per_item == 0)
-        problems.push_back(fmt::format("kernel node '{}' port {} (to '{}') declares 0 CEs per item", k->name(), p, target));
+        problems.push_back(fmt::format("kernel node '{}' port '{}' (to '{}') declares 0 CEs per item", k->name(), port.name, target));
       if (request > max_reservation)
         problems.push_back(fmt::format(
             "channel '{}' (capacity {}, largest reservation {}) cannot hold one work-group's request from "
             "kernel node '{}': {} work-items x {} CEs = {}",
             target, capacity, max_reservation, k->name(), wg, port.max_per_item, request));
-      const bool into_stack = std::holds_alternative<ChannelStackNode*>(port.node);
-      if (into_stack && port.level_delta != 0 && port.level_delta != 1)
-        problems.push_back(fmt::format("kernel node '{}' port {} targets level delta {} of '{}'; only 0 "
-                                       "(same depth) and +1 (children) are supported",
-                                       k->name(), p, port.level_delta, target));
-      if (!into_stack && port.level_delta != 0)
-        problems.push_back(fmt::format("kernel node '{}' port {} gives a level to the plain channel '{}'", k->name(), p, target));
+      const auto* stack = std::get_if<ChannelStackNode*>(&port.node);
+      if (port.kind == PortKind::Children && (*stack)->kind() != StackKind::Tasks)
+        problems.push_back(fmt::format("kernel node '{}' spawns children into '{}', a continuation stack; children go "
+                                       "into a task stack",
+                                       k->name(), target));
+      if (port.kind == PortKind::Continuation && (*stack)->kind() != StackKind::Continuations)
+        problems.push_back(fmt::format("kernel node '{}' has a continuation port into '{}', which is a task stack; make "
+                                       "it with StackKind::Continuations",
+                                       k->name(), target));
     }
   }
   if (kernels_.empty()) problems.emplace_back("the graph has no kernel node");
   if (sources_.empty()) problems.emplace_back("the graph has no OpenCL C source (Graph::add_source)");
+  port_defines(problems);
+
+  // What each node's kernel is, from the program (a failed build throws with its log).
+  if (!kernels_.empty() && !sources_.empty()) {
+    std::set<std::string> defined;
+    std::istringstream names(program().getInfo<CL_PROGRAM_KERNEL_NAMES>());
+    for (std::string name; std::getline(names, name, ';');) defined.insert(name);
+    for (const auto& k : kernels_) {
+      k->kind_ = kind_in(defined, k->kernel_name());
+      const bool from_frames = k->has_input() && std::holds_alternative<ChannelStackNode*>(k->input_) &&
+                               std::get<ChannelStackNode*>(k->input_)->kind() == StackKind::Continuations;
+      if (k->kind_ == NodeKind::Unknown) {
+        problems.push_back(defined.count(k->kernel_name())
+                               ? fmt::format("kernel node '{}': kernel '{}' was not made with a node macro "
+                                             "(CHANFLOW_KERNEL_NODE, CHANFLOW_YIELDING_KERNEL_NODE or "
+                                             "CHANFLOW_CONTINUATION_NODE)",
+                                             k->name(), k->kernel_name())
+                               : fmt::format("kernel node '{}' runs kernel '{}', which the graph's sources do not define",
+                                             k->name(), k->kernel_name()));
+        continue;
+      }
+      if (k->kind_ == NodeKind::Yielding && k->input_ce_bytes() < sizeof(chanflow_task))
+        problems.push_back(fmt::format("yielding kernel node '{}' takes {}-byte CEs; its CE type must start with "
+                                       "chanflow_task ({} bytes)",
+                                       k->name(), k->input_ce_bytes(), sizeof(chanflow_task)));
+      if (from_frames && k->kind_ != NodeKind::Continuation)
+        problems.push_back(fmt::format("kernel node '{}' consumes the continuation stack '{}': define its kernel with "
+                                       "CHANFLOW_CONTINUATION_NODE",
+                                       k->name(), k->input_name()));
+      if (!from_frames && k->kind_ == NodeKind::Continuation && k->has_input())
+        problems.push_back(fmt::format("kernel node '{}' is a CHANFLOW_CONTINUATION_NODE but its input '{}' is not a "
+                                       "continuation stack",
+                                       k->name(), k->input_name()));
+      if (k->continuation_port() && k->kind_ == NodeKind::Plain)
+        problems.push_back(fmt::format("kernel node '{}' has a continuation port, but a CHANFLOW_KERNEL_NODE cannot "
+                                       "make a frame ready: use CHANFLOW_YIELDING_KERNEL_NODE",
+                                       k->name()));
+    }
+  }
   if (!problems.empty()) {
     std::string msg = "malformed channel-flow graph:";
     for (const auto& p : problems) msg += "\n  - " + p;
@@ -251,7 +365,10 @@ void Graph::validate() const {
 }
 
 const cl::Program& Graph::program() {
-  if (program_) return *program_;
+  std::vector<std::string> ignored;  // validate() reports them
+  std::string defines = port_defines(ignored);
+  if (program_ && defines == port_defines_) return *program_;
+  port_defines_ = std::move(defines);
   // Private staging is sized for the widest node: every port's declared spawns per item.
   std::uint32_t spawn_words = 1, staged_ces = 1;
   for (const auto& k : kernels_) {
@@ -263,7 +380,7 @@ const cl::Program& Graph::program() {
     spawn_words = std::max(spawn_words, words);
     staged_ces = std::max(staged_ces, ces);
   }
-  std::vector<std::string_view> sources{scheduler_cl::node_layout_h(), scheduler_cl::kernel_node_cl()};
+  std::vector<std::string_view> sources{scheduler_cl::node_layout_h(), scheduler_cl::kernel_node_cl(), port_defines_};
   for (const auto& s : sources_) sources.push_back(s);
   program_ = build_channel_program(runtime_, sources,
                                    {.wg_size = options_.wg_size,
@@ -311,14 +428,14 @@ std::string Graph::to_dot() const {
                        s->ce_bytes(), s->capacity_per_level());
   for (const auto& k : kernels_) {
     out << fmt::format("  \"{}\" [shape=ellipse, label=\"{}\\n{}(){}\"];\n", k->name(), k->name(), k->kernel_name(),
-                       k->is_yielding() ? " yields" : "");
+                       k->kind() == NodeKind::Unknown ? "" : std::string(" ") + to_string(k->kind()));
     if (k->has_input()) out << fmt::format("  \"{}\" -> \"{}\";\n", k->input_name(), k->name());
     for (std::size_t p = 0; p < k->ports().size(); ++p) {
       const auto& port = k->ports()[p];
       const std::string target = std::visit([](auto* n) { return n->name(); }, port.node);
-      std::string label = fmt::format("port {}: <= {}/item", p, port.max_per_item);
-      if (std::holds_alternative<ChannelStackNode*>(port.node))
-        label += port.level_delta ? ", depth+1" : ", same depth";
+      std::string label = fmt::format("port {} '{}': <= {}/item", p, port.name, port.max_per_item);
+      if (port.kind == PortKind::Children) label += ", children (depth+1)";
+      if (port.kind == PortKind::Continuation) label += ", continuation (same depth)";
       out << fmt::format("  \"{}\" -> \"{}\" [label=\"{}\"];\n", k->name(), target, label);
     }
   }

@@ -77,8 +77,10 @@ void chain_pre_sync(__global ChainFrame* f, chanflow_ctx* ctx) {
     return;
   }
   const ChainCont cont = {{0ul, 0ul, 0, 0u, 0u}, 0ul, (ulong)f->n};
-  chanflow_spawn(ctx, 0, cont);
+  chanflow_spawn_continuation(ctx, cont);
   const ChainFrame child = {{0ul, 0ul, 0u, 0u}, f->n - 1u, 0u};
+  /* Port 1: the continuation is port 0. (CHANFLOW_PORT would need a chain_spawn node in every
+   * graph built from this file.) */
   chanflow_spawn_child(ctx, 1, child, 0);
 }
 CHANFLOW_YIELDING_KERNEL_NODE(chain_spawn, ChainFrame, chain_pre_sync)

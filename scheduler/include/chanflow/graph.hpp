@@ -117,21 +117,74 @@ class ChannelStackNode {
   ChannelPredicate predicate_;
 };
 
-/// Where an output port of a kernel node goes: a channel, or a stack level relative to the
-/// depth of the CE being processed (+1 for spawned children, 0 for a continuation).
-struct PortTarget {
-  std::variant<ChannelNode*, ChannelStackNode*> node;
-  int level_delta = 0;
-  std::uint32_t max_per_item = 1;  ///< most CEs one work-item spawns on this port per CE
+/// What an output edge of a kernel node carries (typed ports: each kind says once where its CEs
+/// go and what the library does with them). `name` is the port's name on the OpenCL C side,
+/// CHANFLOW_PORT(kernel, name), and defaults to the target node's name.
+/// Into a plain channel: up to max_per_item CEs per processed CE.
+struct Spawns {
+  std::uint32_t max_per_item = 1;
+  std::string name;
+};
+/// Into a task stack, one level deeper than the CE being processed: child tasks
+/// (chanflow_spawn_child points each at a result slot of this task's continuation).
+struct Children {
+  std::uint32_t max_per_item = 1;
+  std::string name;
+};
+/// Into a continuation stack at the processed CE's own depth: the task's continuation frame
+/// (chanflow_spawn_continuation, one per task). The library puts it first, at port 0, whatever
+/// the order the edges were made in, so it is reserved before the children that return into it.
+struct Continuation {
+  std::string name;
 };
 
-/// An OpenCL C kernel made with CHANFLOW_KERNEL_NODE, consuming one channel or channel stack and
-/// producing into its output ports (port i is the i-th output edge made).
+enum class PortKind { Spawns, Children, Continuation };
+
+/// Where an output port of a kernel node goes.
+struct PortTarget {
+  std::variant<ChannelNode*, ChannelStackNode*> node;
+  PortKind kind = PortKind::Spawns;
+  std::uint32_t max_per_item = 1;  ///< most CEs one work-item spawns on this port per CE
+  std::string name;                ///< CHANFLOW_PORT(kernel, name) on the device
+  std::uint32_t edge = 0;          ///< the order the edge was made in (Port's key)
+  /// The target level relative to the processed CE's depth: +1 for children, 0 otherwise.
+  int level_delta() const noexcept { return kind == PortKind::Children ? 1 : 0; }
+};
+
+/// An output edge as make_edge returns it. Its index is the library's: the continuation is
+/// port 0, the others follow in the order their edges were made.
+class Port {
+ public:
+  std::uint32_t index() const;
+  const std::string& name() const;
+  KernelNode& node() const noexcept { return *node_; }
+
+ private:
+  friend class KernelNode;
+  Port(KernelNode& node, std::uint32_t edge) : node_(&node), edge_(edge) {}
+  const PortTarget& target() const;
+  KernelNode* node_;
+  std::uint32_t edge_;
+};
+
+/// How a kernel node's OpenCL C kernel was made; the library learns it from the built program
+/// (each node macro leaves a marker), so it is never stated twice.
+enum class NodeKind {
+  Unknown,       ///< the program has not been built yet
+  Plain,         ///< CHANFLOW_KERNEL_NODE: a full output is an error (admission prevents it)
+  Yielding,      ///< CHANFLOW_YIELDING_KERNEL_NODE: a full output makes the work-group yield
+  Continuation,  ///< CHANFLOW_CONTINUATION_NODE: consumes a continuation stack
+};
+const char* to_string(NodeKind kind);
+
+/// An OpenCL C kernel made with one of the node macros, consuming one channel or channel stack
+/// and producing into its output ports.
 class KernelNode {
  public:
   const std::string& name() const noexcept { return name_; }
   const std::string& kernel_name() const noexcept { return kernel_name_; }
   std::uint32_t input_ce_bytes() const noexcept { return input_ce_bytes_; }
+  /// Port i is the library's port index (continuation first).
   const std::vector<PortTarget>& ports() const noexcept { return ports_; }
   bool has_input() const noexcept { return !std::holds_alternative<std::monostate>(input_); }
   std::string input_name() const;
@@ -155,43 +208,43 @@ class KernelNode {
     svm_uses_.push_back(buffer.get());
     return *this;
   }
-  /// Declares that the kernel is a CHANFLOW_YIELDING_KERNEL_NODE: a full output makes its
-  /// work-group yield instead of failing, and the aggregator restarts it when there is room.
-  KernelNode& yielding(bool on = true) {
-    yielding_ = on;
-    return *this;
-  }
-  bool is_yielding() const noexcept { return yielding_; }
-  /// The port into a continuation stack (at the same depth), if any: the port whose CE is
-  /// this task's continuation, which chanflow_spawn_child points children's results at.
+  /// The node macro its kernel was made with (Unknown until the graph's program is built:
+  /// Graph::validate() or run()).
+  NodeKind kind() const noexcept { return kind_; }
+  bool is_yielding() const noexcept { return kind_ == NodeKind::Yielding; }
+  /// The port into a continuation stack (always 0), if the node has one.
   std::optional<std::uint32_t> continuation_port() const;
 
  private:
   friend class Graph;
   friend class Aggregator;
+  friend class Port;
   friend void make_edge(ChannelNode&, KernelNode&);
   friend void make_edge(ChannelStackNode&, KernelNode&);
-  friend void make_edge(KernelNode&, ChannelNode&, std::uint32_t);
-  friend void make_edge(KernelNode&, ChannelStackNode&, int, std::uint32_t);
+  friend Port make_edge(KernelNode&, ChannelNode&, Spawns);
+  friend Port make_edge(KernelNode&, ChannelStackNode&, Children);
+  friend Port make_edge(KernelNode&, ChannelStackNode&, Continuation);
   KernelNode(std::string name, std::string kernel_name, std::uint32_t input_ce_bytes, std::uint32_t index);
+  Port add_port(PortTarget target);
   std::string name_;
   std::string kernel_name_;
   std::uint32_t input_ce_bytes_;
   std::uint32_t index_;
   std::variant<std::monostate, ChannelNode*, ChannelStackNode*> input_;
   std::vector<PortTarget> ports_;
+  std::uint32_t edges_ = 0;
   std::vector<std::byte> args_;
   std::vector<void*> svm_uses_;
-  bool yielding_ = false;
+  NodeKind kind_ = NodeKind::Unknown;
 };
 
 /// Input edge: `kernel` processes every CE of `channel`.
 void make_edge(ChannelNode& channel, KernelNode& kernel);
 void make_edge(ChannelStackNode& stack, KernelNode& kernel);
-/// Output edge: a new port of `kernel`; each work-item spawns at most max_per_item CEs on it.
-void make_edge(KernelNode& kernel, ChannelNode& channel, std::uint32_t max_per_item = 1);
-/// Output edge into a stack, at the processed CE's depth plus level_delta (0 or 1).
-void make_edge(KernelNode& kernel, ChannelStackNode& stack, int level_delta, std::uint32_t max_per_item = 1);
+/// Output edges: a new port of `kernel` (see Spawns, Children, Continuation).
+Port make_edge(KernelNode& kernel, ChannelNode& channel, Spawns spawns = {});
+Port make_edge(KernelNode& kernel, ChannelStackNode& stack, Children children);
+Port make_edge(KernelNode& kernel, ChannelStackNode& stack, Continuation continuation);
 
 /// How a channel stack is dispatched when its consumer yields (or has no output ports).
 enum class Sweeps {
@@ -312,8 +365,9 @@ class Graph {
   /// OpenCL C source holding kernel nodes; the graph builds all sources into one program.
   void add_source(std::string source);
 
-  /// Throws GraphError naming the nodes if the graph is malformed. run() calls it.
-  void validate() const;
+  /// Throws GraphError naming the nodes if the graph is malformed. Builds the graph's program
+  /// (node kinds come from it; a failed build throws OpenCLError with the log). run() calls it.
+  void validate();
   /// Runs until no CE is ready, nothing is in flight and nothing is blocked. Throws RunError
   /// for device-side errors and when no progress is possible.
   RunStats run(SchedulingPolicy& policy, const RunOptions& options = {});
@@ -333,6 +387,9 @@ class Graph {
   friend class Aggregator;
   void check_new_name(const std::string& name) const;
   const cl::Program& program();
+  /// `#define`s giving every kernel's ports their indices by name (CHANFLOW_PORT).
+  std::string port_defines(std::vector<std::string>& problems) const;
+  std::string port_defines_;
 
   const Runtime& runtime_;
   GraphOptions options_;

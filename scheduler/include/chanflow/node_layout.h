@@ -25,6 +25,7 @@
 #define CHANFLOW_ERR_CHANNEL_FULL 5u /* a non-yielding node found no room despite admission control */
 #define CHANFLOW_ERR_YIELD_SPACE 6u  /* more yield records than the aggregator provided room for */
 #define CHANFLOW_ERR_NODE_KIND 7u    /* a continuation stack consumed by a node not made as a continuation node */
+#define CHANFLOW_ERR_NO_CONTINUATION 8u /* chanflow_spawn_child or _continuation in a node without a continuation port */
 
 typedef struct chanflow_status {
   chanflow_u32 code;

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The sanitizer step of ./test.sh: builds chanflow with AddressSanitizer, LeakSanitizer and
+# UndefinedBehaviorSanitizer (CHANFLOW_SANITIZE=address,undefined) in its own build directory,
+# then runs the whole doctest binary as ONE process (ctest runs a suite per process, which hides
+# objects of one suite outliving queued commands of another), once on an idle machine and once
+# with every core busy (races between the host and PoCL's worker threads hide on an idle
+# machine), and the command-line tests. Any report fails the step (-fno-sanitize-recover=all,
+# and ASan/LSan exit non-zero).
+# Usage: tests/sanitize.sh [build-dir]   (default: build-sanitize beside build/)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=${1:-build-sanitize}
+jobs=$(nproc 2>/dev/null || echo 2)
+cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCHANFLOW_SANITIZE=address,undefined >/dev/null
+cmake --build "$dir" -j "$jobs" --target chanflow_tests chanflow_cli
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+echo "== sanitize: doctest, one process, idle machine"
+"$dir/bin/chanflow_tests" --no-intro=true
+
+echo "== sanitize: doctest, one process, every core busy"
+hogs=()
+for _ in $(seq "$jobs"); do (while :; do :; done) & hogs+=($!); done
+trap 'kill "${hogs[@]}" 2>/dev/null || true' EXIT
+"$dir/bin/chanflow_tests" --no-intro=true
+kill "${hogs[@]}" 2>/dev/null || true
+trap - EXIT
+
+echo "== sanitize: command line"
+ctest --test-dir "$dir" --output-on-failure -R '^cli_'
