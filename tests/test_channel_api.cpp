@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -87,6 +88,32 @@ TEST_CASE("Channel: a table dropped while a queued copy still reads its host mir
     table.reset();
   }
   runtime().finish();
+}
+
+TEST_CASE("Channel: a CE freed twice is caught by checked frees, even beside live CEs of its group") {
+  for (const bool checked : {false, true}) {
+    CAPTURE(checked);
+    ChannelTable table(runtime());
+    Channel ch(table, {.name = "twice", .ce_bytes = 4, .capacity = 64, .done_group = 64, .check_frees = checked});
+    auto r = ch.talloc(4);  // slots 0..3, one done-count group; 1..3 stay live
+    REQUIRE(r.has_value());
+    ch.enq(std::move(*r));
+    const auto program = build_channel_program(runtime(), tests_cl::channel_test_kernels_cl(), {.wg_size = 16});
+    const auto k = runtime().kernel(program, "free_twice");
+    set_indirect_svm(k, ch.svm_allocations());
+    set_arg_svm(k, 0, ch.device_ptr());
+    set_arg(k, 1, cl_uint{0});
+    launch(runtime(), k, 16, 16);
+    runtime().finish();
+    table.refresh();
+    const char* forced = std::getenv("CHANFLOW_CHECK_FREES");  // checks every channel
+    if (checked || (forced && *forced && *forced != '0')) {
+      CHECK_THROWS_WITH_AS(table.check_errors(), doctest::Contains("tfree of a CE that was not allocated"), ChannelError);
+    } else {
+      // Two frees of four CEs: the done count (2 < 4) cannot tell, which is why checked frees exist.
+      CHECK_NOTHROW(table.check_errors());
+    }
+  }
 }
 
 TEST_CASE("Channel: a full channel rejects a reservation and reserves nothing") {

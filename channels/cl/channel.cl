@@ -84,6 +84,12 @@ __global void* chanflow_talloc_prepaid(__global chanflow_channel* ch, uint n, ch
   t->n = n;
   t->offset = offset;
   t->total = s->total;
+  if (ch->live)
+    for (uint k = 0; k < n; ++k) {
+      const uint slot = (t->index + k) % ch->capacity, bit = 1u << (slot % 32u);
+      if (atomic_or(ch->live + slot / 32u, bit) & bit)
+        atomic_or((volatile __global uint*)&ch->errors, CHANFLOW_CHANNEL_ERR_REALLOCATED);
+    }
   return ch->data + (size_t)t->index * ch->ce_bytes;
 }
 
@@ -153,6 +159,11 @@ void chanflow_tfree_index(__global chanflow_channel* ch, uint index, int active,
   const uint lid = chanflow_local_id();
   const uint none = 0xffffffffu;
   const uint group = active ? (index % ch->capacity) / ch->done_group : none;
+  if (active && ch->live) { /* checked frees: the CE must be allocated, and is no longer */
+    const uint slot = index % ch->capacity, bit = 1u << (slot % 32u);
+    if (!(atomic_and(ch->live + slot / 32u, ~bit) & bit))
+      atomic_or((volatile __global uint*)&ch->errors, CHANFLOW_CHANNEL_ERR_NOT_LIVE);
+  }
   __local uint* groups = s->scan[1];
   groups[lid] = group;
   barrier(CLK_LOCAL_MEM_FENCE);

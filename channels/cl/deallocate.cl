@@ -9,7 +9,6 @@
  * the group's unallocated rest is skipped (the tail moves to the boundary), or a request as large
  * as the channel could never be granted while those slots waited for allocations. */
 
-#define CHANFLOW_ERROR_DOUBLE_FREE 1ul
 
 /* One work-group per channel (`channels` holds header addresses). The work-items test the live
  * window's groups in parallel, a local minimum finds the first incomplete one, and the complete
@@ -48,7 +47,7 @@ __kernel void chanflow_deallocate(__global const ulong* channels, uint count) {
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   if (lid == 0) {
-    if (double_free) ch->errors |= CHANFLOW_ERROR_DOUBLE_FREE;
+    if (double_free) ch->errors |= CHANFLOW_CHANNEL_ERR_OVERFREE;
     if (freed_groups > 0) {
       const ulong new_head = head + freed_groups * group_size;
       /* A complete last group that the tail stands inside: the channel is empty; skip the

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 namespace chanflow {
@@ -19,15 +20,24 @@ std::size_t align_up(std::size_t v) { return (v + kAlign - 1) / kAlign * kAlign;
 struct StorageLayout {
   std::size_t ctrl_offset = 0;
   std::size_t done_offset = 0;
+  std::size_t live_offset = 0;  // checked frees' bitmap (empty unless check_frees)
   std::size_t data_offset = 0;
   std::size_t bytes = 0;
 };
+
+std::size_t live_words(const ChannelConfig& c) { return (std::size_t{c.capacity} + 31) / 32; }
+
+bool check_frees_from_environment() {
+  const char* v = std::getenv("CHANFLOW_CHECK_FREES");
+  return v && *v && *v != '0';
+}
 
 StorageLayout layout_for(const ChannelConfig& c) {
   StorageLayout l;
   l.ctrl_offset = 0;
   l.done_offset = align_up(l.ctrl_offset + std::size_t{2} * c.capacity * sizeof(std::uint64_t));
-  l.data_offset = align_up(l.done_offset + std::size_t{c.capacity / c.done_group} * sizeof(std::uint32_t));
+  l.live_offset = align_up(l.done_offset + std::size_t{c.capacity / c.done_group} * sizeof(std::uint32_t));
+  l.data_offset = align_up(l.live_offset + (c.check_frees ? live_words(c) * sizeof(std::uint32_t) : 0));
   l.bytes = align_up(l.data_offset + (std::size_t{c.capacity} + c.max_reservation) * c.ce_bytes);
   return l;
 }
@@ -150,11 +160,20 @@ void ChannelTable::enqueue_deallocate(const std::vector<std::uint32_t>& ids) {
 }
 
 void ChannelTable::check_errors() const {
-  for (std::uint32_t id = 0; id < mirror_.size(); ++id)
-    if (live_[id] && (mirror_[id].errors & 1u))
-      throw ChannelError(fmt::format("channel {}: a done count exceeded the CEs allocated in its group: a CE was "
-                                     "freed twice (tfree of the same control position)",
-                                     id));
+  for (std::uint32_t id = 0; id < mirror_.size(); ++id) {
+    if (!live_[id] || mirror_[id].errors == 0) continue;
+    const std::uint64_t e = mirror_[id].errors;
+    std::string what;
+    if (e & CHANFLOW_CHANNEL_ERR_NOT_LIVE)
+      what += "; tfree of a CE that was not allocated (freed twice, or never reserved)";
+    if (e & CHANFLOW_CHANNEL_ERR_OVERFREE)
+      what += mirror_[id].live ? "; a done-count group was freed more often than it had CEs"
+                               : "; a done-count group was freed more often than it had CEs: a CE was freed twice "
+                                 "(with ChannelConfig::check_frees or CHANFLOW_CHECK_FREES=1 every such tfree is "
+                                 "caught, also one that a live CE of the same group hides)";
+    if (e & CHANFLOW_CHANNEL_ERR_REALLOCATED) what += "; talloc handed out a slot that was still allocated";
+    throw ChannelError(fmt::format("channel {}{}", id, what));
+  }
 }
 
 chanflow_channel& ChannelTable::mirror(std::uint32_t id) {
@@ -195,6 +214,7 @@ void ChannelTable::write_u64_field(std::uint32_t id, std::size_t offset) {
 Channel::Channel(ChannelTable& table, ChannelConfig config) : table_(table), config_(std::move(config)) {
   validate(config_);
   if (config_.max_reservation == 0) config_.max_reservation = std::min(config_.capacity, 8192u);
+  config_.check_frees = config_.check_frees || check_frees_from_environment();
   const auto layout = layout_for(config_);
   const Runtime& rt = table.runtime();
   const auto [storage, chunk] = table.allocate_storage(layout.bytes);
@@ -211,6 +231,10 @@ Channel::Channel(ChannelTable& table, ChannelConfig config) : table_(table), con
   h.data = reinterpret_cast<std::uint64_t>(data_);
   h.ctrl = reinterpret_cast<std::uint64_t>(ctrl_);
   h.done = reinterpret_cast<std::uint64_t>(done_);
+  if (config_.check_frees) {
+    live_ = reinterpret_cast<std::uint32_t*>(base + layout.live_offset);
+    h.live = reinterpret_cast<std::uint64_t>(live_);
+  }
   h.capacity = config_.capacity;
   h.ce_bytes = config_.ce_bytes;
   h.ctrl_capacity = 2 * config_.capacity;
@@ -241,6 +265,7 @@ std::optional<Channel::HostReservation> Channel::talloc(std::uint32_t n) {
   r.index = static_cast<std::uint32_t>(h.data_tail % config_.capacity);
   r.n = n;
   r.ces.resize(std::size_t{n} * config_.ce_bytes);
+  if (live_) mark_live(r.index, n);
   h.data_free -= n;
   h.data_tail += n;
   table_.write_u64_field(id_, offsetof(chanflow_channel, data_free));
@@ -274,6 +299,18 @@ void Channel::enq(HostReservation&& r) {
   table_.write_u64_field(id_, offsetof(chanflow_channel, ctrl_published));
   r.n = 0;
   r.ces.clear();
+}
+
+// The host's talloc sets its slots' bits as the device's does (read, set, write back).
+void Channel::mark_live(std::uint32_t first_slot, std::uint32_t n) {
+  const Runtime& rt = table_.runtime();
+  std::vector<std::uint32_t> bits(live_words(config_));
+  rt.svm_read(bits.data(), live_, bits.size() * sizeof(std::uint32_t));
+  for (std::uint32_t k = 0; k < n; ++k) {
+    const std::uint32_t slot = (first_slot + k) % config_.capacity;
+    bits[slot / 32] |= 1u << (slot % 32);
+  }
+  rt.svm_write(live_, bits.data(), bits.size() * sizeof(std::uint32_t));
 }
 
 Channel::Range Channel::ready() const {

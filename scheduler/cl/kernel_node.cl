@@ -86,8 +86,9 @@ void chanflow_report(__global const chanflow_node_env* env, uint code, uint deta
  * 64-bit slot ret_slot - 1 of this task's continuation frame (port env->cont_port). */
 void chanflow_spawn_bytes(chanflow_ctx* ctx, uint port, const void* value, uint bytes, uint ret_slot) {
   __global const chanflow_node_env* env = ctx->env;
-  if (port >= env->ports) {
-    chanflow_report(env, CHANFLOW_ERR_BAD_PORT, port, env->ports);
+  if (port >= env->ports) { /* CHANFLOW_NO_PORT: chanflow_spawn_continuation without a continuation */
+    chanflow_report(env, port == CHANFLOW_NO_PORT ? CHANFLOW_ERR_NO_CONTINUATION : CHANFLOW_ERR_BAD_PORT, port,
+                    env->ports);
     return;
   }
   if (ret_slot != 0u && env->cont_port == CHANFLOW_NO_PORT) {

@@ -382,11 +382,19 @@ const cl::Program& Graph::program() {
   }
   std::vector<std::string_view> sources{scheduler_cl::node_layout_h(), scheduler_cl::kernel_node_cl(), port_defines_};
   for (const auto& s : sources_) sources.push_back(s);
-  program_ = build_channel_program(runtime_, sources,
-                                   {.wg_size = options_.wg_size,
-                                    .scan = options_.scan,
-                                    .extra = fmt::format("-DCHANFLOW_SPAWN_WORDS={} -DCHANFLOW_STAGED_CES={}",
-                                                         spawn_words, staged_ces)});
+  try {
+    program_ = build_channel_program(runtime_, sources,
+                                     {.wg_size = options_.wg_size,
+                                      .scan = options_.scan,
+                                      .extra = fmt::format("-DCHANFLOW_SPAWN_WORDS={} -DCHANFLOW_STAGED_CES={}",
+                                                           spawn_words, staged_ces)});
+  } catch (const OpenCLError& e) {
+    if (e.build_log().find("chanflow_port__") == std::string::npos) throw;
+    throw OpenCLError(e.call() + " (a CHANFLOW_PORT(kernel, port) names a port that no node of this graph running "
+                                 "that kernel has: a port is named by its edge's .name, by default the target node's "
+                                 "name; every kernel using CHANFLOW_PORT needs its node in the graph)",
+                      e.code(), e.build_log());
+  }
   return *program_;
 }
 

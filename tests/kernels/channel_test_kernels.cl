@@ -123,3 +123,13 @@ void free_only(__global chanflow_channel* ch, ulong begin, uint count, uint lo, 
   const uint index = g < count ? chanflow_ce_index(ch, begin + g) % ch->capacity : 0u;
   tfree(ch, begin + g, g < count && index >= lo && index < hi, &wg);
 }
+
+/* Frees the CE at physical index `index` twice (by work-item 0, two collective tfrees): the
+ * double free the done counts alone miss while the group holds other live CEs. */
+__kernel __attribute__((reqd_work_group_size(CHANFLOW_WG_SIZE, 1, 1)))
+void free_twice(__global chanflow_channel* ch, uint index) {
+  __local chanflow_wg_scratch wg;
+  const int mine = get_local_id(0) == 0;
+  chanflow_tfree_index(ch, index, mine, &wg);
+  chanflow_tfree_index(ch, index, mine, &wg);
+}

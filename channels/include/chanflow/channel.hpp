@@ -35,6 +35,11 @@ struct ChannelConfig {
   /// Most CEs one talloc (one work-group's total) may reserve; 0 picks min(capacity, 8192).
   /// Costs that many spare CEs of memory, which keep a reservation contiguous when it wraps.
   std::uint32_t max_reservation = 0;
+  /// Checked frees: a bit per slot, set by talloc and cleared by tfree, catches every tfree of a
+  /// CE that is not allocated (one more atomic per CE in each). Off, deallocation catches only a
+  /// done-count group freed more often than it had CEs. CHANFLOW_CHECK_FREES=1 turns it on for
+  /// every channel.
+  bool check_frees = false;
 };
 
 /// Every channel header of one runtime in one SVM array, so the aggregator reads all counters
@@ -150,6 +155,7 @@ class Channel {
   std::vector<std::byte> read_ce(std::uint32_t index) const;
 
  private:
+  void mark_live(std::uint32_t first_slot, std::uint32_t n);
 
   ChannelTable& table_;
   ChannelConfig config_;
@@ -158,6 +164,7 @@ class Channel {
   std::size_t storage_bytes_ = 0;
   std::uint64_t* ctrl_ = nullptr;
   std::uint32_t* done_ = nullptr;
+  std::uint32_t* live_ = nullptr;  // checked frees' bitmap, or null
   std::byte* data_ = nullptr;
 };
 

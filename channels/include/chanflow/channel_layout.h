@@ -63,9 +63,18 @@ typedef struct chanflow_channel {
    * with CHANFLOW_COUNT_ATOMICS (the benchmark's counting pass); otherwise it stays 0. */
   chanflow_u64 oversized_requests; /* refused because they asked for more than max_reservation */
   chanflow_u64 atomic_ops;
-  chanflow_u64 errors; /* bit 0: a done count exceeded its group's allocated CEs (a double tfree) */
+  chanflow_u64 errors; /* CHANFLOW_CHANNEL_ERR_* bits */
+  /* Checked frees (ChannelConfig::check_frees): one bit per logical slot, set by talloc and
+   * cleared by tfree, so a tfree of a CE that is not allocated is caught at once; 0: unchecked
+   * (only more frees than allocations in a done-count group are caught, by deallocation). */
+  CHANFLOW_SVM_PTR(uint) live;
 } chanflow_channel;
 
-#define CHANFLOW_CHANNEL_BYTES 128
+#define CHANFLOW_CHANNEL_BYTES 136
+
+/* chanflow_channel::errors. Device code sets them with a 32-bit atomic_or on the low word. */
+#define CHANFLOW_CHANNEL_ERR_OVERFREE 1u    /* a done-count group got more frees than it had CEs */
+#define CHANFLOW_CHANNEL_ERR_NOT_LIVE 2u    /* tfree of a CE not allocated: freed twice, or never reserved */
+#define CHANFLOW_CHANNEL_ERR_REALLOCATED 4u /* talloc handed out a slot still allocated (a broken invariant) */
 
 #endif /* CHANFLOW_CHANNEL_LAYOUT_H */

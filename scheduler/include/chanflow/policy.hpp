@@ -14,7 +14,8 @@
 namespace chanflow {
 
 /// One concrete channel (a channel node, or one level of a channel stack) as the aggregator
-/// saw it at the start of a round. Read-only to policies.
+/// saw it at the start of a round, with nothing in flight (rounds are run to completion: the
+/// aggregator reads the counters once the round's kernels have finished). Read-only to policies.
 struct ChannelView {
   std::uint32_t id = 0;          ///< index into GraphView::channels
   std::string_view name;         ///< "fib" or, for a stack level, "cont[3]"
@@ -24,10 +25,9 @@ struct ChannelView {
   std::uint64_t ready = 0;       ///< CEs ready to dispatch
   std::uint64_t capacity = 0;
   std::uint64_t free = 0;        ///< unreserved slots
-  std::uint64_t in_flight = 0;   ///< CEs in dispatches not yet completed
   std::uint64_t blocked = 0;     ///< restart contexts of this channel's CEs (yielded work-groups)
   std::uint64_t restartable = 0; ///< of those, how many may be restarted now (their output has room)
-  std::uint64_t admissible = 0;  ///< most ready CEs a dispatch may take now (0 while gated or full)
+  std::uint64_t admissible = 0;  ///< most ready CEs a dispatch may take now (0 when an output is full)
   bool continuation = false;     ///< a level of a continuation stack
   bool producers_idle = false;   ///< no channel whose consumer feeds this one holds work
   bool predicate = false;        ///< the channel's predicate, see ChannelPredicate
@@ -47,7 +47,10 @@ struct GraphView {
 };
 
 /// "Dispatch `count` ready CEs of channel `channel` and restart up to `restarts` of its
-/// blocked contexts" (the aggregator clamps both to what is admissible / restartable).
+/// blocked contexts" (the aggregator clamps both to what is admissible / restartable, in the
+/// order given, charging each dispatch's worst-case spawns before the next is admitted). A
+/// channel may appear more than once in a round: its ranges are taken one after the other and
+/// go out as one launch.
 struct Dispatch {
   std::uint32_t channel = 0;
   std::uint64_t count = std::numeric_limits<std::uint64_t>::max();
@@ -73,8 +76,9 @@ class Greedy final : public SchedulingPolicy {
 
 /// Levelization (thesis 4.3.2): stack levels are offered space deepest first (restarts
 /// included), so work deeper in the recursion, which frees space, always goes first (4.3.3);
-/// shallower levels take what is left. Continuations are held back by the aggregator itself
-/// until no work exists deeper (StackKind). Plain channels are dispatched as Greedy does.
+/// shallower levels take what is left. A continuation stack only ever holds frames whose
+/// children have all returned (join counters), so its levels need no gating and go in the same
+/// order. Plain channels are dispatched as Greedy does.
 class Levelized final : public SchedulingPolicy {
  public:
   std::string name() const override { return "levelized"; }
