@@ -266,7 +266,7 @@ void chanflow_record_yields(__global const chanflow_node_env* env, int yields, u
   const int sweep = env->sweep_levels != 0u && (!env->ranged || env->planned);
   const uint offset = chanflow_wg_exclusive_scan(yields ? 1u : 0u, wg);
   const uint total = wg->total;
-  if (chanflow_local_id() == 0) wg->data_base = total ? atomic_add(env->yield_count, total) : 0u;
+  if (chanflow_local_id() == 0) wg->data_base = total ? atomic_add(&env->counters->yields, total) : 0u;
   barrier(CLK_LOCAL_MEM_FENCE);
   if (yields && !sweep) {
     const uint at = (uint)wg->data_base + offset;
@@ -280,7 +280,7 @@ void chanflow_record_yields(__global const chanflow_node_env* env, int yields, u
   }
   /* In a sweep, a task published again past its continuation is counted (see resumable). */
   if (yields && sweep && port > env->cont_port && env->cont_port != CHANFLOW_NO_PORT) {
-    atomic_inc(env->yield_count + 3);
+    atomic_inc(&env->counters->partial_yields);
     if (env->resumable) atomic_inc(env->resumable);
   }
   const chanflow_ticket again = {index, yields && sweep ? 1u : 0u, offset, sweep ? total : 0u};
@@ -415,8 +415,8 @@ __kernel void chanflow_plan_batches(__global const chanflow_plan* plans, uint co
       groups += (uint)((n + CHANFLOW_WG_SIZE - 1) / CHANFLOW_WG_SIZE);
       planned += n;
     }
-    plan->counters[1] += (uint)planned;
-    plan->counters[2] += groups;
+    plan->counters->claimed += (uint)planned;
+    plan->counters->batches += groups;
     base += plan->levels;
   }
 }
@@ -477,8 +477,8 @@ uint chanflow_next_batch(__global const chanflow_node_env* env, ulong begin, uin
           b->n = n;
           b->level = l;
           b->first = first;
-          atomic_add(env->yield_count + 1, n);
-          atomic_inc(env->yield_count + 2);
+          atomic_add(&env->counters->claimed, n);
+          atomic_inc(&env->counters->batches);
         }
       }
     }
@@ -550,12 +550,18 @@ uint chanflow_next_batch(__global const chanflow_node_env* env, ulong begin, uin
     CHANFLOW_BATCH_PROLOGUE(ce_type, 0u)                                                        \
     __global chanflow_task* task = (__global chanflow_task*)ce;                                 \
     ctx.link = (__global ulong*)task;                                                           \
-    const uint from = task ? task->resume_port : 0u;                                            \
+    const uint resumed = task ? task->resume_port : 0u;                                         \
+    const uint from = resumed & ~CHANFLOW_TASK_YIELDED;                                         \
+    if (resumed & CHANFLOW_TASK_YIELDED) {                                                      \
+      task->resume_port = from;                                                                 \
+      atomic_inc(&env->counters->restarts);                                                     \
+    }                                                                                           \
     if (task && env->resumable && env->cont_port != CHANFLOW_NO_PORT && from > env->cont_port)   \
       atomic_dec(env->resumable);                                                               \
     if (ce) body(ce, &ctx);                                                                     \
     const uint refused = chanflow_flush(&ctx, task, from, wg);                                  \
     const int yields = refused != CHANFLOW_NO_PORT;                                             \
+    if (yields) task->resume_port |= CHANFLOW_TASK_YIELDED;                                     \
     chanflow_record_yields(env, yields, pos, index, refused, wg);                               \
     chanflow_join(chanflow_returns(&ctx, ce && !yields) ? task->ret_frame : 0ul, ctx.ready_frame, wg); \
     chanflow_tfree_index(in, index, active && !yields, wg);                                     \

@@ -15,6 +15,7 @@ static_assert(sizeof(chanflow_plan) == 24);
 static_assert(offsetof(chanflow_node_env, max_spawns) == 104);
 static_assert(offsetof(chanflow_node_env, yield_capacity) == 220);
 static_assert(sizeof(chanflow_yield_record) == 16);
+static_assert(sizeof(chanflow_launch_counters) == 32);
 static_assert(sizeof(chanflow_task) == 24);
 static_assert(sizeof(chanflow_frame) == CHANFLOW_FRAME_BYTES);
 
@@ -22,7 +23,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr cl_uint kZero = 0;
-constexpr std::size_t kCounters = 4;  // per launch: yields, CEs and batches a sweep claimed, partial yields (sweeps)
 
 double us_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::micro>(b - a).count();
@@ -97,7 +97,7 @@ Aggregator::Aggregator(Graph& graph, SchedulingPolicy& policy, const RunOptions&
   ensure<chanflow_node_env>(env_pool_, rt_, 256);
   ensure<std::uint64_t>(positions_pool_, rt_, 1u << 16);
   ensure<chanflow_yield_record>(yield_pool_, rt_, 1u << 16);
-  ensure<std::uint32_t>(yield_counts_, rt_, 256);
+  ensure<chanflow_launch_counters>(counters_, rt_, 256);
   resumable_ = SvmBuffer(rt_, std::max<std::size_t>(graph_.stacks().size(), 1) * CHANFLOW_SWEEP_MAX_LEVELS * sizeof(std::uint32_t));
   rt_.svm_fill_zero(resumable_.get(), resumable_.size());
 
@@ -243,7 +243,7 @@ void Aggregator::build_views() {
 std::vector<void*> Aggregator::indirect_svm(const KernelNode& k) const {
   std::vector<void*> ptrs = graph_.table_.svm_allocations();  // headers and channel storage
   ptrs.insert(ptrs.end(), {status_.get(), env_pool_.get(), positions_pool_.get(), yield_pool_.get(),
-                           yield_counts_.get(), resumable_.get(), args_[k.index_].get()});
+                           counters_.get(), resumable_.get(), args_[k.index_].get()});
   for (void* p : k.svm_uses_)
     if (std::find(ptrs.begin(), ptrs.end(), p) == ptrs.end()) ptrs.push_back(p);
   ptrs.erase(std::remove(ptrs.begin(), ptrs.end(), nullptr), ptrs.end());
@@ -285,7 +285,7 @@ void Aggregator::write_env(std::size_t launch_index, const Launch& l) {
   e.cont_port = k.continuation_port().value_or(0xffffffffu);
   e.frames = slot.stack && slot.stack->kind() == StackKind::Continuations ? 1 : 0;
   e.in = reinterpret_cast<std::uint64_t>(slot.channel->device_ptr());
-  e.yield_count = reinterpret_cast<std::uint64_t>(static_cast<std::uint32_t*>(yield_counts_.get()) + kCounters * launch_index);
+  e.counters = reinterpret_cast<std::uint64_t>(static_cast<chanflow_launch_counters*>(counters_.get()) + launch_index);
   if (k.is_yielding()) {
     e.yields = reinterpret_cast<std::uint64_t>(static_cast<chanflow_yield_record*>(yield_pool_.get()) + l.yields_at);
     e.yield_capacity = static_cast<std::uint32_t>(l.count);
@@ -383,7 +383,7 @@ bool Aggregator::sweepable(const Slot& slot, const std::vector<Launch>& launches
 cl::Event Aggregator::enqueue_plan() {
   // The planner reads channel headers, the levels' environments, the yield counters and the
   // resumable counts; never channel storage or user data.
-  const std::vector<void*> svm{graph_.table_.headers_allocation(), env_pool_.get(), yield_counts_.get(),
+  const std::vector<void*> svm{graph_.table_.headers_allocation(), env_pool_.get(), counters_.get(),
                                resumable_.get()};
   if (plan_kernel_svm_ != svm) {
     set_indirect_svm(plan_kernel_, svm);
@@ -430,26 +430,25 @@ void Aggregator::check_device_status() const {
 }
 
 std::uint64_t Aggregator::collect_yields(const std::vector<Launch>& launches, std::uint32_t passes, RunStats& stats) {
-  std::vector<std::uint32_t> counts(kCounters * launches.size());
-  rt_.svm_read(counts.data(), yield_counts_.get(), counts.size() * sizeof(std::uint32_t));
+  std::vector<chanflow_launch_counters> counts(launches.size());
+  rt_.svm_read(counts.data(), counters_.get(), counts.size() * sizeof(chanflow_launch_counters));
   std::uint64_t finished = 0;
   std::vector<chanflow_yield_record> records;
   for (std::size_t i = 0; i < launches.size(); ++i) {
-    const std::uint32_t yields = counts[kCounters * i], claimed = counts[kCounters * i + 1];
+    const chanflow_launch_counters& c = counts[i];
+    stats.restarts += c.restarts;  // counted by the tasks that ran again, in every dispatch mode
     if (launches[i].sweep) {
       // Size the stack's next sweeps by the work-groups that found CEs in these.
-      batches_[launches[i].sweep] = (counts[kCounters * i + 2] + passes - 1) / passes;
-      // A sweep's restart contexts are re-published control entries: each is restarted by a
-      // later claim, so it counts as a restart when it is made.
-      stats.yields += yields;
-      stats.restarts += yields;
-      stats.partial_yields += counts[kCounters * i + 3];
-      stats.ces += claimed;
-      stats.ces_per_channel[launches[i].sweep->name() + "[*]"] += claimed;
-      finished += claimed - std::min(claimed, yields);
+      batches_[launches[i].sweep] = (c.batches + passes - 1) / passes;
+      // A sweep's restart contexts are re-published control entries, run again by a later claim.
+      stats.yields += c.yields;
+      stats.partial_yields += c.partial_yields;
+      stats.ces += c.claimed;
+      stats.ces_per_channel[launches[i].sweep->name() + "[*]"] += c.claimed;
+      finished += c.claimed - std::min(c.claimed, c.yields);
       continue;
     }
-    const std::uint32_t n = std::min<std::uint64_t>(yields, launches[i].count);
+    const std::uint32_t n = std::min<std::uint64_t>(c.yields, launches[i].count);
     finished += launches[i].count - n;
     if (n == 0) continue;
     records.resize(n);
@@ -610,7 +609,6 @@ RunStats Aggregator::run() {
           slot.blocked = std::move(keep);
           charge(slot, n);
           launches.push_back({.slot = id, .count = n, .restart = true, .positions_at = at});
-          stats.restarts += n;
           ++stats.restart_dispatches;
         }
       }
@@ -676,7 +674,7 @@ RunStats Aggregator::run() {
     ensure<chanflow_node_env>(env_pool_, rt_, env_count);
     ensure<std::uint64_t>(positions_pool_, rt_, positions_.size());
     ensure<chanflow_yield_record>(yield_pool_, rt_, yield_records);
-    ensure<std::uint32_t>(yield_counts_, rt_, kCounters * launches.size());
+    ensure<chanflow_launch_counters>(counters_, rt_, launches.size());
     for (std::size_t i = 0; i < launches.size(); ++i) {
       if (launches[i].sweep)
         write_sweep_envs(i, launches[i]);
@@ -691,9 +689,9 @@ RunStats Aggregator::run() {
       return l.sweep || slots_[l.slot].consumer->is_yielding();
     });
     if (any_yielding)
-      check(clEnqueueSVMMemFill(rt_.queue()(), yield_counts_.get(), &kZero, sizeof kZero,
-                                kCounters * launches.size() * sizeof(std::uint32_t), 0, nullptr, nullptr),
-            "clEnqueueSVMMemFill (yield counters)");
+      check(clEnqueueSVMMemFill(rt_.queue()(), counters_.get(), &kZero, sizeof kZero,
+                                launches.size() * sizeof(chanflow_launch_counters), 0, nullptr, nullptr),
+            "clEnqueueSVMMemFill (launch counters)");
     std::vector<std::vector<void*>> svm;  // per kernel node
     for (const auto& k : graph_.kernels()) svm.push_back(indirect_svm(*k));
 
@@ -723,7 +721,7 @@ RunStats Aggregator::run() {
       l.sweep_groups = sweep_groups(*l.sweep, stack_ready);
       if (l.planned)
         plans_.push_back({reinterpret_cast<std::uint64_t>(static_cast<chanflow_node_env*>(env_pool_.get()) + l.env_at),
-                          reinterpret_cast<std::uint64_t>(static_cast<std::uint32_t*>(yield_counts_.get()) + kCounters * i),
+                          reinterpret_cast<std::uint64_t>(static_cast<chanflow_launch_counters*>(counters_.get()) + i),
                           l.levels, static_cast<std::uint32_t>(l.sweep_groups)});
     }
     if (!plans_.empty()) rt_.svm_write_async(plan_pool_.get(), plans_.data(), plans_.size() * sizeof(chanflow_plan));

@@ -120,7 +120,7 @@ class Aggregator {
   std::vector<std::uint64_t> positions_;       // host staging of restart lists
   SvmBuffer positions_pool_;
   SvmBuffer yield_pool_;                       // chanflow_yield_record per dispatched item
-  SvmBuffer yield_counts_;                     // per launch: yields, CEs a sweep claimed
+  SvmBuffer counters_;                         // chanflow_launch_counters per launch
   std::map<const ChannelStackNode*, std::uint64_t> batches_;  // per stack: batches its last sweep found
   SvmBuffer resumable_;                        // per stack and level: see chanflow_node_env::resumable
   Sweeps sweeps_ = Sweeps::Off;                // GraphOptions::device_sweeps, resolved for the device

@@ -12,8 +12,10 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <tuple>
 
 namespace {
 
@@ -45,6 +47,25 @@ int list_devices_command() {
                missing.empty() ? std::string("yes") : "no (lacks " + fmt::format("{}", fmt::join(missing, ", ")) + ")");
   }
   return 0;
+}
+
+// Checked before a run starts: the result must fit the type the workload computes it in, and
+// the run must not exceed the work the user allows (2·fib(n) − 1 tasks; fib-cilk 100 would
+// otherwise run for ever).
+void check_fib_size(const char* workload, std::uint32_t n, unsigned result_bits, double max_tasks) {
+  const double limit = std::ldexp(1.0, static_cast<int>(result_bits));
+  double fib = 0, next = 1;  // fib(i), fib(i + 1)
+  std::uint32_t i = 0;
+  for (; i < n && next < limit; ++i) std::tie(fib, next) = std::pair(next, fib + next);
+  if (i < n || fib >= limit)
+    throw std::invalid_argument(fmt::format("{} {}: fib({}) does not fit the {}-bit result this workload computes "
+                                            "(n may be at most {})",
+                                            workload, n, n, result_bits, i));
+  const double tasks = 2 * fib - 1;
+  if (tasks > max_tasks)
+    throw std::invalid_argument(fmt::format("{} {} would run {:.3g} tasks (2·fib(n) − 1), more than --max-tasks "
+                                            "({:.3g}); raise it to run this size",
+                                            workload, n, tasks, max_tasks));
 }
 
 void write_json(const std::string& path, const nlohmann::json& j) {
@@ -136,6 +157,9 @@ int main(int argc, char** argv) {
                            "claimed device sweeps (CPU devices), planned device sweeps, host-sized dispatches of "
                            "each level (host), or auto: claimed on CPU devices, planned elsewhere")
       ->check(CLI::IsMember({"auto", "claimed", "planned", "host"}))->capture_default_str();
+  double max_tasks = 4294967296.0;
+  for (auto* cmd : {run_fib_naive, run_fib_cilk})
+    cmd->add_option("--max-tasks", max_tasks, "refuse sizes that would run more tasks than this")->capture_default_str();
   std::uint32_t sweep_groups = 0;
   run_fib_cilk->add_option("--sweep-groups", sweep_groups, "work-groups per device sweep (0: chosen per round)")
       ->capture_default_str();
@@ -164,6 +188,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*run_fib_cilk) {
+      check_fib_size("fib-cilk", fib_n, 64, max_tasks);
       const Runtime rt(DeviceSelection{device, /*profiling=*/!trace_path.empty()});
       Greedy greedy;
       Levelized levelized;
@@ -185,6 +210,7 @@ int main(int argc, char** argv) {
       return r.value == expected ? 0 : 1;
     }
     if (*run_fib_naive) {
+      check_fib_size("fib-naive", fib_n, 32, max_tasks);  // the result is counted in a uint
       const Runtime rt(DeviceSelection{device, /*profiling=*/!trace_path.empty()});
       Greedy greedy;
       Levelized levelized;

@@ -317,7 +317,7 @@ struct RunStats {
   std::uint64_t peak_live_bytes = 0;     ///< most CE bytes allocated at once, over all channels
   std::uint64_t yields = 0;              ///< restart contexts written by yielding work-groups
   std::uint64_t partial_yields = 0;      ///< of those, tasks that had flushed their continuation
-  std::uint64_t restarts = 0;            ///< restart contexts dispatched again (a sweep's: counted at the yield)
+  std::uint64_t restarts = 0;            ///< tasks that ran again after a yield (counted on the device)
   std::uint64_t restart_dispatches = 0;
   std::uint64_t sweeps = 0;              ///< device sweeps (each counted in dispatches too)
   std::uint32_t max_level = 0;

@@ -70,13 +70,26 @@ typedef struct chanflow_frame {
 
 #define CHANFLOW_FRAME_BYTES 32
 
+/* What one launch's work-groups count on the device; zeroed before each round. */
+typedef struct chanflow_launch_counters {
+  chanflow_u32 yields;         /* restart contexts written (records, or control entries published again) */
+  chanflow_u32 claimed;        /* a sweep: CEs taken, over its passes */
+  chanflow_u32 batches;        /* a sweep: work-groups that found CEs, over its passes */
+  chanflow_u32 partial_yields; /* a sweep: tasks that yielded after reserving their continuation */
+  chanflow_u32 restarts;       /* tasks run again after a yield (CHANFLOW_TASK_YIELDED was set) */
+  chanflow_u32 pad[3];
+} chanflow_launch_counters;
+
+/* chanflow_task::resume_port's top bit: the task yielded and has not run again since. */
+#define CHANFLOW_TASK_YIELDED 0x80000000u
+
 typedef struct chanflow_node_env {
   CHANFLOW_SVM_STRUCT_PTR(chanflow_channel) port[CHANFLOW_MAX_PORTS]; /* output channel per port */
   CHANFLOW_SVM_STRUCT_PTR(uchar) user_args;                           /* the node's argument block */
   CHANFLOW_SVM_STRUCT_PTR(chanflow_status) status;
   CHANFLOW_SVM_STRUCT_PTR(ulong) positions;  /* restart dispatch: control positions; 0: a range */
   CHANFLOW_SVM_STRUCT_PTR(chanflow_yield_record) yields; /* this dispatch's yield records */
-  CHANFLOW_SVM_STRUCT_PTR(uint) yield_count; /* [0]: yields; a sweep's [1], [2]: CEs and batches claimed, [3]: yields past the continuation */
+  CHANFLOW_SVM_STRUCT_PTR(chanflow_launch_counters) counters; /* this launch's */
   chanflow_u32 max_spawns[CHANFLOW_MAX_PORTS]; /* per work-item, as declared on the edge */
   chanflow_u32 ce_words[CHANFLOW_MAX_PORTS];
   chanflow_u32 staging_offset[CHANFLOW_MAX_PORTS]; /* in words */
@@ -112,7 +125,7 @@ typedef struct chanflow_node_env {
  * the grid it was given. */
 typedef struct chanflow_plan {
   CHANFLOW_SVM_STRUCT_PTR(chanflow_node_env) envs; /* `levels` environments, level l at envs + l */
-  CHANFLOW_SVM_STRUCT_PTR(uint) counters;          /* the launch's counters: [1] CEs, [2] work-groups planned */
+  CHANFLOW_SVM_STRUCT_PTR(chanflow_launch_counters) counters; /* the launch's: CEs and work-groups planned */
   chanflow_u32 levels;
   chanflow_u32 max_groups; /* work-groups in the node's launch: the plan assigns no more */
 } chanflow_plan;

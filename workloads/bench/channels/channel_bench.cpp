@@ -87,14 +87,17 @@ DeviceResult run_device(const Runtime& rt, const ChannelBenchOptions& o, bool le
   };
 
   DeviceResult r;
+  auto count = [&r](const Check& check) {
+    r.check.lost += check.lost;
+    r.check.duplicated += check.duplicated;
+  };
   const auto timed = build_channel_program(rt, workloads_cl::channel_bench_cl(), {.wg_size = wg});
-  run_once(timed);  // warm-up: first launches pay for kernel compilation and page faults
+  count(run_once(timed).second);  // warm-up (first launches pay for compilation and page faults), checked too
   std::vector<double> samples;
   for (unsigned rep = 0; rep < o.reps; ++rep) {
     auto [ms, check] = run_once(timed);
     samples.push_back(ms);
-    r.check.lost += check.lost;
-    r.check.duplicated += check.duplicated;
+    count(check);
   }
   r.ms = summarize(samples);
 
@@ -103,7 +106,7 @@ DeviceResult run_device(const Runtime& rt, const ChannelBenchOptions& o, bool le
                                               {.wg_size = wg, .count_atomics = true});
   table.refresh();
   const auto before = ch.counters().atomic_ops;
-  run_once(counting);
+  count(run_once(counting).second);
   table.refresh();
   r.atomics_per_ce = static_cast<double>(ch.counters().atomic_ops - before) / n;
   return r;
