@@ -260,8 +260,9 @@ int chanflow_returns(const chanflow_ctx* ctx, int ran) {
 /* Writes restart contexts for the items that must yield (collective; one atomic per group).
  * In a range or list dispatch a context is a record the aggregator keeps and restarts; in a
  * sweep it is the CE's own control entry, published again in its channel, which a later claim
- * of that level restarts. */
-void chanflow_record_yields(__global const chanflow_node_env* env, int yields, ulong ctrl_pos, uint index,
+ * of that level restarts. Returns whether this item was counted in its level's resumable
+ * tasks (its next run, however dispatched, takes it out again). */
+int chanflow_record_yields(__global const chanflow_node_env* env, int yields, ulong ctrl_pos, uint index,
                             uint port, __local chanflow_wg_scratch* wg) {
   const int sweep = env->sweep_levels != 0u && (!env->ranged || env->planned);
   const uint offset = chanflow_wg_exclusive_scan(yields ? 1u : 0u, wg);
@@ -279,12 +280,14 @@ void chanflow_record_yields(__global const chanflow_node_env* env, int yields, u
     }
   }
   /* In a sweep, a task published again past its continuation is counted (see resumable). */
-  if (yields && sweep && port > env->cont_port && env->cont_port != CHANFLOW_NO_PORT) {
+  const int counted = yields && sweep && port > env->cont_port && env->cont_port != CHANFLOW_NO_PORT;
+  if (counted) {
     atomic_inc(&env->counters->partial_yields);
     if (env->resumable) atomic_inc(env->resumable);
   }
   const chanflow_ticket again = {index, yields && sweep ? 1u : 0u, offset, sweep ? total : 0u};
   enq(env->in, &again, wg);
+  return counted && env->resumable;
 }
 
 /* Claims up to a work-group's worth of ready CEs of `ch` for the calling work-item (a leader):
@@ -310,6 +313,7 @@ ulong chanflow_claim(__global chanflow_channel* ch, uint* n, __local uint* index
     }
     if (take == 0) break;
     if (atom_cmpxchg(&ch->ctrl_head, head, head + take) == head) {
+      mem_fence(CLK_GLOBAL_MEM_FENCE); /* the CEs are read after the entries that named them */
       *n = take;
       return head;
     }
@@ -551,18 +555,19 @@ uint chanflow_next_batch(__global const chanflow_node_env* env, ulong begin, uin
     __global chanflow_task* task = (__global chanflow_task*)ce;                                 \
     ctx.link = (__global ulong*)task;                                                           \
     const uint resumed = task ? task->resume_port : 0u;                                         \
-    const uint from = resumed & ~CHANFLOW_TASK_YIELDED;                                         \
+    const uint from = resumed & ~(CHANFLOW_TASK_YIELDED | CHANFLOW_TASK_RESUMABLE);             \
     if (resumed & CHANFLOW_TASK_YIELDED) {                                                      \
       task->resume_port = from;                                                                 \
       atomic_inc(&env->counters->restarts);                                                     \
     }                                                                                           \
-    if (task && env->resumable && env->cont_port != CHANFLOW_NO_PORT && from > env->cont_port)   \
-      atomic_dec(env->resumable);                                                               \
+    /* Counted by the sweep it yielded in; every dispatch of a stack level names the counter. */ \
+    if ((resumed & CHANFLOW_TASK_RESUMABLE) && env->resumable) atomic_dec(env->resumable);      \
     if (ce) body(ce, &ctx);                                                                     \
     const uint refused = chanflow_flush(&ctx, task, from, wg);                                  \
     const int yields = refused != CHANFLOW_NO_PORT;                                             \
     if (yields) task->resume_port |= CHANFLOW_TASK_YIELDED;                                     \
-    chanflow_record_yields(env, yields, pos, index, refused, wg);                               \
+    if (chanflow_record_yields(env, yields, pos, index, refused, wg))                           \
+      task->resume_port |= CHANFLOW_TASK_RESUMABLE;                                             \
     chanflow_join(chanflow_returns(&ctx, ce && !yields) ? task->ret_frame : 0ul, ctx.ready_frame, wg); \
     chanflow_tfree_index(in, index, active && !yields, wg);                                     \
   }                                                                                             \

@@ -67,6 +67,19 @@ std::string target_name(const PortTarget& port) {
 
 }  // namespace
 
+bool claimed_sweeps_hold(const DeviceCaps& caps) {
+#if defined(__x86_64__)
+  // A CPU device runs on this host; x86-64 keeps stores in order (TSO), and the kernels fence
+  // against the compiler (enq before publishing, a claim before reading CEs).
+  return (caps.type & CL_DEVICE_TYPE_CPU) != 0;
+#else
+  // Elsewhere (aarch64, say) nothing here has checked that PoCL's fences order stores between
+  // cores: planned sweeps read only what earlier launches wrote.
+  (void)caps;
+  return false;
+#endif
+}
+
 template <class T>
 void Aggregator::ensure(SvmBuffer& buffer, const Runtime& rt, std::size_t count) {
   const std::size_t bytes = std::max<std::size_t>(count, 64) * sizeof(T);
@@ -101,13 +114,13 @@ Aggregator::Aggregator(Graph& graph, SchedulingPolicy& policy, const RunOptions&
   resumable_ = SvmBuffer(rt_, std::max<std::size_t>(graph_.stacks().size(), 1) * CHANFLOW_SWEEP_MAX_LEVELS * sizeof(std::uint32_t));
   rt_.svm_fill_zero(resumable_.get(), resumable_.size());
 
-  const bool cpu = (rt_.caps().type & CL_DEVICE_TYPE_CPU) != 0;
   sweeps_ = graph_.options().device_sweeps;
-  if (sweeps_ == Sweeps::Auto) sweeps_ = cpu ? Sweeps::Claimed : Sweeps::Planned;
-  if (sweeps_ == Sweeps::Claimed && !cpu)
-    throw RunError(fmt::format("claimed device sweeps need coherent caches: '{}' is not a CPU device, and a claimed "
-                               "sweep reads CEs other work-groups wrote in the same launch (use Sweeps::Planned, "
-                               "Auto or Off)",
+  const bool claimable = claimed_sweeps_hold(rt_.caps());
+  if (sweeps_ == Sweeps::Auto) sweeps_ = claimable ? Sweeps::Claimed : Sweeps::Planned;
+  if (sweeps_ == Sweeps::Claimed && !claimable)
+    throw RunError(fmt::format("claimed device sweeps need a device whose work-groups see each other's stores in "
+                               "order within a launch: '{}' is not an x86-64 CPU device (a claimed sweep reads CEs "
+                               "other work-groups wrote in the same launch; use Sweeps::Planned, Auto or Off)",
                                rt_.caps().name));
   if (sweeps_ == Sweeps::Planned && graph_.options().max_channels > CHANFLOW_PLAN_MAX_CHANNELS) {
     if (graph_.options().device_sweeps == Sweeps::Auto) sweeps_ = Sweeps::Off;  // host-sized dispatches
@@ -284,6 +297,9 @@ void Aggregator::write_env(std::size_t launch_index, const Launch& l) {
   e.yielding = k.is_yielding() ? 1 : 0;
   e.cont_port = k.continuation_port().value_or(0xffffffffu);
   e.frames = slot.stack && slot.stack->kind() == StackKind::Continuations ? 1 : 0;
+  if (slot.stack && slot.level < CHANFLOW_SWEEP_MAX_LEVELS)
+    e.resumable = reinterpret_cast<std::uint64_t>(static_cast<std::uint32_t*>(resumable_.get()) +
+                                                  stack_index(*slot.stack) * CHANFLOW_SWEEP_MAX_LEVELS + slot.level);
   e.in = reinterpret_cast<std::uint64_t>(slot.channel->device_ptr());
   e.counters = reinterpret_cast<std::uint64_t>(static_cast<chanflow_launch_counters*>(counters_.get()) + launch_index);
   if (k.is_yielding()) {
@@ -311,8 +327,6 @@ void Aggregator::write_sweep_envs(std::size_t launch_index, const Launch& l) {
     e.room_check = graph_.options().sweep_room_check ? 1 : 0;
     e.ranged = l.planned ? 1 : 0;  // ranges written by the planning kernel before each pass
     e.planned = l.planned ? 1 : 0;
-    e.resumable = reinterpret_cast<std::uint64_t>(static_cast<std::uint32_t*>(resumable_.get()) +
-                                                  stack_index(*l.sweep) * CHANFLOW_SWEEP_MAX_LEVELS + d);
   }
 }
 
@@ -466,6 +480,19 @@ std::uint64_t Aggregator::collect_yields(const std::vector<Launch>& launches, st
   return finished;
 }
 
+// Every task a sweep counted as resumable has run again by the end: a count left over would
+// keep the planner from charging continuation room at its level in a later run of the graph.
+void Aggregator::check_resumable_counts() const {
+  std::vector<std::uint32_t> counts(resumable_.size() / sizeof(std::uint32_t));
+  rt_.svm_read(counts.data(), resumable_.get(), resumable_.size());
+  for (std::size_t i = 0; i < counts.size(); ++i)
+    if (counts[i] != 0)
+      throw RunError(fmt::format("internal error: level {} of channel stack '{}' still counts {} resumable task(s) "
+                                 "at the end of the run",
+                                 i % CHANFLOW_SWEEP_MAX_LEVELS, graph_.stacks()[i / CHANFLOW_SWEEP_MAX_LEVELS]->name(),
+                                 counts[i]));
+}
+
 void Aggregator::no_progress(bool stalled_sweeps) const {
   std::string msg = fmt::format("no progress possible: work remains but no dispatch can be made (policy '{}'):",
                                 policy_.name());
@@ -544,6 +571,7 @@ RunStats Aggregator::run() {
     });
     if (!any_work) {  // quiescent: nothing ready, nothing in flight, nothing blocked
       if (live_bytes > 0) lost_work();
+      check_resumable_counts();
       break;
     }
 

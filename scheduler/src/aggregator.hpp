@@ -83,6 +83,7 @@ class Aggregator {
   /// `stalled_sweeps`: device sweeps were dispatched and finished nothing, twice in a row.
   [[noreturn]] void no_progress(bool stalled_sweeps = false) const;
   [[noreturn]] void lost_work() const;
+  void check_resumable_counts() const;
   void write_env(std::size_t launch_index, const Launch& launch);
   void write_level_envs(std::size_t launch_index, const Launch& launch, ChannelStackNode& stack);
   void write_sweep_envs(std::size_t launch_index, const Launch& launch);

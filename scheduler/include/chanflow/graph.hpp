@@ -258,6 +258,11 @@ enum class Sweeps {
 /// for any other name.
 const char* to_string(Sweeps sweeps);
 Sweeps sweeps_from_string(std::string_view name);
+/// Whether Sweeps::Claimed is allowed on this device: a claimed sweep reads CEs that other
+/// work-groups wrote in the same launch, which holds only where their stores are seen in order:
+/// CPU devices on an x86-64 host (GPUs' L1 caches are not coherent within a launch, and weakly
+/// ordered CPUs are unverified).
+bool claimed_sweeps_hold(const DeviceCaps& caps);
 
 struct GraphOptions {
   std::uint32_t wg_size = 64;

@@ -80,8 +80,10 @@ typedef struct chanflow_launch_counters {
   chanflow_u32 pad[3];
 } chanflow_launch_counters;
 
-/* chanflow_task::resume_port's top bit: the task yielded and has not run again since. */
+/* chanflow_task::resume_port's top bits: the task yielded and has not run again since; and it is
+ * counted in its level's resumable tasks (chanflow_node_env::resumable). */
 #define CHANFLOW_TASK_YIELDED 0x80000000u
+#define CHANFLOW_TASK_RESUMABLE 0x40000000u
 
 typedef struct chanflow_node_env {
   CHANFLOW_SVM_STRUCT_PTR(chanflow_channel) port[CHANFLOW_MAX_PORTS]; /* output channel per port */
@@ -102,8 +104,10 @@ typedef struct chanflow_node_env {
   chanflow_u32 frames;         /* 1: the input is a continuation stack (CEs start with chanflow_frame) */
   chanflow_u32 sweep_levels;   /* 0: a range or list dispatch; else a sweep over this many levels */
   CHANFLOW_SVM_STRUCT_PTR(chanflow_channel) in; /* the input channel (this level's, in a sweep) */
-  /* A sweep: CEs of this level published again after reserving their continuation (they need no
-   * room in the continuation port to go on); kept across sweeps. 0 otherwise. */
+  /* CEs of this stack level published again by a sweep after reserving their continuation (they
+   * need no room in the continuation port to go on); kept across rounds, named by every dispatch
+   * of the level (a resumed task leaves the count however it is dispatched). 0: not a stack
+   * level a sweep can reach. */
   CHANFLOW_SVM_STRUCT_PTR(uint) resumable;
   chanflow_u32 room_check;     /* a sweep claims only levels whose outputs have room */
   /* 1: a multi-level range dispatch: sweep_levels environments, level l's work-groups from

@@ -75,13 +75,13 @@ nlohmann::json run_yield_bench(const Runtime& rt, const YieldBenchOptions& o, st
 
   fmt::print(table, "Cilk Fibonacci on {} ({}), work-group {}, median of {}\n", rt.caps().name, rt.caps().platform,
              wg, o.reps);
-  const bool cpu = (rt.caps().type & CL_DEVICE_TYPE_CPU) != 0;
+  const bool claimable = claimed_sweeps_hold(rt.caps());
   std::vector<Sweeps> modes;
   if (o.dispatch == "all") {
-    if (cpu) modes.push_back(Sweeps::Claimed);
+    if (claimable) modes.push_back(Sweeps::Claimed);
     modes.insert(modes.end(), {Sweeps::Planned, Sweeps::Off});
   } else if (o.dispatch == "auto") {
-    modes.push_back(cpu ? Sweeps::Claimed : Sweeps::Planned);
+    modes.push_back(claimable ? Sweeps::Claimed : Sweeps::Planned);
   } else {
     modes.push_back(sweeps_from_string(o.dispatch));
   }
