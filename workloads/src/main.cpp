@@ -4,6 +4,7 @@
 #include "../bench/graph/graph_bench.hpp"
 #include "../bench/launch/launch_bench.hpp"
 #include "../bench/yield/yield_bench.hpp"
+#include "../soak/soak.hpp"
 #include "fib_cilk/fib_cilk.hpp"
 #include "fib_naive/fib_naive.hpp"
 #include "chanflow/channel.hpp"
@@ -131,6 +132,14 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(CLI::PositiveNumber);
   bench_launch->add_option("--reps", launch_opts.reps, "timed repetitions")->capture_default_str()->check(CLI::PositiveNumber);
 
+  auto* soak_cmd = app.add_subcommand("soak", "long randomized runs, every result checked (exit 1 on any failure)");
+  soak_cmd->require_subcommand(1);
+  auto* soak_channels = soak_cmd->add_subcommand("channels", "CE trees through single channels under contention");
+  soak::ChannelSoakOptions channel_soak;
+  soak_channels->add_option("--ces", channel_soak.ces, "CEs in all")->capture_default_str();
+  soak_channels->add_option("--seed", channel_soak.seed, "seed for the configurations")->capture_default_str();
+  soak_channels->add_option("--json", json_path, "also write the results as JSON to this file");
+
   auto* run_cmd = app.add_subcommand("run", "run a workload on the device and check it against a serial reference");
   run_cmd->require_subcommand(1);
   auto* run_fib_naive = run_cmd->add_subcommand("fib-naive", "the thesis' Figure 4-5 flow graph: fib(N)");
@@ -186,6 +195,17 @@ int main(int argc, char** argv) {
           return 1;
         }
       return 0;
+    }
+    if (*soak_channels) {
+      const Runtime rt(DeviceSelection{device, /*profiling=*/false});
+      const auto result = soak::run_channel_soak(rt, channel_soak, stdout);
+      if (!json_path.empty()) {
+        write_json(json_path, {{"machine", bench::machine_info()}, {"device", rt.caps().name}, {"soak", "channels"},
+                               {"result", result}});
+        fmt::print("wrote {}\n", json_path);
+      }
+      const auto& t = result["totals"];
+      return t["lost"] == 0 && t["duplicated"] == 0 && t["bad_payloads"] == 0 ? 0 : 1;
     }
     if (*run_fib_cilk) {
       check_fib_size("fib-cilk", fib_n, 64, max_tasks);

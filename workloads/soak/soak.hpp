@@ -1,0 +1,37 @@
+// Soak programs (`chanflow soak channels|graphs`): long randomized runs that check every result
+// and report what they covered. Not benchmarks: nothing here is timed against anything.
+#pragma once
+
+#include "chanflow/opencl.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <cstdio>
+
+namespace chanflow::soak {
+
+struct ChannelSoakOptions {
+  std::uint64_t ces = 100'000'000;  ///< CEs through channels in all, over randomly drawn configurations
+  std::uint64_t seed = 1;
+};
+
+/// Grows heap-numbered CE trees through single channels (consumers and producers in the same
+/// launches, capacities from one work-group's request to 2^20, wrap-around), every id checked
+/// to arrive exactly once with its payload. Returns the per-configuration rows and totals; the
+/// totals' "lost", "duplicated" and "bad_payloads" are 0 in a passing run.
+nlohmann::json run_channel_soak(const Runtime& runtime, const ChannelSoakOptions& options, std::FILE* out);
+
+struct GraphSoakOptions {
+  std::uint32_t configs = 50;
+  std::uint64_t seed = 1;
+  double timeout_s = 120;  ///< per configuration: past it the watchdog fails the run, naming the seed
+};
+
+/// Runs randomly drawn graphs (pipelines, fan-out/fan-in, self-feeding channels, recursive
+/// stacks with continuations) under random policies, capacities, work-group sizes and dispatch
+/// modes. Each graph computes something checkable: every run must end with the right result or
+/// with a no-progress diagnostic where capacity truly cannot take the work.
+nlohmann::json run_graph_soak(const Runtime& runtime, const GraphSoakOptions& options, std::FILE* out);
+
+}  // namespace chanflow::soak
