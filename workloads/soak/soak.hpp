@@ -25,6 +25,7 @@ nlohmann::json run_channel_soak(const Runtime& runtime, const ChannelSoakOptions
 struct GraphSoakOptions {
   std::uint32_t configs = 50;
   std::uint64_t seed = 1;
+  std::uint32_t first = 0;  ///< index of the first configuration (to run one again alone)
   double timeout_s = 120;  ///< per configuration: past it the watchdog fails the run, naming the seed
 };
 

@@ -140,6 +140,15 @@ int main(int argc, char** argv) {
   soak_channels->add_option("--seed", channel_soak.seed, "seed for the configurations")->capture_default_str();
   soak_channels->add_option("--json", json_path, "also write the results as JSON to this file");
 
+  auto* soak_graphs = soak_cmd->add_subcommand("graphs", "random graphs, policies, capacities and dispatch modes");
+  soak::GraphSoakOptions graph_soak;
+  soak_graphs->add_option("--configs", graph_soak.configs, "configurations to run")->capture_default_str();
+  soak_graphs->add_option("--seed", graph_soak.seed, "seed for the configurations")->capture_default_str();
+  soak_graphs->add_option("--first", graph_soak.first, "index of the first configuration")->capture_default_str();
+  soak_graphs->add_option("--timeout", graph_soak.timeout_s, "seconds one configuration may take before it counts as a hang")
+      ->capture_default_str();
+  soak_graphs->add_option("--json", json_path, "also write the results as JSON to this file");
+
   auto* run_cmd = app.add_subcommand("run", "run a workload on the device and check it against a serial reference");
   run_cmd->require_subcommand(1);
   auto* run_fib_naive = run_cmd->add_subcommand("fib-naive", "the thesis' Figure 4-5 flow graph: fib(N)");
@@ -206,6 +215,16 @@ int main(int argc, char** argv) {
       }
       const auto& t = result["totals"];
       return t["lost"] == 0 && t["duplicated"] == 0 && t["bad_payloads"] == 0 ? 0 : 1;
+    }
+    if (*soak_graphs) {
+      const Runtime rt(DeviceSelection{device, /*profiling=*/false});
+      const auto result = soak::run_graph_soak(rt, graph_soak, stdout);
+      if (!json_path.empty()) {
+        write_json(json_path, {{"machine", bench::machine_info()}, {"device", rt.caps().name}, {"soak", "graphs"},
+                               {"result", result}});
+        fmt::print("wrote {}\n", json_path);
+      }
+      return result["totals"]["failed"] == 0 ? 0 : 1;
     }
     if (*run_fib_cilk) {
       check_fib_size("fib-cilk", fib_n, 64, max_tasks);
