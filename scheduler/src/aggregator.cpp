@@ -23,6 +23,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr cl_uint kZero = 0;
+constexpr std::uint32_t kUnchangedRounds = 3;  // rounds in a row that changed nothing: no progress
 
 double us_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::micro>(b - a).count();
@@ -493,7 +494,17 @@ void Aggregator::check_resumable_counts() const {
                                  counts[i]));
 }
 
-void Aggregator::no_progress(bool stalled_sweeps) const {
+std::vector<std::uint64_t> Aggregator::fingerprint() const {
+  std::vector<std::uint64_t> f;
+  f.reserve(slots_.size() * 5);
+  for (const Slot& s : slots_) {
+    const auto& h = s.channel->counters();
+    f.insert(f.end(), {h.data_head, h.data_tail, h.ctrl_head, h.ctrl_published, s.blocked.size()});
+  }
+  return f;
+}
+
+void Aggregator::no_progress(Stall why) const {
   std::string msg = fmt::format("no progress possible: work remains but no dispatch can be made (policy '{}'):",
                                 policy_.name());
   for (const auto& v : views_) {
@@ -518,10 +529,20 @@ void Aggregator::no_progress(bool stalled_sweeps) const {
                          b.port, target_name(port), slot.level + port.level_delta(),
                          std::max<std::int64_t>(port_free(port, slot.level), 0), std::uint64_t{wg_} * port.max_per_item);
     } else {
-      msg += stalled_sweeps
-                 ? fmt::format("; {} admissible, but two device sweeps in a row finished none of it", v.admissible)
-                 : fmt::format("; {} admissible and {} restartable, but the policy dispatched nothing", v.admissible,
-                               v.restartable);
+      switch (why) {
+        case Stall::SweepsFinishedNothing:
+          msg += fmt::format("; {} admissible, but two device sweeps in a row finished none of it", v.admissible);
+          break;
+        case Stall::NothingChanged:
+          msg += fmt::format("; {} admissible and {} restartable, but {} rounds in a row changed no channel (every "
+                             "dispatch was refused or yielded again)",
+                             v.admissible, v.restartable, kUnchangedRounds);
+          break;
+        case Stall::NothingDispatchable:
+          msg += fmt::format("; {} admissible and {} restartable, but the policy dispatched nothing", v.admissible,
+                             v.restartable);
+          break;
+      }
     }
   }
   throw RunError(msg);
@@ -565,6 +586,12 @@ RunStats Aggregator::run() {
     }
     stats.peak_live_bytes = std::max(stats.peak_live_bytes, live_bytes);
 
+    // Structural freedom from hangs: rounds that leave every channel and restart context as it
+    // was would repeat for ever. (Two stalled sweep rounds are caught first, with their reason.)
+    auto state = fingerprint();
+    unchanged_ = state == last_fingerprint_ ? unchanged_ + 1 : 0;
+    last_fingerprint_ = std::move(state);
+
     build_views();
     const bool any_work = std::any_of(views_.begin(), views_.end(), [](const ChannelView& v) {
       return v.ready > 0 || v.blocked > 0;
@@ -573,6 +600,11 @@ RunStats Aggregator::run() {
       if (live_bytes > 0) lost_work();
       check_resumable_counts();
       break;
+    }
+
+    if (unchanged_ >= kUnchangedRounds) {
+      check_device_status();
+      no_progress(Stall::NothingChanged);
     }
 
     decisions.clear();
@@ -684,7 +716,7 @@ RunStats Aggregator::run() {
     });
     if (launches.empty()) {
       check_device_status();  // a device-side error explains a stall better
-      no_progress();
+      no_progress(Stall::NothingDispatchable);
     }
 
     // Levels reachable by this round exist now; environments, restart lists and yield counters
@@ -823,7 +855,7 @@ RunStats Aggregator::run() {
       if (sweeps_only && finished == 0) {
         if (++stalled_ >= 2) {
           check_device_status();
-          no_progress(/*stalled_sweeps=*/true);
+          no_progress(Stall::SweepsFinishedNothing);
         }
       } else {
         stalled_ = 0;

@@ -80,8 +80,13 @@ class Aggregator {
   std::uint64_t admits(const Slot& slot, const PortTarget& port, std::int64_t free) const;
   void build_views();
   void check_device_status() const;
-  /// `stalled_sweeps`: device sweeps were dispatched and finished nothing, twice in a row.
-  [[noreturn]] void no_progress(bool stalled_sweeps = false) const;
+  /// Why a run cannot progress: nothing could be dispatched; device sweeps finished nothing twice
+  /// in a row; or rounds ran and changed nothing (every dispatch refused or yielded again).
+  enum class Stall { NothingDispatchable, SweepsFinishedNothing, NothingChanged };
+  [[noreturn]] void no_progress(Stall why) const;
+  /// Every channel's positions and the host's restart contexts: a round that leaves them as they
+  /// were changed nothing, and the next one, seeing the same, would do the same.
+  std::vector<std::uint64_t> fingerprint() const;
   [[noreturn]] void lost_work() const;
   void check_resumable_counts() const;
   void write_env(std::size_t launch_index, const Launch& launch);
@@ -133,6 +138,8 @@ class Aggregator {
   std::vector<cl::Event> plan_events_;        // this round's planning kernels (traced runs only)
   std::uint32_t chain_ = 1;                    // sweeps per host round while rounds only sweep
   std::uint32_t stalled_ = 0;                  // consecutive sweep rounds that finished no CE
+  std::vector<std::uint64_t> last_fingerprint_;
+  std::uint32_t unchanged_ = 0;                // consecutive rounds that changed nothing
   Trace trace_;
 };
 
