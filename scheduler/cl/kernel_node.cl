@@ -260,10 +260,11 @@ int chanflow_returns(const chanflow_ctx* ctx, int ran) {
 /* Writes restart contexts for the items that must yield (collective; one atomic per group).
  * In a range or list dispatch a context is a record the aggregator keeps and restarts; in a
  * sweep it is the CE's own control entry, published again in its channel, which a later claim
- * of that level restarts. Returns whether this item was counted in its level's resumable
- * tasks (its next run, however dispatched, takes it out again). */
-int chanflow_record_yields(__global const chanflow_node_env* env, int yields, ulong ctrl_pos, uint index,
-                            uint port, __local chanflow_wg_scratch* wg) {
+ * of that level restarts. The task's flags say, before it can be claimed again, that it
+ * yielded and whether its level counts it as resumable (its next run, however dispatched,
+ * takes it out again). */
+void chanflow_record_yields(__global const chanflow_node_env* env, __global chanflow_task* task, int yields,
+                            ulong ctrl_pos, uint index, uint port, __local chanflow_wg_scratch* wg) {
   const int sweep = env->sweep_levels != 0u && (!env->ranged || env->planned);
   const uint offset = chanflow_wg_exclusive_scan(yields ? 1u : 0u, wg);
   const uint total = wg->total;
@@ -285,9 +286,9 @@ int chanflow_record_yields(__global const chanflow_node_env* env, int yields, ul
     atomic_inc(&env->counters->partial_yields);
     if (env->resumable) atomic_inc(env->resumable);
   }
+  if (yields) task->resume_port |= CHANFLOW_TASK_YIELDED | (counted && env->resumable ? CHANFLOW_TASK_RESUMABLE : 0u);
   const chanflow_ticket again = {index, yields && sweep ? 1u : 0u, offset, sweep ? total : 0u};
-  enq(env->in, &again, wg);
-  return counted && env->resumable;
+  enq(env->in, &again, wg); /* publishes after the flags (enq fences before it counts) */
 }
 
 /* Claims up to a work-group's worth of ready CEs of `ch` for the calling work-item (a leader):
@@ -565,9 +566,7 @@ uint chanflow_next_batch(__global const chanflow_node_env* env, ulong begin, uin
     if (ce) body(ce, &ctx);                                                                     \
     const uint refused = chanflow_flush(&ctx, task, from, wg);                                  \
     const int yields = refused != CHANFLOW_NO_PORT;                                             \
-    if (yields) task->resume_port |= CHANFLOW_TASK_YIELDED;                                     \
-    if (chanflow_record_yields(env, yields, pos, index, refused, wg))                           \
-      task->resume_port |= CHANFLOW_TASK_RESUMABLE;                                             \
+    chanflow_record_yields(env, task, yields, pos, index, refused, wg);                         \
     chanflow_join(chanflow_returns(&ctx, ce && !yields) ? task->ret_frame : 0ul, ctx.ready_frame, wg); \
     chanflow_tfree_index(in, index, active && !yields, wg);                                     \
   }                                                                                             \
