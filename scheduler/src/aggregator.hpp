@@ -2,11 +2,19 @@
 // kernel dispatches under a scheduling policy (the thesis' GPU control processor, 4.1.1), and
 // keeps the restart contexts of yielded work-groups (4.4).
 // Not to be confused with oneTBB's `aggregator`, a lock-free operation combiner.
+//
+// One class, its members defined by concern:
+//   aggregator.cpp   the round as a sequence: observe, admit, lay out, launch, collect, trace
+//   admission.cpp    the watched channels, their views, and admission of the policy's decisions
+//   launch_envs.cpp  laying a round out on the device (environments, pools) and launching it
+//   sweeps.cpp       device sweeps: when a stack may be swept, the planning kernel, grids
+//   diagnostics.cpp  device-side errors, no-progress and lost-work reports, end-of-run checks
 #pragma once
 
 #include "chanflow/graph.hpp"
 #include "trace.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
 #include <map>
@@ -32,12 +40,15 @@ class Aggregator {
   RunStats run();
 
  private:
+  using Clock = std::chrono::steady_clock;
+  static constexpr std::uint32_t kUnchangedRounds = 3;  ///< rounds in a row that changed nothing: no progress
+
   struct Blocked {
     std::uint64_t ctrl_pos;
     std::uint32_t port;
   };
-  /// A concrete channel: a channel node, or one level of a channel stack.
-  struct Slot {
+  /// A concrete channel the aggregator watches: a channel node, or one level of a channel stack.
+  struct Watched {
     Channel* channel = nullptr;
     KernelNode* consumer = nullptr;
     ChannelStackNode* stack = nullptr;
@@ -46,7 +57,7 @@ class Aggregator {
     std::deque<Blocked> blocked;  ///< restart contexts of this channel's CEs, oldest first
   };
   struct Launch {
-    std::uint32_t slot = 0;    ///< the input channel (a sweep: its stack's level 0)
+    std::uint32_t input = 0;   ///< the watched input channel (a sweep: its stack's level 0)
     std::uint64_t begin = 0;   ///< first control position (range dispatch)
     std::uint64_t count = 0;   ///< CEs (range, restart list); 0 for a sweep
     bool restart = false;
@@ -60,70 +71,90 @@ class Aggregator {
     std::vector<cl::Event> events;  ///< one per pass (traced runs only)
     /// A multi-level range dispatch: the ranges of several levels of one stack in one launch.
     struct LevelRange {
-      std::uint32_t slot;
+      std::uint32_t input;
       std::uint64_t begin, count;
     };
     ChannelStackNode* stack = nullptr;
     std::vector<LevelRange> ranges;
   };
-  /// Merges the round's range dispatches of each stack's levels into one launch per stack.
-  /// (A merged launch's yield records are one block: each record names its level.)
-  void merge_level_ranges(std::vector<Launch>& launches) const;
-  void write_ranged_envs(std::size_t launch_index, const Launch& launch);
-
-  void collect_slots();
-  Channel& port_channel(const PortTarget& port, std::uint32_t level);
-  static std::uint32_t port_ce_bytes(const PortTarget& port);
-  std::int64_t port_free(const PortTarget& port, std::uint32_t level) const;
-  bool port_has_room(const Slot& slot, std::uint32_t port) const;
-  /// Most CEs a dispatch of `slot` may take given `free` slots in a port's target.
-  std::uint64_t admits(const Slot& slot, const PortTarget& port, std::int64_t free) const;
-  void build_views();
-  void check_device_status() const;
   /// Why a run cannot progress: nothing could be dispatched; device sweeps finished nothing twice
   /// in a row; or rounds ran and changed nothing (every dispatch refused or yielded again).
   enum class Stall { NothingDispatchable, SweepsFinishedNothing, NothingChanged };
+
+  // --- One round, in order (aggregator.cpp) ---
+  /// Reads every counter, checks for stalls, builds the views; false once the graph is quiescent.
+  bool observe(RunStats& stats);
+  /// Asks the policy and admits its decisions into launches_ (admission.cpp).
+  void admit(RunStats& stats);
+  /// Makes the levels the round reaches and writes its environments, lists and plans to the
+  /// device (launch_envs.cpp).
+  void lay_out();
+  /// Enqueues the round's launches, each pass followed by in-order deallocation (launch_envs.cpp).
+  void launch_passes(RunStats& stats);
+  /// Reads what the round's work-groups counted, keeps restart contexts, detects stalled sweeps.
+  void collect(RunStats& stats);
+  void trace_round(const RunStats& stats);
+
+  // --- The watched channels and admission (admission.cpp) ---
+  void collect_watched();
+  Channel& port_channel(const PortTarget& port, std::uint32_t level);
+  static std::uint32_t port_ce_bytes(const PortTarget& port);
+  std::int64_t port_free(const PortTarget& port, std::uint32_t level) const;
+  bool port_has_room(const Watched& w, std::uint32_t port) const;
+  /// Most CEs a dispatch of `w` may take given `free` slots in a port's target.
+  std::uint64_t admits(const Watched& w, const PortTarget& port, std::int64_t free) const;
+  void build_views();
+  /// Merges the round's range dispatches of each stack's levels into one launch per stack.
+  /// (A merged launch's yield records are one block: each record names its level.)
+  void merge_level_ranges(std::vector<Launch>& launches) const;
+
+  // --- Laying a round out (launch_envs.cpp) ---
+  void write_env(std::size_t launch_index, const Launch& launch);
+  void write_level_envs(std::size_t launch_index, const Launch& launch, ChannelStackNode& stack);
+  void write_sweep_envs(std::size_t launch_index, const Launch& launch);
+  void write_ranged_envs(std::size_t launch_index, const Launch& launch);
+  std::size_t stack_index(const ChannelStackNode& stack) const;
+  /// The SVM allocations kernel node `k` reaches through pointers stored in SVM.
+  std::vector<void*> indirect_svm(const KernelNode& k) const;
+  template <class T>
+  static void ensure(SvmBuffer& buffer, const Runtime& rt, std::size_t count);
+
+  // --- Device sweeps (sweeps.cpp) ---
+  /// Whether `w`'s stack may go out as a sweep this round, given the launches made so far.
+  bool sweepable(const Watched& w, const std::vector<Launch>& launches) const;
+  /// Enqueues the planning kernel for the round's planned sweeps (one pass).
+  cl::Event enqueue_plan();
+  /// Makes the levels a sweep of the graph's stacks may reach in a chain of sweeps.
+  void grow_stacks_for_sweeps();
+  std::uint32_t sweep_groups(const ChannelStackNode& stack, std::uint64_t ready) const;
+
+  // --- Diagnostics (diagnostics.cpp) ---
+  void check_device_status() const;
   [[noreturn]] void no_progress(Stall why) const;
   /// Every channel's positions and the host's restart contexts: a round that leaves them as they
   /// were changed nothing, and the next one, seeing the same, would do the same.
   std::vector<std::uint64_t> fingerprint() const;
   [[noreturn]] void lost_work() const;
   void check_resumable_counts() const;
-  void write_env(std::size_t launch_index, const Launch& launch);
-  void write_level_envs(std::size_t launch_index, const Launch& launch, ChannelStackNode& stack);
-  void write_sweep_envs(std::size_t launch_index, const Launch& launch);
-  /// Whether `slot`'s stack may go out as a sweep this round, given the launches made so far.
-  bool sweepable(const Slot& slot, const std::vector<Launch>& launches) const;
-  /// Enqueues the planning kernel for the round's planned sweeps (one pass).
-  cl::Event enqueue_plan();
-  std::size_t stack_index(const ChannelStackNode& stack) const;
-  /// Makes the levels a sweep of the graph's stacks may reach in a chain of sweeps.
-  void grow_stacks_for_sweeps();
-  std::uint32_t sweep_groups(const ChannelStackNode& stack, std::uint64_t ready) const;
-  /// Reads the round's yield and claim counters and keeps host restart contexts; returns the
-  /// CEs the round finished (dispatched and not yielded).
-  std::uint64_t collect_yields(const std::vector<Launch>& launches, std::uint32_t passes, RunStats& stats);
-  /// The SVM allocations kernel node `k` reaches through pointers stored in SVM.
-  std::vector<void*> indirect_svm(const KernelNode& k) const;
-  template <class T>
-  static void ensure(SvmBuffer& buffer, const Runtime& rt, std::size_t count);
+
+  /// Reads the round's launch counters and keeps host restart contexts; returns the CEs the
+  /// round finished (dispatched and not yielded).
+  std::uint64_t collect_yields(RunStats& stats);
 
   Graph& graph_;
   SchedulingPolicy& policy_;
   RunOptions options_;
   const Runtime& rt_;
   std::uint32_t wg_;
-  std::vector<Slot> slots_;
-  std::map<const Channel*, std::size_t> slot_of_;
+  std::vector<Watched> watched_;
+  std::map<const Channel*, std::size_t> watched_of_;
   std::vector<ChannelView> views_;
   std::uint32_t max_level_ = 0;
   std::vector<cl::Kernel> kernels_;
   std::vector<std::vector<void*>> kernel_svm_;  // per kernel: the SVM list it was last given
   std::vector<SvmBuffer> args_;
   SvmBuffer status_;
-  std::vector<chanflow_node_env> envs_;        // host staging of the round's environments
   SvmBuffer env_pool_;
-  std::vector<std::uint64_t> positions_;       // host staging of restart lists
   SvmBuffer positions_pool_;
   SvmBuffer yield_pool_;                       // chanflow_yield_record per dispatched item
   SvmBuffer counters_;                         // chanflow_launch_counters per launch
@@ -133,14 +164,37 @@ class Aggregator {
   cl::Kernel plan_kernel_;                     // chanflow_plan_batches (Sweeps::Planned)
   std::size_t plan_local_ = 0;                 // its work-group size
   std::vector<void*> plan_kernel_svm_;
-  std::vector<chanflow_plan> plans_;           // host staging of the round's planned sweeps
   SvmBuffer plan_pool_;
-  std::vector<cl::Event> plan_events_;        // this round's planning kernels (traced runs only)
+  Trace trace_;
+
+  // The round in progress (what one step leaves for the next).
+  std::vector<Dispatch> decisions_;
+  std::vector<Launch> launches_;
+  std::vector<chanflow_node_env> envs_;        // host staging of the round's environments
+  std::vector<std::uint64_t> positions_;       // host staging of restart lists
+  std::vector<chanflow_plan> plans_;           // host staging of the round's planned sweeps
+  std::size_t yield_records_ = 0;              // records the round's launches may write
+  std::vector<std::uint32_t> consumed_;        // channel ids each pass deallocates behind it
+  std::vector<std::vector<void*>> reach_;      // per kernel node: the SVM it reaches this round
+  bool sweeps_only_ = false;                   // the round is repeated on the device (passes_)
+  bool any_yielding_ = false;                  // its launches may yield: collect their counters
+  std::uint32_t passes_ = 1;
+  std::uint64_t live_bytes_ = 0;
+  std::vector<cl::Event> plan_events_;         // this round's planning kernels (traced runs only)
+
+  // Across rounds.
+  Clock::time_point run_start_, round_start_, launch_start_;
+  double device_us_ = 0, enqueue_us_ = 0;
   std::uint32_t chain_ = 1;                    // sweeps per host round while rounds only sweep
   std::uint32_t stalled_ = 0;                  // consecutive sweep rounds that finished no CE
   std::vector<std::uint64_t> last_fingerprint_;
   std::uint32_t unchanged_ = 0;                // consecutive rounds that changed nothing
-  Trace trace_;
 };
+
+template <class T>
+void Aggregator::ensure(SvmBuffer& buffer, const Runtime& rt, std::size_t count) {
+  const std::size_t bytes = std::max<std::size_t>(count, 64) * sizeof(T);
+  if (buffer.size() < bytes) buffer = SvmBuffer(rt, bytes * 2);
+}
 
 }  // namespace chanflow

@@ -1,0 +1,139 @@
+// What the aggregator reports when a run cannot go on: device-side errors by node name, no
+// progress (which channels hold work and why they are stuck), lost work, and end-of-run checks.
+#include "aggregator.hpp"
+
+#include <fmt/format.h>
+
+namespace chanflow {
+
+namespace {
+
+std::string describe(const chanflow_status& s, const Graph& g) {
+  const std::string node = s.node < g.kernels().size() ? g.kernels()[s.node]->name() : fmt::format("#{}", s.node);
+  switch (s.code) {
+    case CHANFLOW_ERR_CE_SIZE:
+      return fmt::format("kernel node '{}': its body's CE type is {} bytes but its input channel holds {}-byte CEs",
+                         node, s.extra, s.detail);
+    case CHANFLOW_ERR_SPAWN_LIMIT:
+      return fmt::format("kernel node '{}' spawned more than the {} CE(s) per item its edge on port {} declares",
+                         node, s.extra, s.detail);
+    case CHANFLOW_ERR_SPAWN_SIZE:
+      return fmt::format("kernel node '{}' spawned a value whose size differs from port {}'s {}-byte CEs", node,
+                         s.detail, s.extra);
+    case CHANFLOW_ERR_BAD_PORT:
+      return fmt::format("kernel node '{}' spawned on port {}, but it has {} output port(s)", node, s.detail, s.extra);
+    case CHANFLOW_ERR_CHANNEL_FULL:
+      return fmt::format("kernel node '{}': port {}'s channel refused a reservation the aggregator had admitted "
+                         "(a non-yielding node; are other producers writing to it?)",
+                         node, s.detail);
+    case CHANFLOW_ERR_NODE_KIND:
+      return s.extra ? fmt::format("kernel node '{}' is a CHANFLOW_CONTINUATION_NODE but its input is not a continuation stack", node)
+                     : fmt::format("kernel node '{}' consumes a continuation stack: define its kernel with "
+                                   "CHANFLOW_CONTINUATION_NODE", node);
+    case CHANFLOW_ERR_NO_CONTINUATION:
+      return fmt::format("kernel node '{}' spawned a child returning into its continuation (or the continuation "
+                         "itself), but it has no Continuation port",
+                         node);
+    case CHANFLOW_ERR_YIELD_SPACE:
+      return fmt::format("kernel node '{}' wrote more restart contexts than its dispatch had items", node);
+    default:
+      return fmt::format("kernel node '{}': device error code {}", node, s.code);
+  }
+}
+
+std::string target_name(const PortTarget& port) {
+  return std::visit([](auto* n) { return n->name(); }, port.node);
+}
+
+}  // namespace
+
+void Aggregator::check_device_status() const {
+  chanflow_status s{};
+  rt_.svm_read(&s, status_.get(), sizeof s);
+  if (s.code != CHANFLOW_ERR_NONE) throw RunError("device-side error: " + describe(s, graph_));
+}
+
+// Every task a sweep counted as resumable has run again by the end: a count left over would
+// keep the planner from charging continuation room at its level in a later run of the graph.
+void Aggregator::check_resumable_counts() const {
+  std::vector<std::uint32_t> counts(resumable_.size() / sizeof(std::uint32_t));
+  rt_.svm_read(counts.data(), resumable_.get(), resumable_.size());
+  for (std::size_t i = 0; i < counts.size(); ++i)
+    if (counts[i] != 0)
+      throw RunError(fmt::format("internal error: level {} of channel stack '{}' still counts {} resumable task(s) "
+                                 "at the end of the run",
+                                 i % CHANFLOW_SWEEP_MAX_LEVELS, graph_.stacks()[i / CHANFLOW_SWEEP_MAX_LEVELS]->name(),
+                                 counts[i]));
+}
+
+std::vector<std::uint64_t> Aggregator::fingerprint() const {
+  std::vector<std::uint64_t> f;
+  f.reserve(watched_.size() * 5);
+  for (const Watched& s : watched_) {
+    const auto& h = s.channel->counters();
+    f.insert(f.end(), {h.data_head, h.data_tail, h.ctrl_head, h.ctrl_published, s.blocked.size()});
+  }
+  return f;
+}
+
+void Aggregator::no_progress(Stall why) const {
+  std::string msg = fmt::format("no progress possible: work remains but no dispatch can be made (policy '{}'):",
+                                policy_.name());
+  for (const auto& v : views_) {
+    if (v.ready == 0 && v.blocked == 0) continue;
+    const Watched& w = watched_[v.id];
+    msg += fmt::format("\n  - channel '{}': {} ready, {} blocked context(s), consumer '{}'", v.name, v.ready, v.blocked,
+                       v.consumer);
+    if (v.ready > 0 && v.admissible == 0) {
+      for (std::uint32_t p = 0; p < w.consumer->ports().size(); ++p) {
+        const auto& port = w.consumer->ports()[p];
+        const std::int64_t free = port_free(port, w.level);
+        if (free < static_cast<std::int64_t>(port.max_per_item))
+          msg += fmt::format("; blocked on port {} into '{}' (depth {}), which has {} free slot(s) but needs {} per CE",
+                             p, target_name(port), w.level + port.level_delta(), std::max<std::int64_t>(free, 0),
+                             port.max_per_item);
+      }
+    } else if (v.blocked > 0 && v.restartable == 0) {
+      const auto& b = w.blocked.front();
+      const auto& port = w.consumer->ports()[b.port];
+      msg += fmt::format("; yielded work-groups wait on port {} into '{}' (depth {}), which has {} free slot(s), "
+                         "less than one work-group's request ({})",
+                         b.port, target_name(port), w.level + port.level_delta(),
+                         std::max<std::int64_t>(port_free(port, w.level), 0), std::uint64_t{wg_} * port.max_per_item);
+    } else {
+      switch (why) {
+        case Stall::SweepsFinishedNothing:
+          msg += fmt::format("; {} admissible, but two device sweeps in a row finished none of it", v.admissible);
+          break;
+        case Stall::NothingChanged:
+          msg += fmt::format("; {} admissible and {} restartable, but {} rounds in a row changed no channel (every "
+                             "dispatch was refused or yielded again)",
+                             v.admissible, v.restartable, kUnchangedRounds);
+          break;
+        case Stall::NothingDispatchable:
+          msg += fmt::format("; {} admissible and {} restartable, but the policy dispatched nothing", v.admissible,
+                             v.restartable);
+          break;
+      }
+    }
+  }
+  throw RunError(msg);
+}
+
+// Quiescent, yet CEs are still allocated: reserved and never enqueued, or dequeued and never
+// freed. With join counters this is a continuation frame whose children never all returned.
+void Aggregator::lost_work() const {
+  check_device_status();
+  std::string msg = "the run went quiet with CEs still allocated (they would never run):";
+  for (const Watched& s : watched_) {
+    const auto& h = s.channel->counters();
+    if (h.data_tail == h.data_head) continue;
+    msg += fmt::format("\n  - channel '{}': {} CE(s) allocated, none ready", s.channel->config().name,
+                       h.data_tail - h.data_head);
+    if (s.stack && s.stack->kind() == StackKind::Continuations)
+      msg += " (continuation frames whose children did not all return: does every task reach its return?)";
+  }
+  throw RunError(msg);
+}
+
+}  // namespace chanflow
