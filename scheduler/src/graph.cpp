@@ -215,7 +215,7 @@ std::string target_name(const PortTarget& port) {
   return std::visit([](auto* n) { return n->name(); }, port.node);
 }
 
-// Each node macro leaves a marker kernel named after the node's kernel (see kernel_node.cl).
+// Each node macro leaves a marker kernel named after the node's kernel (see cl/node_macros.cl).
 NodeKind kind_in(const std::set<std::string>& kernels, const std::string& name) {
   if (kernels.count(name + "__chanflow_plain_node")) return NodeKind::Plain;
   if (kernels.count(name + "__chanflow_yielding_node")) return NodeKind::Yielding;
@@ -380,7 +380,12 @@ const cl::Program& Graph::program() {
     spawn_words = std::max(spawn_words, words);
     staged_ces = std::max(staged_ces, ces);
   }
-  std::vector<std::string_view> sources{scheduler_cl::node_layout_h(), scheduler_cl::kernel_node_cl(), port_defines_};
+  // The kernel-node convention, one concern per file, in dependency order; then the ports' names.
+  std::vector<std::string_view> sources{scheduler_cl::node_layout_h(), scheduler_cl::spawn_cl(),
+                                        scheduler_cl::flush_cl(),      scheduler_cl::join_cl(),
+                                        scheduler_cl::yield_cl(),      scheduler_cl::sweep_cl(),
+                                        scheduler_cl::plan_cl(),       scheduler_cl::node_macros_cl(),
+                                        port_defines_};
   for (const auto& s : sources_) sources.push_back(s);
   try {
     program_ = build_channel_program(runtime_, sources,

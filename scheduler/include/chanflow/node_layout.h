@@ -1,5 +1,5 @@
 /* The per-dispatch environment of a kernel node, its error status and its yield records,
- * declared once for host C++ and OpenCL C (see scheduler/cl/kernel_node.cl). */
+ * declared once for host C++ and OpenCL C (see scheduler/cl/). */
 #ifndef CHANFLOW_NODE_LAYOUT_H
 #define CHANFLOW_NODE_LAYOUT_H
 

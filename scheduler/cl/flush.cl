@@ -1,0 +1,71 @@
+/* The flush: a work-group's recorded spawns moved into their channels at one uniform point
+ * (part of the kernel-node convention, see spawn.cl). */
+
+/* Moves every recorded spawn into its channel: one talloc/enq per port for the work-group.
+ * Collective. `task` is the item's CE when the node yields (0 otherwise); `from_port` the first
+ * port this item still has to flush. A refused reservation refuses the items that asked on that
+ * port (all or nothing for them); they stop there, while the others go on with later ports, so
+ * items resumed past a full port are not held back by fresh ones. Returns this item's refused
+ * port, or CHANFLOW_NO_PORT. */
+uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_port,
+                    __local chanflow_wg_scratch* wg) {
+  __global const chanflow_node_env* env = ctx->env;
+  uint cont_index = task ? task->cont_index : 0u;
+  uint children = 0;
+  uint refused = CHANFLOW_NO_PORT;
+  for (uint p = 0; p < env->ports && env->cont_port != CHANFLOW_NO_PORT; ++p) {
+    const uint patch_base = chanflow_patch_base(env, p);
+    for (uint k = 0; k < ctx->count[p]; ++k) children += ctx->patch[patch_base + k] != 0u;
+  }
+  for (uint p = 0; p < env->ports; ++p) {
+    /* A sweep's deepest level may name a level not made yet (0): nothing fits there. */
+    const int missing = env->port[p] == 0ul;
+    __global chanflow_channel* out = missing ? env->in : env->port[p];
+    uint n = p >= from_port && refused == CHANFLOW_NO_PORT ? ctx->count[p] : 0u;
+    if (missing && n > 0) {
+      refused = p;
+      n = 0;
+    }
+    const uint words = env->ce_words[p];
+    chanflow_ticket t;
+    __global uint* dst = (__global uint*)chanflow_talloc_prepaid(out, n, &t, wg, ctx->prepaid ? ctx->prepaid[p] : 0u);
+    if (!dst) {
+      /* Uniform: the work-group's request on this port was refused. */
+      if (!env->yielding && chanflow_local_id() == 0) chanflow_report(env, CHANFLOW_ERR_CHANNEL_FULL, p, 0);
+      if (n > 0) refused = p;
+      n = 0;
+    }
+    for (uint w = 0; w < n * words; ++w) dst[w] = ctx->staging[env->staging_offset[p] + w];
+    /* The continuation frame returns where this task would have and waits for the children;
+     * it is enqueued by the last of them, or by chanflow_join if it has none. Other ports'
+     * CEs are enqueued here. One path for every port: PoCL 3.1 mis-runs collectives
+     * (barriers) under a condition, even a uniform one. */
+    const int is_cont = p == env->cont_port;
+    if (is_cont && n > 0) {
+      cont_index = t.index;
+      if (task) task->cont_index = t.index;
+      __global chanflow_frame* f = (__global chanflow_frame*)dst;
+      f->ret = ctx->link ? ctx->link[0] : 0ul;
+      f->ret_frame = ctx->link ? ctx->link[1] : 0ul;
+      f->channel = out;
+      f->index = t.index;
+      f->pending = children;
+      if (children == 0u) ctx->ready_frame = (ulong)f;
+    }
+    const uint patch_base = chanflow_patch_base(env, p);
+    for (uint k = 0; k < n && !is_cont; ++k) {
+      const uint slot = ctx->patch[patch_base + k];
+      if (slot != 0 && env->cont_port != CHANFLOW_NO_PORT) {
+        __global chanflow_channel* cont = (__global chanflow_channel*)env->port[env->cont_port];
+        const ulong frame = (ulong)(cont->data + (size_t)cont_index * cont->ce_bytes);
+        __global chanflow_task* child = (__global chanflow_task*)(dst + k * words);
+        child->ret = frame + CHANFLOW_FRAME_BYTES + 8u * (slot - 1u);
+        child->ret_frame = frame;
+      }
+    }
+    if (is_cont) t.n = t.total = 0u; /* frames are enqueued by chanflow_join */
+    enq(out, &t, wg);
+    if (task && refused == CHANFLOW_NO_PORT && p + 1 > from_port) task->resume_port = p + 1;
+  }
+  return refused;
+}

@@ -1,0 +1,47 @@
+/* Join counters: a task or continuation that has returned tells its parent's frame, and the
+ * last child to return makes the frame ready (see spawn.cl). */
+
+/* Tells the parent that this item's task (or continuation) has returned: `frame` is the
+ * chanflow_frame its result slot lies in, or 0. The child that brings a frame's join counter to
+ * zero makes it ready (enq_at into the frame's channel); so does a task for its own
+ * continuation when that has no children (`own`). Collective; frames of one work-group may lie
+ * in different channels, one enq_at per channel. */
+void chanflow_join(ulong frame, ulong own, __local chanflow_wg_scratch* wg) {
+  const uint lid = chanflow_local_id();
+  __global chanflow_frame* f = (__global chanflow_frame*)own;
+  int todo = own != 0ul;
+  if (frame) {
+    mem_fence(CLK_GLOBAL_MEM_FENCE); /* the result slot is written before the count drops */
+    __global chanflow_frame* parent = (__global chanflow_frame*)frame;
+    if (atomic_dec((volatile __global uint*)&parent->pending) == 1u) {
+      f = parent;
+      todo = 1;
+    }
+  }
+  for (;;) {
+    wg->scan[1][lid] = (uint)todo;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+      uint first = CHANFLOW_WG_SIZE;
+      for (uint i = 0; i < CHANFLOW_WG_SIZE && first == CHANFLOW_WG_SIZE; ++i)
+        if (wg->scan[1][i]) first = i;
+      wg->ok = (int)first;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint first = (uint)wg->ok;
+    if (first == CHANFLOW_WG_SIZE) break;
+    if (lid == first) wg->data_base = (ulong)f->channel;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __global chanflow_channel* chosen = (__global chanflow_channel*)wg->data_base;
+    const int mine = todo && f->channel == chosen;
+    enq_at(chosen, mine ? f->index : 0u, mine, wg);
+    if (mine) todo = 0;
+  }
+}
+
+/* Whether this item's task has finished: it ran and did not leave a continuation behind to
+ * return for it. */
+int chanflow_returns(const chanflow_ctx* ctx, int ran) {
+  const uint cont = ctx->env->cont_port;
+  return ran && (cont == CHANFLOW_NO_PORT || ctx->count[cont] == 0u);
+}

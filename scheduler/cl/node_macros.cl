@@ -1,0 +1,86 @@
+/* The node macros: CHANFLOW_KERNEL_NODE, CHANFLOW_YIELDING_KERNEL_NODE and
+ * CHANFLOW_CONTINUATION_NODE, each a kernel over its batch plus a marker kernel naming its kind
+ * (see spawn.cl for the convention). */
+
+/* The kernel every node macro generates: its batch (chanflow_next_batch), handed to the node's
+ * batch function, which every work-group runs, with or without CEs: PoCL 3.1 mis-runs kernels
+ * whose collectives (barriers) sit under a condition or in a loop around the batch, even when
+ * every work-item takes the same path. */
+#define CHANFLOW_NODE_KERNEL(name, kind)                                                        \
+  /* The node's kind, for the host (Graph::validate reads the program's kernel names). */       \
+  __kernel void name##__chanflow_##kind##_node(void) {}                                         \
+  __kernel __attribute__((reqd_work_group_size(CHANFLOW_WG_SIZE, 1, 1))) void name(             \
+      __global chanflow_channel* in, ulong begin, uint count, __global const chanflow_node_env* env) { \
+    (void)in;                                                                                   \
+    __local chanflow_wg_scratch wg;                                                             \
+    __local chanflow_batch batch;                                                               \
+    ulong pos;                                                                                  \
+    uint index;                                                                                 \
+    int active;                                                                                 \
+    const uint level = chanflow_next_batch(env, begin, count, &batch, &pos, &index, &active);   \
+    name##_batch(env + (level == CHANFLOW_NO_PORT ? 0u : level), pos, index, active, batch.prepaid, &wg); \
+  }
+
+#define CHANFLOW_BATCH_PROLOGUE(ce_type, is_frame)                                              \
+  __global chanflow_channel* in = env->in;                                                      \
+  chanflow_ctx ctx;                                                                             \
+  chanflow_ctx_init(&ctx, env);                                                                 \
+  ctx.prepaid = prepaid;                                                                        \
+  if (get_global_id(0) == 0 && in->ce_bytes != sizeof(ce_type))                                 \
+    chanflow_report(env, CHANFLOW_ERR_CE_SIZE, in->ce_bytes, (uint)sizeof(ce_type));            \
+  if (get_global_id(0) == 0 && env->frames != (is_frame))                                       \
+    chanflow_report(env, CHANFLOW_ERR_NODE_KIND, env->frames, (is_frame));                      \
+  __global ce_type* ce = (active && in->ce_bytes == sizeof(ce_type) && env->frames == (is_frame)) \
+                             ? (__global ce_type*)(in->data + (size_t)index * in->ce_bytes) : 0;
+
+/* Defines kernel `name` consuming CEs of `ce_type` with `body(__global ce_type*, chanflow_ctx*)`. */
+#define CHANFLOW_KERNEL_NODE(name, ce_type, body)                                               \
+  void name##_batch(__global const chanflow_node_env* env, ulong pos, uint index, int active,   \
+                    __local const uint* prepaid, __local chanflow_wg_scratch* wg) {             \
+    CHANFLOW_BATCH_PROLOGUE(ce_type, 0u)                                                        \
+    if (ce) body(ce, &ctx);                                                                     \
+    chanflow_flush(&ctx, 0, 0u, wg);                                                            \
+    chanflow_tfree_index(in, index, active, wg);                                                \
+  }                                                                                             \
+  CHANFLOW_NODE_KERNEL(name, plain)
+
+/* The same for a node that yields when an output is full; ce_type starts with chanflow_task.
+ * A task that finishes without a continuation returns to its parent's frame. */
+#define CHANFLOW_YIELDING_KERNEL_NODE(name, ce_type, body)                                      \
+  void name##_batch(__global const chanflow_node_env* env, ulong pos, uint index, int active,   \
+                    __local const uint* prepaid, __local chanflow_wg_scratch* wg) {             \
+    CHANFLOW_BATCH_PROLOGUE(ce_type, 0u)                                                        \
+    __global chanflow_task* task = (__global chanflow_task*)ce;                                 \
+    ctx.link = (__global ulong*)task;                                                           \
+    const uint resumed = task ? task->resume_port : 0u;                                         \
+    const uint from = resumed & ~(CHANFLOW_TASK_YIELDED | CHANFLOW_TASK_RESUMABLE);             \
+    if (resumed & CHANFLOW_TASK_YIELDED) {                                                      \
+      task->resume_port = from;                                                                 \
+      atomic_inc(&env->counters->restarts);                                                     \
+    }                                                                                           \
+    /* Counted by the sweep it yielded in; every dispatch of a stack level names the counter. */ \
+    if ((resumed & CHANFLOW_TASK_RESUMABLE) && env->resumable) atomic_dec(env->resumable);      \
+    if (ce) body(ce, &ctx);                                                                     \
+    const uint refused = chanflow_flush(&ctx, task, from, wg);                                  \
+    const int yields = refused != CHANFLOW_NO_PORT;                                             \
+    chanflow_record_yields(env, task, yields, pos, index, refused, wg);                         \
+    chanflow_join(chanflow_returns(&ctx, ce && !yields) ? task->ret_frame : 0ul, ctx.ready_frame, wg); \
+    chanflow_tfree_index(in, index, active && !yields, wg);                                     \
+  }                                                                                             \
+  CHANFLOW_NODE_KERNEL(name, yielding)
+
+/* A post-sync continuation: consumes a continuation stack whose CEs (ce_type) start with
+ * chanflow_frame; it runs once all the children returned into the frame's slots, and returns
+ * where the task that spawned it would have (chanflow_return). */
+#define CHANFLOW_CONTINUATION_NODE(name, ce_type, body)                                         \
+  void name##_batch(__global const chanflow_node_env* env, ulong pos, uint index, int active,   \
+                    __local const uint* prepaid, __local chanflow_wg_scratch* wg) {             \
+    CHANFLOW_BATCH_PROLOGUE(ce_type, 1u)                                                        \
+    __global chanflow_frame* frame = (__global chanflow_frame*)ce;                              \
+    ctx.link = (__global ulong*)frame;                                                          \
+    if (ce) body(ce, &ctx);                                                                     \
+    chanflow_flush(&ctx, 0, 0u, wg);                                                            \
+    chanflow_join(chanflow_returns(&ctx, ce != 0) ? frame->ret_frame : 0ul, ctx.ready_frame, wg); \
+    chanflow_tfree_index(in, index, active, wg);                                                \
+  }                                                                                             \
+  CHANFLOW_NODE_KERNEL(name, continuation)

@@ -1,0 +1,150 @@
+/* The kernel-node convention: a user writes a body that runs once per CE; the wrapper that
+ * CHANFLOW_KERNEL_NODE generates hands each work-item its CE (deq), runs the body, flushes the
+ * spawns it recorded at one uniform point (talloc/enq per output port), and frees the CE
+ * (tfree). Spawns are recorded per work-item, so a body may spawn inside divergent code
+ * (the thesis' software predication, 5.3.1).
+ *
+ *   typedef struct { uint n; } FibTask;
+ *   typedef struct { __global uint* result; } FibArgs;
+ *   void fib_body(__global const FibTask* task, chanflow_ctx* ctx) {
+ *     if (task->n <= 2) { atomic_inc(CHANFLOW_ARGS(ctx, FibArgs)->result); return; }
+ *     FibTask a = {task->n - 1}, b = {task->n - 2};
+ *     chanflow_spawn(ctx, CHANFLOW_PORT(fib, fib_tasks), a);   // the edge into channel fib_tasks
+ *     chanflow_spawn(ctx, CHANFLOW_PORT(fib, fib_tasks), b);
+ *   }
+ *   CHANFLOW_KERNEL_NODE(fib, FibTask, fib_body)
+ *
+ * A port is an output edge (make_edge with Spawns, Children or Continuation); the graph defines
+ * CHANFLOW_PORT(kernel, port) for every port of every node it runs, by the edge's name (by
+ * default its target node's name), so a kernel never depends on the order edges were made in.
+ * Which macro made a kernel is the node's kind (plain, yielding, continuation): the host reads
+ * it from the program, it is never stated again.
+ *
+ * Yielding nodes (CHANFLOW_YIELDING_KERNEL_NODE; wavefront-yield emulation, thesis 4.4): when a
+ * port's reservation is refused for the work-group, the items that asked on it stop there (the
+ * others go on); each records the port in its CE (chanflow_task::resume_port), leaves a restart
+ * context (a record for the aggregator, or, in a device sweep, its control entry published
+ * again) and keeps its CE. A restart re-runs the body on those CEs and flushes only the
+ * remaining ports, so a continuation reserved before the yield is never reserved twice. A
+ * yielding body is re-run on resume: everything it does before returning must be idempotent
+ * (stores, not atomics).
+ *
+ * Cilk (DESIGN.md decision 8): a pre-sync task spawns its continuation (a CE starting with
+ * chanflow_frame) with chanflow_spawn_continuation (its Continuation edge, always port 0), and
+ * its children with chanflow_spawn_child(ctx, port, child, slot); the continuation node
+ * (CHANFLOW_CONTINUATION_NODE) runs once every child has returned into its slots (a join
+ * counter in the frame; the last child enqueues it). Tasks and continuations return values
+ * with chanflow_return(ctx, value).
+ *
+ *   void fib_pre_sync(__global FibFrame* f, chanflow_ctx* ctx) {
+ *     if (f->n <= 2) { chanflow_return(ctx, 1); return; }
+ *     const FibCont cont = {{0}, 0, 0};                 // slots x, y
+ *     chanflow_spawn_continuation(ctx, cont);
+ *     const FibFrame a = {{0}, f->n - 1}, b = {{0}, f->n - 2};
+ *     chanflow_spawn_child(ctx, CHANFLOW_PORT(fib_spawn, fib), a, 0);
+ *     chanflow_spawn_child(ctx, CHANFLOW_PORT(fib_spawn, fib), b, 1);
+ *   }
+ *   void fib_post_sync(__global FibCont* c, chanflow_ctx* ctx) { chanflow_return(ctx, c->x + c->y); }
+ *
+ * Build options set by the graph: CHANFLOW_WG_SIZE, CHANFLOW_SPAWN_WORDS (private staging per
+ * work-item, in 32-bit words) and CHANFLOW_STAGED_CES (spawns per work-item over all ports). */
+#ifndef CHANFLOW_SPAWN_WORDS
+#define CHANFLOW_SPAWN_WORDS 1
+#endif
+#ifndef CHANFLOW_STAGED_CES
+#define CHANFLOW_STAGED_CES 1
+#endif
+
+#define CHANFLOW_NO_PORT 0xffffffffu
+
+/* What a body sees: its environment and its private spawn record. */
+typedef struct {
+  __global const chanflow_node_env* env;
+  __global ulong* link;                   /* the CE's {ret, ret_frame} (tasks and frames), or 0 */
+  ulong ready_frame;                      /* this task's continuation, flushed with no children */
+  __local const uint* prepaid;            /* credits a sweep took per port for this batch, or 0 */
+  uint count[CHANFLOW_MAX_PORTS];
+  uint patch[CHANFLOW_STAGED_CES];        /* per staged CE: return slot + 1 to patch, or 0 */
+  uint staging[CHANFLOW_SPAWN_WORDS];
+} chanflow_ctx;
+
+#define CHANFLOW_ARGS(ctx, type) ((__global type*)(ctx)->env->user_args)
+
+uint chanflow_depth(const chanflow_ctx* ctx) { return ctx->env->depth; }
+
+/* Index in chanflow_ctx::patch of port p's first staged CE. */
+uint chanflow_patch_base(__global const chanflow_node_env* env, uint p) {
+  uint base = 0;
+  for (uint q = 0; q < p; ++q) base += env->max_spawns[q];
+  return base;
+}
+
+void chanflow_report(__global const chanflow_node_env* env, uint code, uint detail, uint extra) {
+  if (atomic_cmpxchg(&env->status->code, CHANFLOW_ERR_NONE, code) == CHANFLOW_ERR_NONE) {
+    env->status->node = env->node;
+    env->status->detail = detail;
+    env->status->extra = extra;
+  }
+}
+
+/* Records one CE of `bytes` bytes for output `port`; flushed after the body returns. With
+ * ret_slot > 0 the CE is a child task whose chanflow_task::ret is pointed, at the flush, at
+ * 64-bit slot ret_slot - 1 of this task's continuation frame (port env->cont_port). */
+void chanflow_spawn_bytes(chanflow_ctx* ctx, uint port, const void* value, uint bytes, uint ret_slot) {
+  __global const chanflow_node_env* env = ctx->env;
+  if (port >= env->ports) { /* CHANFLOW_NO_PORT: chanflow_spawn_continuation without a continuation */
+    chanflow_report(env, port == CHANFLOW_NO_PORT ? CHANFLOW_ERR_NO_CONTINUATION : CHANFLOW_ERR_BAD_PORT, port,
+                    env->ports);
+    return;
+  }
+  if (ret_slot != 0u && env->cont_port == CHANFLOW_NO_PORT) {
+    chanflow_report(env, CHANFLOW_ERR_NO_CONTINUATION, port, 0u);
+    return;
+  }
+  if (bytes != env->ce_words[port] * 4u) {
+    chanflow_report(env, CHANFLOW_ERR_SPAWN_SIZE, port, env->ce_words[port] * 4u);
+    return;
+  }
+  const uint k = ctx->count[port];
+  if (k >= env->max_spawns[port]) {
+    chanflow_report(env, CHANFLOW_ERR_SPAWN_LIMIT, port, env->max_spawns[port]);
+    return;
+  }
+  const uint words = env->ce_words[port];
+  const uint at = env->staging_offset[port] + k * words;
+  const uint* src = (const uint*)value;
+  for (uint w = 0; w < words; ++w) ctx->staging[at + w] = src[w];
+  ctx->patch[chanflow_patch_base(env, port) + k] = ret_slot;
+  ctx->count[port] = k + 1;
+}
+
+/* The index of port `port` (the edge's name: by default its target node's) of the node running
+ * kernel `kernel`, from the #defines the graph generates: chanflow_spawn(ctx,
+ * CHANFLOW_PORT(fib_spawn, fib), child). */
+#define CHANFLOW_PORT(kernel, port) chanflow_port__##kernel##__##port
+
+#define chanflow_spawn(ctx, port, value) chanflow_spawn_bytes((ctx), (port), &(value), sizeof(value), 0u)
+/* Spawns a child task (its CE type starts with chanflow_task) that returns into slot `slot`
+ * of this task's continuation: the 64-bit word at byte CHANFLOW_FRAME_BYTES + 8 * slot of the
+ * continuation CE. The continuation (chanflow_spawn_continuation) runs once every such child
+ * has returned. */
+#define chanflow_spawn_child(ctx, port, value, slot) \
+  chanflow_spawn_bytes((ctx), (port), &(value), sizeof(value), (slot) + 1u)
+/* Spawns this task's continuation frame (a CE starting with chanflow_frame) on the node's
+ * continuation port (a Continuation edge; the library makes it port 0). */
+#define chanflow_spawn_continuation(ctx, value) \
+  chanflow_spawn_bytes((ctx), (ctx)->env->cont_port, &(value), sizeof(value), 0u)
+
+/* Returns `value` from this task or continuation into its result slot. The parent is told
+ * (its join counter) when the task has finished, after the flush, not here. */
+void chanflow_return(chanflow_ctx* ctx, ulong value) {
+  if (ctx->link && ctx->link[0]) *(__global ulong*)ctx->link[0] = value;
+}
+
+void chanflow_ctx_init(chanflow_ctx* ctx, __global const chanflow_node_env* env) {
+  ctx->env = env;
+  ctx->link = 0;
+  ctx->ready_frame = 0;
+  ctx->prepaid = 0;
+  for (uint p = 0; p < CHANFLOW_MAX_PORTS; ++p) ctx->count[p] = 0;
+}
