@@ -141,7 +141,7 @@ void enq(__global chanflow_channel* ch, const chanflow_ticket* t, __local chanfl
 /* Makes one CE per active item visible, named by its physical data index: a CE reserved
  * earlier, possibly by another work-group (a continuation frame enqueued by the last child to
  * return into it). Collective; `ch` is the same for every item. */
-void enq_at(__global chanflow_channel* ch, uint index, int active, __local chanflow_wg_scratch* s) {
+void chanflow_enq_at(__global chanflow_channel* ch, uint index, int active, __local chanflow_wg_scratch* s) {
   const uint offset = chanflow_wg_exclusive_scan(active ? 1u : 0u, s);
   const chanflow_ticket t = {index, active ? 1u : 0u, offset, s->total};
   enq(ch, &t, s);

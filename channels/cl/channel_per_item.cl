@@ -1,7 +1,7 @@
 /* The thesis' baseline channel (Figure 4-15): every work-item makes its own global atomics.
  * Same layout and protocol as channel.cl; kept only as the benchmark's point of comparison. */
 
-__global void* talloc_per_item(__global chanflow_channel* ch, uint n, chanflow_ticket* t) {
+__global void* chanflow_talloc_per_item(__global chanflow_channel* ch, uint n, chanflow_ticket* t) {
   uint index = 0;
   t->n = 0;
   t->offset = 0;
@@ -13,7 +13,7 @@ __global void* talloc_per_item(__global chanflow_channel* ch, uint n, chanflow_t
   return ch->data + (size_t)index * ch->ce_bytes;
 }
 
-void enq_per_item(__global chanflow_channel* ch, const chanflow_ticket* t) {
+void chanflow_enq_per_item(__global chanflow_channel* ch, const chanflow_ticket* t) {
   if (t->n == 0) return;
   const ulong first = atom_add(&ch->ctrl_reserve_tail, (ulong)t->n);
   CHANFLOW_COUNT_ATOMIC(ch);
@@ -23,7 +23,7 @@ void enq_per_item(__global chanflow_channel* ch, const chanflow_ticket* t) {
   CHANFLOW_COUNT_ATOMIC(ch);
 }
 
-void tfree_per_item(__global chanflow_channel* ch, ulong ctrl_pos) {
+void chanflow_tfree_per_item(__global chanflow_channel* ch, ulong ctrl_pos) {
   atomic_inc(&ch->done[(chanflow_ce_index(ch, ctrl_pos) % ch->capacity) / ch->done_group]);
   CHANFLOW_COUNT_ATOMIC(ch);
 }

@@ -3,9 +3,9 @@
 
 /* Tells the parent that this item's task (or continuation) has returned: `frame` is the
  * chanflow_frame its result slot lies in, or 0. The child that brings a frame's join counter to
- * zero makes it ready (enq_at into the frame's channel); so does a task for its own
+ * zero makes it ready (chanflow_enq_at into the frame's channel); so does a task for its own
  * continuation when that has no children (`own`). Collective; frames of one work-group may lie
- * in different channels, one enq_at per channel. */
+ * in different channels, one chanflow_enq_at per channel. */
 void chanflow_join(ulong frame, ulong own, __local chanflow_wg_scratch* wg) {
   const uint lid = chanflow_local_id();
   __global chanflow_frame* f = (__global chanflow_frame*)own;
@@ -34,7 +34,7 @@ void chanflow_join(ulong frame, ulong own, __local chanflow_wg_scratch* wg) {
     barrier(CLK_LOCAL_MEM_FENCE);
     __global chanflow_channel* chosen = (__global chanflow_channel*)wg->data_base;
     const int mine = todo && f->channel == chosen;
-    enq_at(chosen, mine ? f->index : 0u, mine, wg);
+    chanflow_enq_at(chosen, mine ? f->index : 0u, mine, wg);
     if (mine) todo = 0;
   }
 }

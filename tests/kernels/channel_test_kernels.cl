@@ -70,16 +70,16 @@ void expand_per_item(__global chanflow_channel* ch, ulong begin, uint count, uin
   else atomic_inc(&seen[id]);
   if (depth_of(id) < max_depth) {
     chanflow_ticket t;
-    __global uint* out = (__global uint*)talloc_per_item(ch, 2u, &t);
+    __global uint* out = (__global uint*)chanflow_talloc_per_item(ch, 2u, &t);
     if (out) {
       write_ce(out, 2u * id + 1u, words);
       write_ce(out + words, 2u * id + 2u, words);
-      enq_per_item(ch, &t);
+      chanflow_enq_per_item(ch, &t);
     } else {
       retry[atomic_inc(retry_count)] = id;
     }
   }
-  tfree_per_item(ch, begin + g);
+  chanflow_tfree_per_item(ch, begin + g);
 }
 
 /* Every item asks for want[g] CEs and records what talloc told it (pos: the physical index of

@@ -42,13 +42,13 @@ void produce_per_item(__global chanflow_channel* ch, uint n, __global uint* fail
   const uint g = (uint)get_global_id(0);
   if (g >= n) return;
   chanflow_ticket t;
-  __global uint* ce = (__global uint*)talloc_per_item(ch, 1u, &t);
+  __global uint* ce = (__global uint*)chanflow_talloc_per_item(ch, 1u, &t);
   if (!ce) {
     atomic_inc(failed);
     return;
   }
   fill(ce, g, ch->ce_bytes / 4);
-  enq_per_item(ch, &t);
+  chanflow_enq_per_item(ch, &t);
 }
 
 __kernel __attribute__((reqd_work_group_size(CHANFLOW_WG_SIZE, 1, 1)))
@@ -56,5 +56,5 @@ void consume_per_item(__global chanflow_channel* ch, ulong begin, uint count, __
   const uint g = (uint)get_global_id(0);
   if (g >= count) return;
   out[g] = check((__global const uint*)deq(ch, begin + g), ch->ce_bytes / 4);
-  tfree_per_item(ch, begin + g);
+  chanflow_tfree_per_item(ch, begin + g);
 }
