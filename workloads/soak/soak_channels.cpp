@@ -156,12 +156,13 @@ nlohmann::json run_channel_soak(const Runtime& rt, const ChannelSoakOptions& o, 
     const std::uint32_t choice = rng() % 5;
     c.capacity = choice == 0 ? request : choice == 1 ? request * (2 + rng() % 7) : choice == 2 ? 1u << 14 : choice == 3 ? 1u << 17 : 1u << 20;
     c.capacity = (c.capacity + 63) / 64 * 64;
-    // Trees (two CEs per reservation) fill the channel at once and then move about its free
-    // space per round: they get a few hundred rounds' worth. Chains carry the bulk: 5/8 of the
-    // capacity of them, so each round some reservations are refused and retried.
-    const bool tree = rng() % 3 == 0;
+    // Trees (two CEs per reservation, breadth first) fill the channel within a few rounds and then
+    // move only what its free space takes, leaves last: they get four channels' worth. Chains
+    // carry the bulk: 5/8 of the capacity of them, so each round some reservations are refused
+    // and retried.
+    const bool tree = configs % 2 == 1;  // every soak covers both shapes
     c.stride = tree ? 0 : std::max<std::uint32_t>(c.capacity / 8 * 5, 1);
-    const std::uint64_t rounds = tree ? 200 : c.capacity < 4096 ? 2000 : 20000;
+    const std::uint64_t rounds = tree ? 4 : c.capacity < 4096 ? 2000 : 20000;
     const std::uint64_t budget = std::min<std::uint64_t>(std::uint64_t{c.capacity} * rounds, 1u << 30);
     c.limit = static_cast<std::uint32_t>(std::max<std::uint64_t>(std::min(o.ces - total, budget), 1));
     auto it = programs.find(c.wg);
