@@ -6,5 +6,6 @@ source cmake/setup-debian.sh
 chanflow_install_missing
 chanflow_build
 ctest --test-dir build --output-on-failure --timeout 1200
-# The same suites under AddressSanitizer, LeakSanitizer and UBSan, as one process (tests/sanitize.sh).
+# The same suites under AddressSanitizer, LeakSanitizer, UBSan and ThreadSanitizer, each as one
+# process (tests/sanitize.sh).
 tests/sanitize.sh

@@ -4,9 +4,10 @@
 # then runs the whole doctest binary as ONE process (ctest runs a suite per process, which hides
 # objects of one suite outliving queued commands of another), once on an idle machine and once
 # with every core busy (races between the host and PoCL's worker threads hide on an idle
-# machine), and the command-line tests. Any report fails the step (-fno-sanitize-recover=all,
-# and ASan/LSan exit non-zero).
-# Usage: tests/sanitize.sh [build-dir]   (default: build-sanitize beside build/)
+# machine), and the command-line tests. Then the same binary built with ThreadSanitizer, once.
+# Any report fails the step (-fno-sanitize-recover=all; the sanitizers exit non-zero).
+# Usage: tests/sanitize.sh [build-dir]   (default: build-sanitize beside build/; ThreadSanitizer
+# builds in <build-dir>-thread)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-build-sanitize}
@@ -29,3 +30,11 @@ trap - EXIT
 
 echo "== sanitize: command line"
 ctest --test-dir "$dir" --output-on-failure -R '^cli_'
+
+# ThreadSanitizer sees chanflow's threads and what PoCL does through libc and pthreads (its
+# memcpy into and out of host staging, its queue's locks), not the memory accesses of the
+# kernels PoCL compiles.
+echo "== sanitize: doctest under ThreadSanitizer, one process"
+cmake -S . -B "$dir-thread" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCHANFLOW_SANITIZE=thread >/dev/null
+cmake --build "$dir-thread" -j "$jobs" --target chanflow_tests
+TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 "$dir-thread/bin/chanflow_tests" --no-intro=true

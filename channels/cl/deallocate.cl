@@ -12,8 +12,8 @@
 
 /* One work-group per channel (`channels` holds header addresses). The work-items test the live
  * window's groups in parallel, a local minimum finds the first incomplete one, and the complete
- * groups before it are reset in parallel: a GPU thread walking the counts one dependent load at
- * a time took ~0.5 ms for a thousand groups on an H200. */
+ * groups before it are reset in parallel, rather than one GPU thread walking the counts one
+ * dependent load at a time. */
 __kernel void chanflow_deallocate(__global const ulong* channels, uint count) {
   __local uint first_incomplete;
   __local uint double_free;

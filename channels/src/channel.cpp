@@ -125,7 +125,7 @@ void ChannelTable::enqueue_deallocate(const std::vector<std::uint32_t>& ids) {
   for (auto id : ids) headers.push_back(reinterpret_cast<std::uint64_t>(device_header(id)));
   // The same list as last time (a chain of passes over the same channels) is already on the
   // device: no copy, and above all no wait, which would stall the host until the previous
-  // pass had run (on an H200 that wait made every chained pass a ~0.3 ms round trip).
+  // pass had run and make every chained pass a host round trip.
   if (headers != dealloc_staging_) {
     // The previous list's copy must be done before its host staging is refilled (the kernel
     // that read it is ordered before the next copy by the in-order queue).

@@ -10,8 +10,8 @@ namespace {
 constexpr cl_uint kZero = 0;
 }  // namespace
 
-// Only what each kernel reaches: NVIDIA's OpenCL charges every launch ~0.6 µs per named
-// pointer (see scheduler/README.md, "What a launch costs").
+// Only what each kernel reaches: NVIDIA's OpenCL charges every launch for each named pointer
+// (scheduler/README.md, "What a launch costs").
 std::vector<void*> Aggregator::indirect_svm(const KernelNode& k) const {
   std::vector<void*> ptrs = graph_.table_.svm_allocations();  // headers and channel storage
   ptrs.insert(ptrs.end(), {status_.get(), env_pool_.get(), positions_pool_.get(), yield_pool_.get(),

@@ -86,9 +86,9 @@ class ChannelTable {
   void write_header(std::uint32_t id);
   void write_u64_field(std::uint32_t id, std::size_t offset);
   /// Storage for a channel: `bytes` from the arena, and the chunk holding them. Channels are
-  /// carved out of a few large SVM allocations because NVIDIA's OpenCL spends ~0.6 µs per
-  /// pointer named in clSetKernelExecInfo on every launch (measured on an H200: 64 pointers,
-  /// 37 µs a launch; 256, 200 µs). A retired channel's space is reused only when the table goes.
+  /// carved out of a few large SVM allocations because NVIDIA's OpenCL charges every launch for
+  /// each pointer named in clSetKernelExecInfo (scheduler/README.md, "What a launch costs"). A
+  /// retired channel's space is reused only when the table goes.
   std::pair<void*, void*> allocate_storage(std::size_t bytes);
 
   const Runtime& runtime_;
