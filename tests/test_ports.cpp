@@ -198,6 +198,19 @@ TEST_CASE("Ports: node kinds come from the node macros, and kind problems are re
     make_edge(fanout, out, Spawns{.name = "same"});
     make_edge(out, g.kernel<Item>("sink", "sum_odds"));
   });
+  check("kernel 'sum_evens' runs in nodes 'first' (ports a) and 'second' (ports b); nodes sharing a kernel need the "
+        "same port names in the same order",
+        [](Graph& g) {
+          auto& mid = g.channel<Item>("mid", 1024);
+          auto& out = g.channel<Item>("out", 1024);
+          auto& first = g.kernel<Item>("first", "sum_evens");
+          auto& second = g.kernel<Item>("second", "sum_evens");
+          make_edge(g.channel<Item>("in", 1024), first);
+          make_edge(first, mid, Spawns{.name = "a"});
+          make_edge(mid, second);
+          make_edge(second, out, Spawns{.name = "b"});
+          make_edge(out, g.kernel<Item>("sink", "sum_odds"));
+        });
   check("port name 'not an identifier' (to 'out') is not an OpenCL C identifier", [](Graph& g) {
     auto& split = g.kernel<Item>("sink_a", "sum_odds");
     auto& out = g.channel<Item>("out", 1024);

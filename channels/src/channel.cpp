@@ -336,6 +336,20 @@ std::uint64_t Channel::deallocate() {
   return table_.counters(id_).data_free - before;
 }
 
+std::uint64_t Channel::freed_unreclaimed() {
+  table_.refresh(id_);
+  const auto& h = table_.counters(id_);
+  if (h.data_tail == h.data_head) return 0;
+  const std::uint32_t groups = config_.capacity / config_.done_group;
+  std::vector<std::uint32_t> done(groups);
+  table_.runtime().svm_read(done.data(), done_, groups * sizeof(std::uint32_t));
+  std::uint64_t freed = 0;
+  // The live window starts on a group boundary (deallocation keeps data_head there).
+  for (std::uint64_t pos = h.data_head; pos < h.data_tail; pos += config_.done_group)
+    freed += done[(pos % config_.capacity) / config_.done_group];
+  return freed;
+}
+
 std::vector<std::byte> Channel::read_ce(std::uint32_t index) const {
   if (index >= config_.capacity + config_.max_reservation)
     throw ChannelError(fmt::format("channel '{}': CE index {} is outside its data array ({} + {} spare)",

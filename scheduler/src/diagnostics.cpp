@@ -53,8 +53,9 @@ void Aggregator::check_device_status() const {
   if (s.code != CHANFLOW_ERR_NONE) throw RunError("device-side error: " + describe(s, graph_));
 }
 
-// Every task a sweep counted as resumable has run again by the end: a count left over would
-// keep the planner from charging continuation room at its level in a later run of the graph.
+// Every task a sweep counted as resumable has run again by the end (an invariant: a count left
+// over means a resumed task did not leave it, and within the run the planner and prepaying
+// would have stopped charging continuation room at that level).
 void Aggregator::check_resumable_counts() const {
   std::vector<std::uint32_t> counts(resumable_.size() / sizeof(std::uint32_t));
   rt_.svm_read(counts.data(), resumable_.get(), resumable_.size());

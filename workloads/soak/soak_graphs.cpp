@@ -158,7 +158,8 @@ Config draw(std::mt19937_64& rng, const Runtime& rt, bool claimable) {
 }
 
 Outcome run_config(const Runtime& rt, const Config& c, std::uint64_t policy_seed) {
-  Graph g(rt, {.wg_size = c.wg, .device_sweeps = c.dispatch});
+  // Checked frees: a CE run twice and another never run could otherwise leave the same sum.
+  Graph g(rt, {.wg_size = c.wg, .check_frees = true, .device_sweeps = c.dispatch});
   g.add_source(std::string(workloads_cl::soak_graphs_cl()));
   SvmBuffer sum(rt, 8);
   rt.svm_fill_zero(sum.get(), 8);
@@ -166,6 +167,7 @@ Outcome run_config(const Runtime& rt, const Config& c, std::uint64_t policy_seed
   std::uint64_t expected = 0;
   SvmBuffer results;
   std::vector<std::uint64_t> expected_results;
+  ChannelNode* countdown = nullptr;  // the self-feeding channel, to check a deadlock is honest
 
   switch (c.family) {
     case Family::Pipeline: {
@@ -210,6 +212,7 @@ Outcome run_config(const Runtime& rt, const Config& c, std::uint64_t policy_seed
     }
     case Family::Countdown: {
       auto& ch = g.channel<SoakItem>("countdown", c.capacities[0]);
+      countdown = &ch;
       auto& k = g.kernel<SoakItem>("count", "soak_countdown");
       make_edge(ch, k);
       make_edge(k, ch, Spawns{.max_per_item = 2, .name = "out"});
@@ -231,8 +234,9 @@ Outcome run_config(const Runtime& rt, const Config& c, std::uint64_t policy_seed
       make_edge(split, conts, Continuation{});
       make_edge(conts, joiner);
       results = SvmBuffer(rt, std::size_t{c.items} * 8);
-      rt.svm_fill_zero(results.get(), results.size());
       auto* slot = static_cast<std::uint64_t*>(results.get());
+      const std::vector<std::uint64_t> unwritten(c.items, ~std::uint64_t{0});  // no range sums to this
+      rt.svm_write(slot, unwritten.data(), results.size());
       split.uses(results);
       joiner.uses(results);
       ChannelNode* seeds = nullptr;
@@ -245,7 +249,7 @@ Outcome run_config(const Runtime& rt, const Config& c, std::uint64_t policy_seed
       }
       const std::uint32_t roots = std::min(c.items, std::min(c.capacities[0], c.seeded_by_node ? c.capacities[1] : ~0u));
       for (std::uint32_t i = 0; i < roots; ++i) {
-        const std::uint32_t lo = i * 13, hi = lo + c.seed_value - i % 7;
+        const std::uint32_t lo = 1 + i * 13, hi = lo + c.seed_value + i % 7;
         if (seeds) seeds->push(SoakSeed{lo, hi, c.ways, i});
         else tasks.push(0, SoakRange{{reinterpret_cast<std::uint64_t>(slot + i), 0, 0, 0}, lo, hi, c.ways, 0});
         expected_results.push_back(range_sum(lo, hi));
@@ -274,6 +278,19 @@ Outcome run_config(const Runtime& rt, const Config& c, std::uint64_t policy_seed
                            (c.family == Family::Recursion && c.policy != "levelized" && c.dispatch == Sweeps::Off);
     o.stuck = may_stick && msg.find("no progress possible") != std::string::npos &&
               msg.find("free slot(s)") != std::string::npos;
+    if (o.stuck && countdown) {
+      // Honest only if nothing leaked: every allocated CE is ready, or freed and held by
+      // in-order deallocation until the rest of its done-count group is done.
+      Channel& ch = countdown->channel();
+      const std::uint64_t freed = ch.freed_unreclaimed();
+      const auto& h = ch.counters();
+      const std::uint64_t allocated = h.data_tail - h.data_head, ready = h.ctrl_published - h.ctrl_head;
+      o.stuck = allocated == ready + freed;
+      o.detail = o.stuck ? msg
+                         : fmt::format("{} (and {} CEs allocated, {} ready, {} freed: {} unaccounted for)", msg,
+                                       allocated, ready, freed, allocated - ready - freed);
+      return o;
+    }
     o.detail = msg;
     return o;
   }

@@ -149,6 +149,11 @@ class Channel {
   /// Frees, in allocation order, every done-count group whose CEs are all done (on the device,
   /// see ChannelTable::enqueue_deallocate), waits, and returns the number of slots freed.
   std::uint64_t deallocate();
+  /// CEs freed (tfree) but not yet deallocated because their done-count group still holds
+  /// others: in-order deallocation keeps their slots until the whole group is done. With no
+  /// kernel running, every allocated CE is ready, dispatched-and-held (a yielded task), or one
+  /// of these. Reads the done counts of the live window (one transfer).
+  std::uint64_t freed_unreclaimed();
 
   /// Reads back the CE at physical data-array index `index` (< capacity + max_reservation),
   /// as found in a control entry (for tests and tools; one transfer each).

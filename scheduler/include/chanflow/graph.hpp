@@ -268,6 +268,8 @@ struct GraphOptions {
   std::uint32_t wg_size = 64;
   std::uint32_t max_channels = 1024;  ///< channel-table slots (stack levels count one each)
   ScanPath scan = ScanPath::Auto;
+  /// Checked frees for every channel and stack level of the graph (ChannelConfig::check_frees).
+  bool check_frees = false;
   /// Device sweeps: a channel stack the policy chose in a round whose consumer yields (or has
   /// no output ports) is dispatched as one sweep over all its levels, and rounds that only sweep
   /// are chained on the device (up to max_sweep_chain sweeps and deallocations per host round
@@ -394,7 +396,8 @@ class Graph {
   const cl::Program& program();
   /// `#define`s giving every kernel's ports their indices by name (CHANFLOW_PORT).
   std::string port_defines(std::vector<std::string>& problems) const;
-  std::string port_defines_;
+  std::string port_defines_;  // what program_ was built with
+  std::string build_extra_;
 
   const Runtime& runtime_;
   GraphOptions options_;
