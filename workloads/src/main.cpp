@@ -176,7 +176,7 @@ int main(int argc, char** argv) {
                            "each level (host), or auto: claimed on CPU devices, planned elsewhere")
       ->check(CLI::IsMember({"auto", "claimed", "planned", "host"}))->capture_default_str();
   double max_tasks = 4294967296.0;
-  for (auto* cmd : {run_fib_naive, run_fib_cilk})
+  for (auto* cmd : {run_fib_naive, run_fib_cilk, bench_graph, bench_yield})
     cmd->add_option("--max-tasks", max_tasks, "refuse sizes that would run more tasks than this")->capture_default_str();
   std::uint32_t sweep_groups = 0;
   run_fib_cilk->add_option("--sweep-groups", sweep_groups, "work-groups per device sweep (0: chosen per round)")
@@ -186,6 +186,12 @@ int main(int argc, char** argv) {
 
   try {
     if (*devices_cmd) return list_devices_command();
+    // The benchmarks' sizes are checked as the runs' are, before anything starts.
+    if (*bench_graph)
+      for (std::uint32_t n = graph_opts.from; n <= graph_opts.to; ++n) check_fib_size("bench graph: fib-naive", n, 32, max_tasks);
+    if (*bench_yield)
+      for (const auto* list : {&yield_opts.sizes, &yield_opts.memory_sizes})
+        for (std::uint32_t n : *list) check_fib_size("bench yield: fib-cilk", n, 64, max_tasks);
     if (*bench_channels || *bench_graph || *bench_yield || *bench_launch) {
       const Runtime rt(DeviceSelection{device, /*profiling=*/false});
       const char* name = *bench_channels ? "channels" : *bench_graph ? "graph" : *bench_yield ? "yield" : "launch";
