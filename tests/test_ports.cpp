@@ -2,6 +2,7 @@
 // port indices by name on the device, node kinds read from the program, and the problems each
 // of these catches before (or, on the device, while) a graph runs.
 #include "chanflow/chanflow.hpp"
+#include "chain_types.hpp"
 #include "chanflow_tests_sources.hpp"
 #include "fib_cilk/fib_cilk.hpp"
 #include "test_support.hpp"
@@ -21,14 +22,8 @@ struct Item {
 struct SumArgs {
   std::uint64_t* sum;
 };
-struct ChainFrame {
-  chanflow_task task;
-  std::uint32_t n, pad;
-};
-struct ChainCont {
-  chanflow_frame frame;
-  std::uint64_t x, n;
-};
+using chanflow::test::ChainCont;
+using chanflow::test::ChainFrame;
 
 // Two sinks summing what they get, and a kernel made without a node macro.
 constexpr const char* kSums = R"CL(

@@ -2,6 +2,7 @@
 // generous and tiny capacities, bounded memory, resume after partial progress, restart batches,
 // and a seeded sweep in which every run ends correct or with a no-progress diagnostic.
 #include "chanflow/chanflow.hpp"
+#include "chain_types.hpp"
 #include "chanflow_tests_sources.hpp"
 #include "fib_cilk/fib_cilk.hpp"
 #include "fib_naive/fib_naive.hpp"
@@ -25,14 +26,8 @@ std::uint64_t channel_ces(const RunStats& s, const std::string& stack) {
   return total;
 }
 
-struct ChainFrame {
-  chanflow_task task;
-  std::uint32_t n, pad;
-};
-struct ChainCont {
-  chanflow_frame frame;
-  std::uint64_t x, n;
-};
+using chanflow::test::ChainCont;
+using chanflow::test::ChainFrame;
 
 struct ChainSeed {
   std::uint32_t i, n;

@@ -211,26 +211,20 @@ int main(int argc, char** argv) {
         }
       return 0;
     }
-    if (*soak_channels) {
+    if (*soak_channels || *soak_graphs) {
       const Runtime rt(DeviceSelection{device, /*profiling=*/false});
-      const auto result = soak::run_channel_soak(rt, channel_soak, stdout);
+      const char* name = *soak_channels ? "channels" : "graphs";
+      const auto result = *soak_channels ? soak::run_channel_soak(rt, channel_soak, stdout)
+                                         : soak::run_graph_soak(rt, graph_soak, stdout);
       if (!json_path.empty()) {
-        write_json(json_path, {{"machine", bench::machine_info()}, {"device", rt.caps().name}, {"soak", "channels"},
+        write_json(json_path, {{"machine", bench::machine_info()}, {"device", rt.caps().name}, {"soak", name},
                                {"result", result}});
         fmt::print("wrote {}\n", json_path);
       }
       const auto& t = result["totals"];
-      return t["lost"] == 0 && t["duplicated"] == 0 && t["bad_payloads"] == 0 ? 0 : 1;
-    }
-    if (*soak_graphs) {
-      const Runtime rt(DeviceSelection{device, /*profiling=*/false});
-      const auto result = soak::run_graph_soak(rt, graph_soak, stdout);
-      if (!json_path.empty()) {
-        write_json(json_path, {{"machine", bench::machine_info()}, {"device", rt.caps().name}, {"soak", "graphs"},
-                               {"result", result}});
-        fmt::print("wrote {}\n", json_path);
-      }
-      return result["totals"]["failed"] == 0 ? 0 : 1;
+      const bool passed = *soak_channels ? t["lost"] == 0 && t["duplicated"] == 0 && t["bad_payloads"] == 0
+                                         : t["failed"] == 0;
+      return passed ? 0 : 1;
     }
     if (*run_fib_cilk) {
       check_fib_size("fib-cilk", fib_n, 64, max_tasks);
