@@ -9,7 +9,6 @@
  * the group's unallocated rest is skipped (the tail moves to the boundary), or a request as large
  * as the channel could never be granted while those slots waited for allocations. */
 
-
 /* One work-group per channel (`channels` holds header addresses). The work-items test the live
  * window's groups in parallel, a local minimum finds the first incomplete one, and the complete
  * groups before it are reset in parallel, rather than one GPU thread walking the counts one

@@ -137,10 +137,8 @@ void ChannelTable::enqueue_deallocate(const std::vector<std::uint32_t>& ids) {
     }
     dealloc_staging_ = std::move(headers);
     const std::size_t bytes = dealloc_staging_.size() * sizeof(std::uint64_t);
-    if (dealloc_list_.size() < bytes) {
-      runtime_.finish();  // the old list may still be read by an earlier launch
-      dealloc_list_ = SvmBuffer(runtime_, std::max<std::size_t>(bytes, 4096) * 2);
-    }
+    // A larger list: the old one is freed behind the launches that read it (SvmBuffer).
+    if (dealloc_list_.size() < bytes) dealloc_list_ = SvmBuffer(runtime_, std::max<std::size_t>(bytes, 4096) * 2);
     cl_event copied = nullptr;
     check(clEnqueueSVMMemcpy(runtime_.queue()(), CL_FALSE, dealloc_list_.get(), dealloc_staging_.data(), bytes, 0,
                              nullptr, &copied),

@@ -41,10 +41,6 @@ std::string describe(const chanflow_status& s, const Graph& g) {
   }
 }
 
-std::string target_name(const PortTarget& port) {
-  return std::visit([](auto* n) { return n->name(); }, port.node);
-}
-
 }  // namespace
 
 void Aggregator::check_device_status() const {
@@ -91,7 +87,7 @@ void Aggregator::no_progress(Stall why) const {
         const std::int64_t free = port_free(port, w.level);
         if (free < static_cast<std::int64_t>(port.max_per_item))
           msg += fmt::format("; blocked on port {} into '{}' (depth {}), which has {} free slot(s) but needs {} per CE",
-                             p, target_name(port), w.level + port.level_delta(), std::max<std::int64_t>(free, 0),
+                             p, port.target_name(), w.level + port.level_delta(), std::max<std::int64_t>(free, 0),
                              port.max_per_item);
       }
     } else if (v.blocked > 0 && v.restartable == 0) {
@@ -99,7 +95,7 @@ void Aggregator::no_progress(Stall why) const {
       const auto& port = w.consumer->ports()[b.port];
       msg += fmt::format("; yielded work-groups wait on port {} into '{}' (depth {}), which has {} free slot(s), "
                          "less than one work-group's request ({})",
-                         b.port, target_name(port), w.level + port.level_delta(),
+                         b.port, port.target_name(), w.level + port.level_delta(),
                          std::max<std::int64_t>(port_free(port, w.level), 0), std::uint64_t{wg_} * port.max_per_item);
     } else {
       switch (why) {

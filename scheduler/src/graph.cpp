@@ -74,6 +74,10 @@ Port KernelNode::add_port(PortTarget target) {
   return Port(*this, edge);
 }
 
+const std::string& PortTarget::target_name() const {
+  return std::visit([](auto* n) -> const std::string& { return n->name(); }, node);
+}
+
 const PortTarget& Port::target() const {
   for (const auto& p : node_->ports_)
     if (p.edge == edge_) return p;
@@ -213,10 +217,6 @@ bool is_identifier(std::string_view s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
-std::string target_name(const PortTarget& port) {
-  return std::visit([](auto* n) { return n->name(); }, port.node);
-}
-
 // Each node macro leaves a marker kernel named after the node's kernel (see cl/node_macros.cl).
 NodeKind kind_in(const std::set<std::string>& kernels, const std::string& name) {
   if (kernels.count(name + "__chanflow_plain_node")) return NodeKind::Plain;
@@ -239,7 +239,7 @@ std::string Graph::port_defines(std::vector<std::string>& problems) const {
       if (!is_identifier(port.name)) {
         problems.push_back(fmt::format("kernel node '{}': port name '{}' (to '{}') is not an OpenCL C identifier; "
                                        "give the edge a .name",
-                                       k->name(), port.name, target_name(port)));
+                                       k->name(), port.name, port.target_name()));
         usable = false;
       } else if (!seen.insert(port.name).second) {
         problems.push_back(fmt::format("kernel node '{}' has two ports named '{}'; give the edges distinct .name values",
@@ -466,7 +466,7 @@ std::string Graph::to_dot() const {
     if (k->has_input()) out << fmt::format("  \"{}\" -> \"{}\";\n", k->input_name(), k->name());
     for (std::size_t p = 0; p < k->ports().size(); ++p) {
       const auto& port = k->ports()[p];
-      const std::string target = std::visit([](auto* n) { return n->name(); }, port.node);
+      const std::string& target = port.target_name();
       std::string label = fmt::format("port {} '{}': <= {}/item", p, port.name, port.max_per_item);
       if (port.kind == PortKind::Children) label += ", children (depth+1)";
       if (port.kind == PortKind::Continuation) label += ", continuation (same depth)";

@@ -149,6 +149,8 @@ struct PortTarget {
   std::uint32_t edge = 0;          ///< the order the edge was made in (Port's key)
   /// The target level relative to the processed CE's depth: +1 for children, 0 otherwise.
   int level_delta() const noexcept { return kind == PortKind::Children ? 1 : 0; }
+  /// The target node's name.
+  const std::string& target_name() const;
 };
 
 /// An output edge as make_edge returns it. Its index is the library's: the continuation is
