@@ -7,6 +7,7 @@ CHANFLOW_PACKAGES=(
   g++ cmake make
   pocl-opencl-icd ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers
   libtbb-dev libfmt-dev doctest-dev libcli11-dev nlohmann-json3-dev
+  python3-matplotlib
 )
 
 chanflow_install_missing() {

@@ -2,7 +2,7 @@
 // no-progress detection, device-side errors, DOT and trace output.
 #include "chanflow/chanflow.hpp"
 #include "chanflow_tests_sources.hpp"
-#include "fib_naive/fib_naive.hpp"
+#include "fib/fib.hpp"
 #include "test_support.hpp"
 
 #include <doctest/doctest.h>
@@ -129,9 +129,9 @@ TEST_CASE("Graph: the Figure 4-5 naive Fibonacci graph computes fib(n) for n = 1
   Greedy greedy;
   for (std::uint32_t n = 1; n <= 27; ++n) {
     CAPTURE(n);
-    const auto r = examples::fib_naive(runtime(), n, greedy);
-    CHECK(r.value == examples::fib_serial(n));
-    CHECK(r.stats.ces == 2 * examples::fib_serial(n) - 1);  // every call is one CE
+    const auto r = workloads::fib_naive(runtime(), n, greedy);
+    CHECK(r.value == workloads::fib_serial(n));
+    CHECK(r.stats.ces == 2 * workloads::fib_serial(n) - 1);  // every call is one CE
   }
 }
 
@@ -170,7 +170,7 @@ TEST_CASE("Graph: Greedy and Levelized give identical results") {
   pb.g.run(levelized);
   pa.require_each_item_once();
   pb.require_each_item_once();
-  for (std::uint32_t n : {5u, 16u, 22u}) CHECK(examples::fib_naive(runtime(), n, levelized).value == examples::fib_serial(n));
+  for (std::uint32_t n : {5u, 16u, 22u}) CHECK(workloads::fib_naive(runtime(), n, levelized).value == workloads::fib_serial(n));
 }
 
 TEST_CASE("Graph: a user-defined policy is honoured") {
@@ -287,7 +287,7 @@ TEST_CASE("Graph: a graph that can make no progress stops with a diagnostic inst
   // yield (issue 4) no dispatch can be admitted while every ready task may spawn two.
   Greedy greedy;
   try {
-    examples::fib_naive(runtime(), 20, greedy, {}, 64, 16);
+    workloads::fib_naive(runtime(), 20, greedy, {}, 64, 16);
     FAIL("the run should have stopped");
   } catch (const RunError& e) {
     const std::string msg = e.what();

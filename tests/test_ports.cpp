@@ -4,7 +4,7 @@
 #include "chanflow/chanflow.hpp"
 #include "chain_types.hpp"
 #include "chanflow_tests_sources.hpp"
-#include "fib_cilk/fib_cilk.hpp"
+#include "fib/fib.hpp"
 #include "test_support.hpp"
 
 #include <doctest/doctest.h>
@@ -137,7 +137,7 @@ TEST_CASE("Ports: the continuation is port 0 even when the children's edge came 
 TEST_CASE("Ports: node kinds come from the node macros, and kind problems are rejected before the run") {
   // The Cilk Fibonacci example never says its task node yields: the macro does.
   Levelized levelized;
-  CHECK(examples::fib_cilk(runtime(), 16, levelized, {.capacity_per_level = 64, .wg_size = 16,
+  CHECK(workloads::fib_cilk(runtime(), 16, levelized, {.capacity_per_level = 64, .wg_size = 16,
                                                       .device_sweeps = Sweeps::Off}).value == 987);
   auto check = [](const std::string& what, auto build) {
     CAPTURE(what);

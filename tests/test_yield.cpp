@@ -4,8 +4,7 @@
 #include "chanflow/chanflow.hpp"
 #include "chain_types.hpp"
 #include "chanflow_tests_sources.hpp"
-#include "fib_cilk/fib_cilk.hpp"
-#include "fib_naive/fib_naive.hpp"
+#include "fib/fib.hpp"
 #include "test_support.hpp"
 
 #include <doctest/doctest.h>
@@ -14,8 +13,8 @@
 
 using namespace chanflow;
 using chanflow::test::runtime;
-using examples::fib_cilk;
-using examples::fib_serial;
+using workloads::fib_cilk;
+using workloads::fib_serial;
 
 namespace {
 
@@ -99,7 +98,7 @@ TEST_CASE("Cilk-Fibonacci is correct with one work-group's request per level, wh
         CAPTURE(n);
         // Two children per task: one work-group asks for 2 * wg CEs, the whole level. (Sweeps
         // admit only what their outputs take, so they do not yield; a later test makes them.)
-        const examples::FibCilkOptions tiny{.capacity_per_level = 2 * wg, .wg_size = wg, .device_sweeps = mode};
+        const workloads::CilkOptions tiny{.capacity_per_level = 2 * wg, .wg_size = wg, .device_sweeps = mode};
         const auto g = fib_cilk(runtime(), n, greedy, tiny);
         const auto l = fib_cilk(runtime(), n, levelized, tiny);
         CHECK(g.value == fib_serial(n));
@@ -167,7 +166,7 @@ TEST_CASE("A planned sweep chains passes on the device, each admitting only what
     CHECK(r.stats.dispatches > 2 * r.stats.rounds);    // more than one pass per stack per host round
     CHECK(r.stats.yields == 0);                        // worst-case admission: a pass never finds an output full
     CHECK(r.stats.peak_live_bytes <= std::uint64_t{r.stats.channels / 2} * 256 *
-                                          (sizeof(examples::FibFrame) + sizeof(examples::FibCont)));
+                                          (sizeof(workloads::FibFrame) + sizeof(workloads::FibCont)));
   }
 }
 

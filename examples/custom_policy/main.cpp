@@ -1,7 +1,7 @@
 // A user-defined scheduling policy: dispatch batches of at most `cap` CEs, preferring the channel
 // with the most ready work. Runs the Figure 4-5 Fibonacci graph under Greedy and under it, checks
 // both against the serial answer, and prints what changed (rounds, dispatches, batch sizes).
-#include "fib_naive/fib_naive.hpp"
+#include "fib/fib.hpp"
 
 #include <fmt/format.h>
 
@@ -30,7 +30,7 @@ class CappedBatches final : public SchedulingPolicy {
   std::uint64_t cap_;
 };
 
-void report(const examples::FibNaiveResult& r) {
+void report(const workloads::FibResult& r) {
   fmt::print("  {:<22} fib = {:<8} {:>4} rounds {:>5} dispatches {:>9.1f} CEs/dispatch {:>8.2f} ms\n", r.stats.policy,
              r.value, r.stats.rounds, r.stats.dispatches, r.stats.mean_ces_per_dispatch(), r.stats.wall_ms);
 }
@@ -44,11 +44,11 @@ int main(int argc, char** argv) {
     fmt::print("fib({}) on {}\n", n, rt.caps().name);
     Greedy greedy;
     CappedBatches capped(4096);
-    const auto a = examples::fib_naive(rt, n, greedy);
-    const auto b = examples::fib_naive(rt, n, capped);
+    const auto a = workloads::fib_naive(rt, n, greedy);
+    const auto b = workloads::fib_naive(rt, n, capped);
     report(a);
     report(b);
-    const auto expected = examples::fib_serial(n);
+    const auto expected = workloads::fib_serial(n);
     if (a.value != expected || b.value != expected) {
       fmt::print(stderr, "error: expected {}\n", expected);
       return 1;

@@ -1,6 +1,6 @@
 // fib_naive N [--device D] [--trace FILE] [--dot FILE]: the thesis' Figure 4-5 on an OpenCL
 // device, checked against a serial loop, with the run's statistics.
-#include "fib_naive.hpp"
+#include "fib/fib.hpp"
 
 #include <fmt/format.h>
 
@@ -24,8 +24,8 @@ int main(int argc, char** argv) {
   try {
     const Runtime rt(device);
     Greedy policy;
-    const auto r = examples::fib_naive(rt, n, policy, options);
-    const auto expected = examples::fib_serial(n);
+    const auto r = workloads::fib_naive(rt, n, policy, options);
+    const auto expected = workloads::fib_serial(n);
     fmt::print("fib({}) = {} on {}\n", n, r.value, rt.caps().name);
     fmt::print("{} rounds, {} dispatches, {} CEs ({:.1f} per dispatch), {:.2f} ms, device idle on the aggregator {:.0f}%\n",
                r.stats.rounds, r.stats.dispatches, r.stats.ces, r.stats.mean_ces_per_dispatch(), r.stats.wall_ms,

@@ -1,7 +1,7 @@
 // chanflow soak channels: every CE through a channel under contention arrives exactly once.
 #include "soak.hpp"
 
-#include "../bench/bench_common.hpp"
+#include "common/bench_common.hpp"
 #include "chanflow/channel.hpp"
 #include "chanflow_cli_sources.hpp"
 

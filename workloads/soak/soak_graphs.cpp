@@ -2,7 +2,7 @@
 // dispatch modes; every run must end with the right result or an honest no-progress diagnostic.
 #include "soak.hpp"
 
-#include "../bench/bench_common.hpp"
+#include "common/bench_common.hpp"
 #include "chanflow/chanflow.hpp"
 #include "chanflow_cli_sources.hpp"
 

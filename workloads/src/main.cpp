@@ -1,22 +1,21 @@
-// The `chanflow` command line: list devices, run benchmark programs.
-#include "../bench/bench_common.hpp"
-#include "../bench/channels/channel_bench.hpp"
-#include "../bench/graph/graph_bench.hpp"
-#include "../bench/launch/launch_bench.hpp"
+// The `chanflow` command line: list devices, run and benchmark the workloads, the runtime's
+// microbenchmarks, the soaks.
+#include "../../channels/bench/channel_bench.hpp"
+#include "../../opencl/bench/launch_bench.hpp"
+#include "../bench/workload_bench.hpp"
 #include "../bench/yield/yield_bench.hpp"
 #include "../soak/soak.hpp"
-#include "fib_cilk/fib_cilk.hpp"
-#include "fib_naive/fib_naive.hpp"
 #include "chanflow/channel.hpp"
+#include "common/bench_common.hpp"
+#include "run_command.hpp"
 #include "chanflow/opencl.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <cmath>
+#include <optional>
 #include <cstdio>
 #include <fstream>
-#include <tuple>
 
 namespace {
 
@@ -50,25 +49,6 @@ int list_devices_command() {
   return 0;
 }
 
-// Checked before a run starts: the result must fit the type the workload computes it in, and
-// the run must not exceed the work the user allows (2·fib(n) − 1 tasks; fib-cilk 100 would
-// otherwise run for ever).
-void check_fib_size(const char* workload, std::uint32_t n, unsigned result_bits, double max_tasks) {
-  const double limit = std::ldexp(1.0, static_cast<int>(result_bits));
-  double fib = 0, next = 1;  // fib(i), fib(i + 1)
-  std::uint32_t i = 0;
-  for (; i < n && next < limit; ++i) std::tie(fib, next) = std::pair(next, fib + next);
-  if (i < n || fib >= limit)
-    throw std::invalid_argument(fmt::format("{} {}: fib({}) does not fit the {}-bit result this workload computes "
-                                            "(n may be at most {})",
-                                            workload, n, n, result_bits, i));
-  const double tasks = 2 * fib - 1;
-  if (tasks > max_tasks)
-    throw std::invalid_argument(fmt::format("{} {} would run {:.3g} tasks (2·fib(n) − 1), more than --max-tasks "
-                                            "({:.3g}); raise it to run this size",
-                                            workload, n, tasks, max_tasks));
-}
-
 void write_json(const std::string& path, const nlohmann::json& j) {
   std::ofstream out(path);
   if (!out) throw std::runtime_error(fmt::format("cannot write '{}'", path));
@@ -87,25 +67,32 @@ int main(int argc, char** argv) {
                  "(default: $CHANFLOW_DEVICE, else PoCL's CPU device)");
 
   auto* devices_cmd = app.add_subcommand("devices", "list every OpenCL device and its capabilities");
+  std::string json_path;
 
-  auto* bench_cmd = app.add_subcommand("bench", "benchmark programs (each result checked before it is timed)");
-  bench_cmd->require_subcommand(1);
+  auto* bench_cmd = app.add_subcommand(
+      "bench", "the workloads against serial and oneTBB (each result checked before it is timed), or a "
+               "microbenchmark of the runtime");
+  bench_cmd->require_subcommand(0, 1);
+  bench::WorkloadBenchOptions workload_bench;
+  std::string plot_path;
+  std::optional<std::uint64_t> seed;
+  bench_cmd->add_option("--workloads", workload_bench.workloads, "comma-separated: fib, queens (default: all)")
+      ->delimiter(',');
+  bench_cmd->add_option("--sizes", workload_bench.sizes,
+                        "default (thesis Table 4-3) or scaling (larger sizes too, to see how cost grows)")
+      ->check(CLI::IsMember({"default", "scaling"}))->capture_default_str();
+  bench_cmd->add_option("--reps", workload_bench.reps, "timed repetitions per implementation")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  bench_cmd->add_option("--json", json_path, "also write the results as JSON to this file");
+  bench_cmd->add_option("--plot", plot_path, "draw time against size into this PNG (python3-matplotlib)");
+  bench_cmd->add_option("--seed", seed, "seed for the inputs (default: a fresh one, printed)");
   auto* bench_channels = bench_cmd->add_subcommand("channels", "CE throughput: leader-level vs per-work-item vs TBB queue");
   bench::ChannelBenchOptions channel_opts;
-  std::string json_path;
   bench_channels->add_option("--json", json_path, "also write the results as JSON to this file");
   bench_channels->add_option("--ces", channel_opts.ces, "CEs per repetition (multiple of 64)")->capture_default_str();
   bench_channels->add_option("--reps", channel_opts.reps, "timed repetitions")->capture_default_str()->check(CLI::PositiveNumber);
   bench_channels->add_option("--wg", channel_opts.wg_sizes, "work-group sizes, comma-separated")->delimiter(',')->capture_default_str();
   bench_channels->add_option("--ce-bytes", channel_opts.ce_bytes, "CE sizes in bytes, comma-separated")->delimiter(',')->capture_default_str();
-
-  auto* bench_graph = bench_cmd->add_subcommand("graph", "naive Fibonacci flow graph vs oneTBB task_group vs serial");
-  bench::GraphBenchOptions graph_opts;
-  bench_graph->add_option("--json", json_path, "also write the results as JSON to this file");
-  bench_graph->add_option("--from", graph_opts.from, "smallest n")->capture_default_str();
-  bench_graph->add_option("--to", graph_opts.to, "largest n")->capture_default_str();
-  bench_graph->add_option("--reps", graph_opts.reps, "timed repetitions")->capture_default_str()->check(CLI::PositiveNumber);
-  bench_graph->add_option("--wg", graph_opts.wg_size, "work-group size")->capture_default_str();
 
   auto* bench_yield = bench_cmd->add_subcommand("yield", "Cilk Fibonacci across per-level capacities (bounded memory)");
   bench::YieldBenchOptions yield_opts;
@@ -149,54 +136,46 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   soak_graphs->add_option("--json", json_path, "also write the results as JSON to this file");
 
-  auto* run_cmd = app.add_subcommand("run", "run a workload on the device and check it against a serial reference");
-  run_cmd->require_subcommand(1);
-  auto* run_fib_naive = run_cmd->add_subcommand("fib-naive", "the thesis' Figure 4-5 flow graph: fib(N)");
-  std::uint32_t fib_n = 24, capacity = 1u << 22, wg_size = 64;
-  std::string policy_name = "greedy", trace_path;
-  run_fib_naive->add_option("n", fib_n, "N")->capture_default_str();
-  run_fib_naive->add_option("--policy", policy_name, "greedy or levelized")
-      ->check(CLI::IsMember({"greedy", "levelized"}))->capture_default_str();
-  run_fib_naive->add_option("--capacity", capacity, "channel capacity in CEs")->capture_default_str();
-  run_fib_naive->add_option("--wg", wg_size, "work-group size")->capture_default_str();
-  run_fib_naive->add_option("--trace", trace_path, "write a Chrome-trace JSON of the dispatches (open in Perfetto)");
-
-  auto* run_fib_cilk = run_cmd->add_subcommand("fib-cilk", "Cilk Fibonacci on levelized channel stacks with yield: fib(N)");
-  std::uint32_t cilk_capacity = 1u << 16;
-  std::string cilk_policy = "levelized";
-  run_fib_cilk->add_option("n", fib_n, "N")->capture_default_str();
-  run_fib_cilk->add_option("--policy", cilk_policy, "levelized or greedy")
-      ->check(CLI::IsMember({"greedy", "levelized"}))->capture_default_str();
-  run_fib_cilk->add_option("--capacity", cilk_capacity, "CEs per stack level")->capture_default_str();
-  run_fib_cilk->add_option("--wg", wg_size, "work-group size")->capture_default_str();
-  run_fib_cilk->add_option("--trace", trace_path, "write a Chrome-trace JSON of the dispatches (open in Perfetto)");
-  std::string dispatch = "auto";
-  run_fib_cilk->add_option("--dispatch", dispatch,
-                           "claimed device sweeps (CPU devices), planned device sweeps, host-sized dispatches of "
-                           "each level (host), or auto: claimed on CPU devices, planned elsewhere")
-      ->check(CLI::IsMember({"auto", "claimed", "planned", "host"}))->capture_default_str();
-  double max_tasks = 4294967296.0;
-  for (auto* cmd : {run_fib_naive, run_fib_cilk, bench_graph, bench_yield})
-    cmd->add_option("--max-tasks", max_tasks, "refuse sizes that would run more tasks than this")->capture_default_str();
-  std::uint32_t sweep_groups = 0;
-  run_fib_cilk->add_option("--sweep-groups", sweep_groups, "work-groups per device sweep (0: chosen per round)")
+  auto* run_cmd = app.add_subcommand("run", "run a workload and check it against its serial reference");
+  workloads::RunRequest run;
+  std::vector<std::string> workload_names;
+  for (const auto* w : workloads::all_workloads()) workload_names.emplace_back(w->name());
+  run_cmd->add_option("workload", run.workload, fmt::format("{}", fmt::join(workload_names, ", ")))->required();
+  std::int64_t run_size = 0;  // signed, so that a negative size is refused, not wrapped
+  run_cmd->add_option("size", run_size, "the workload's size (fib: n; queens: board size)")->required();
+  run_cmd->add_option("--impl", run.impl, "which implementation: chanflow (default), serial, tbb-fine, tbb-cutoff, "
+                                          "or a workload's own (fib: chanflow-naive, thesis Figure 4-5)")
       ->capture_default_str();
+  run_cmd->add_option("--seed", seed, "seed for the inputs (default: a fresh one, printed)");
+  run_cmd->add_option("--trace", run.settings.trace_path, "write a Chrome-trace JSON of the dispatches (open in Perfetto)");
+  // How chanflow runs: the same flags for `run` and `bench`.
+  std::string dispatch = "auto";
+  for (auto* cmd : {run_cmd, bench_cmd}) {
+    auto& s = cmd == run_cmd ? run.settings : workload_bench.settings;
+    cmd->add_option("--policy", s.policy, "levelized or greedy")
+        ->check(CLI::IsMember({"greedy", "levelized"}))->capture_default_str();
+    cmd->add_option("--capacity", s.capacity, "CEs per channel or stack level (default: the workload's)");
+    cmd->add_option("--wg", s.cilk.wg_size, "work-group size")->capture_default_str();
+    cmd->add_option("--dispatch", dispatch,
+                    "claimed device sweeps (CPU devices), planned device sweeps, host-sized dispatches of each level "
+                    "(host), or auto: claimed on CPU devices, planned elsewhere")
+        ->check(CLI::IsMember({"auto", "claimed", "planned", "host"}))->capture_default_str();
+    cmd->add_option("--sweep-groups", s.cilk.sweep_groups, "work-groups per device sweep (0: chosen per round)")
+        ->capture_default_str();
+  }
 
   CLI11_PARSE(app, argc, argv);
 
   try {
     if (*devices_cmd) return list_devices_command();
     // The benchmarks' sizes are checked as the runs' are, before anything starts.
-    if (*bench_graph)
-      for (std::uint32_t n = graph_opts.from; n <= graph_opts.to; ++n) check_fib_size("bench graph: fib-naive", n, 32, max_tasks);
     if (*bench_yield)
       for (const auto* list : {&yield_opts.sizes, &yield_opts.memory_sizes})
-        for (std::uint32_t n : *list) check_fib_size("bench yield: fib-cilk", n, 64, max_tasks);
-    if (*bench_channels || *bench_graph || *bench_yield || *bench_launch) {
+        for (std::uint32_t n : *list) workloads::find_workload("fib").check_size(n, {}, {});
+    if (*bench_channels || *bench_yield || *bench_launch) {
       const Runtime rt(DeviceSelection{device, /*profiling=*/false});
-      const char* name = *bench_channels ? "channels" : *bench_graph ? "graph" : *bench_yield ? "yield" : "launch";
+      const char* name = *bench_channels ? "channels" : *bench_yield ? "yield" : "launch";
       const auto rows = *bench_channels ? bench::run_channel_bench(rt, channel_opts, stdout)
-                        : *bench_graph  ? bench::run_graph_bench(rt, graph_opts, stdout)
                         : *bench_yield  ? bench::run_yield_bench(rt, yield_opts, stdout)
                                         : bench::run_launch_bench(rt, launch_opts, stdout);
       if (!json_path.empty()) {
@@ -226,45 +205,36 @@ int main(int argc, char** argv) {
                                          : t["failed"] == 0;
       return passed ? 0 : 1;
     }
-    if (*run_fib_cilk) {
-      check_fib_size("fib-cilk", fib_n, 64, max_tasks);
-      const Runtime rt(DeviceSelection{device, /*profiling=*/!trace_path.empty()});
-      Greedy greedy;
-      Levelized levelized;
-      SchedulingPolicy& policy = cilk_policy == "greedy" ? static_cast<SchedulingPolicy&>(greedy) : levelized;
-      const auto r = examples::fib_cilk(rt, fib_n, policy, {.capacity_per_level = cilk_capacity, .wg_size = wg_size, .device_sweeps = sweeps_from_string(dispatch), .sweep_groups = sweep_groups},
-                                        {.trace_path = trace_path});
-      const auto expected = examples::fib_serial(fib_n);
-      const auto& st = r.stats;
-      fmt::print("fib({}) = {} on {} ({})\n", fib_n, r.value, rt.caps().name, r.value == expected ? "correct" : "WRONG");
-      fmt::print("policy {}: {:.3f} ms, {} rounds, {} dispatches ({} device sweeps), {} CEs, depth {}\n", st.policy,
-                 st.wall_ms, st.rounds, st.dispatches, st.sweeps, st.ces, st.max_level);
-      fmt::print("yields {} ({} after the continuation), restarts {} in {} dispatches\n", st.yields, st.partial_yields,
-                 st.restarts, st.restart_dispatches);
-      fmt::print("memory: peak live {} bytes, channels allocated {} bytes; device idle on the aggregator {:.1f}%\n",
-                 st.peak_live_bytes, st.peak_channel_bytes, 100 * st.device_idle_on_aggregator);
-      fmt::print("time: aggregator {:.3f} ms, device {:.3f} ms (of which the host spent {:.3f} ms enqueueing)\n",
-                 st.aggregator_ms, st.device_ms, st.enqueue_ms);
-      if (!trace_path.empty()) fmt::print("wrote {}\n", trace_path);
-      return r.value == expected ? 0 : 1;
+    if (*run_cmd) {
+      if (run_size < 0)
+        throw std::invalid_argument(fmt::format("{} {}: a size cannot be negative", run.workload, run_size));
+      run.size = static_cast<std::uint64_t>(run_size);
+      run.seed = seed ? *seed : workloads::fresh_seed();
+      run.device = device;
+      run.settings.cilk.device_sweeps = sweeps_from_string(dispatch);
+      return workloads::run_workload(run, stdout);
     }
-    if (*run_fib_naive) {
-      check_fib_size("fib-naive", fib_n, 32, max_tasks);  // the result is counted in a uint
-      const Runtime rt(DeviceSelection{device, /*profiling=*/!trace_path.empty()});
-      Greedy greedy;
-      Levelized levelized;
-      SchedulingPolicy& policy = policy_name == "levelized" ? static_cast<SchedulingPolicy&>(levelized) : greedy;
-      const auto r = examples::fib_naive(rt, fib_n, policy, {.trace_path = trace_path}, capacity, wg_size);
-      const auto expected = examples::fib_serial(fib_n);
-      const auto& st = r.stats;
-      fmt::print("fib({}) = {} on {} ({})\n", fib_n, r.value, rt.caps().name, r.value == expected ? "correct" : "WRONG");
-      fmt::print("policy {}: {:.3f} ms, {} rounds, {} dispatches, {} CEs ({:.1f} per dispatch)\n", st.policy,
-                 st.wall_ms, st.rounds, st.dispatches, st.ces, st.mean_ces_per_dispatch());
-      fmt::print("aggregator {:.3f} ms, device {:.3f} ms, device idle on the aggregator {:.1f}%\n", st.aggregator_ms,
-                 st.device_ms, 100 * st.device_idle_on_aggregator);
-      for (const auto& [name, ces] : st.ces_per_channel) fmt::print("  channel {}: {} CEs\n", name, ces);
-      if (!trace_path.empty()) fmt::print("wrote {}\n", trace_path);
-      return r.value == expected ? 0 : 1;
+    if (*bench_cmd) {
+      workload_bench.seed = seed ? *seed : workloads::fresh_seed();
+      workload_bench.settings.cilk.device_sweeps = sweeps_from_string(dispatch);
+      const Runtime rt(DeviceSelection{device, /*profiling=*/false});
+      const auto rows = bench::run_workload_bench(rt, workload_bench, stdout);
+      if (!json_path.empty() || !plot_path.empty()) {
+        const std::string path = json_path.empty() ? plot_path + ".json" : json_path;
+        write_json(path, {{"machine", bench::machine_info()}, {"device", rt.caps().name}, {"benchmark", "workloads"},
+                          {"sizes", workload_bench.sizes}, {"seed", workload_bench.seed}, {"results", rows}});
+        fmt::print("wrote {}\n", path);
+        if (!plot_path.empty()) {
+          bench::plot_bench(path, plot_path);
+          fmt::print("wrote {}\n", plot_path);
+        }
+      }
+      for (const auto& r : rows)
+        if (!r["correct"].get<bool>()) {
+          fmt::print(stderr, "error: a result was wrong (see the table)\n");
+          return 1;
+        }
+      return 0;
     }
   } catch (const OpenCLError& e) {
     fmt::print(stderr, "chanflow: OpenCL error: {}\n", e.what());

@@ -2,9 +2,8 @@
 // per-level capacity, and the unbounded help-first run for contrast.
 #include "yield_bench.hpp"
 
-#include "../bench_common.hpp"
-#include "fib_cilk/fib_cilk.hpp"
-#include "fib_naive/fib_naive.hpp"
+#include "common/bench_common.hpp"
+#include "fib/fib.hpp"
 
 #include <fmt/format.h>
 
@@ -25,13 +24,13 @@ struct Measured {
 Measured measure(const Runtime& rt, std::uint32_t n, SchedulingPolicy& policy, std::uint32_t capacity,
                  std::uint32_t wg, unsigned reps, Sweeps dispatch) {
   Measured m;
-  const examples::FibCilkOptions o{
+  const workloads::CilkOptions o{
       .capacity_per_level = capacity, .wg_size = wg, .preallocate_levels = true, .device_sweeps = dispatch};
-  const auto expected = examples::fib_serial(n);
-  m.correct = examples::fib_cilk(rt, n, policy, o).value == expected;  // warm-up and check
+  const auto expected = workloads::fib_serial(n);
+  m.correct = workloads::fib_cilk(rt, n, policy, o).value == expected;  // warm-up and check
   std::vector<double> samples;
   for (unsigned i = 0; m.correct && i < reps; ++i) {
-    auto r = examples::fib_cilk(rt, n, policy, o);
+    auto r = workloads::fib_cilk(rt, n, policy, o);
     m.correct &= r.value == expected;
     samples.push_back(r.stats.wall_ms);
     m.stats = std::move(r.stats);
@@ -51,7 +50,7 @@ nlohmann::json run_yield_bench(const Runtime& rt, const YieldBenchOptions& o, st
                  Sweeps dispatch) {
     const auto& s = m.stats;
     const std::string label = fmt::format("{} {} {}", impl, s.policy, to_string(dispatch));
-    const std::uint64_t tasks = 3 * examples::fib_serial(n) - 2;  // calls plus continuations
+    const std::uint64_t tasks = 3 * workloads::fib_serial(n) - 2;  // calls plus continuations
     fmt::print(table, "{:>4} {:<34} {:>9} {:>10.2f} {:>7} {:>7} {:>8} {:>8} {:>11} {:>12} {:>8} {:>6} {:>4}\n", n, label,
                capacity == kUnbounded ? std::string("unbounded") : std::to_string(capacity), m.ms.median, s.rounds,
                s.dispatches, s.yields, s.restarts, s.peak_live_bytes, s.peak_channel_bytes,

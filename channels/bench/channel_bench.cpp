@@ -2,7 +2,7 @@
 // baseline and tbb::concurrent_bounded_queue, every repetition checked for lost or duplicated CEs.
 #include "channel_bench.hpp"
 
-#include "../bench_common.hpp"
+#include "common/bench_common.hpp"
 #include "chanflow/channel.hpp"
 #include "chanflow_cli_sources.hpp"
 

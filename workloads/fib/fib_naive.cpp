@@ -1,14 +1,14 @@
 // Builds and runs the Figure 4-5 flow graph (compare it line by line with the thesis).
-#include "fib_naive.hpp"
+#include "fib.hpp"
 
-#include "chanflow_examples_sources.hpp"
+#include "chanflow_workloads_sources.hpp"
 
-namespace chanflow::examples {
+namespace chanflow::workloads {
 
-FibNaiveResult fib_naive(const Runtime& runtime, std::uint32_t n, SchedulingPolicy& policy,
+FibResult fib_naive(const Runtime& runtime, std::uint32_t n, SchedulingPolicy& policy,
                          const RunOptions& options, std::uint32_t capacity, std::uint32_t wg_size) {
   Graph g(runtime, {.wg_size = wg_size});
-  g.add_source(std::string(examples_cl::fib_naive_cl()));
+  g.add_source(std::string(workloads_cl::fib_naive_cl()));
   ChannelNode& ch = g.channel<FibObj>("fib_tasks", capacity);
   KernelNode& kern = g.kernel<FibObj>("fib", "fib_kernel");
   make_edge(ch, kern);
@@ -19,7 +19,7 @@ FibNaiveResult fib_naive(const Runtime& runtime, std::uint32_t n, SchedulingPoli
   kern.set_args(FibArgs{static_cast<std::uint32_t*>(result.get())}).uses(result);
 
   ch.push(FibObj{n});
-  FibNaiveResult r;
+  FibResult r;
   r.stats = g.run(policy, options);
   std::uint32_t value = 0;
   runtime.svm_read(&value, result.get(), sizeof value);
@@ -37,4 +37,4 @@ std::uint64_t fib_serial(std::uint32_t n) {
   return n == 0 ? 0 : b;
 }
 
-}  // namespace chanflow::examples
+}  // namespace chanflow::workloads

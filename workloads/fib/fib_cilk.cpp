@@ -1,14 +1,14 @@
 // Builds and runs the Cilk Fibonacci flow graph of thesis Figure 4-10.
-#include "fib_cilk.hpp"
+#include "fib.hpp"
 
-#include "chanflow_examples_sources.hpp"
+#include "chanflow_workloads_sources.hpp"
 
-namespace chanflow::examples {
+namespace chanflow::workloads {
 
-FibCilkResult fib_cilk(const Runtime& runtime, std::uint32_t n, SchedulingPolicy& policy,
-                       const FibCilkOptions& options, const RunOptions& run_options) {
+FibResult fib_cilk(const Runtime& runtime, std::uint32_t n, SchedulingPolicy& policy,
+                       const CilkOptions& options, const RunOptions& run_options) {
   Graph g(runtime, {.wg_size = options.wg_size, .device_sweeps = options.device_sweeps, .sweep_groups = options.sweep_groups, .sweep_room_check = options.sweep_room_check});
-  g.add_source(std::string(examples_cl::fib_cilk_cl()));
+  g.add_source(std::string(workloads_cl::fib_cilk_cl()));
   auto& tasks = g.channel_stack<FibFrame>("fib", options.capacity_per_level);
   auto& conts = g.channel_stack<FibCont>("fib_cont", options.capacity_per_level, StackKind::Continuations);
   auto& spawn = g.kernel<FibFrame>("fib_spawn", "fib_spawn");  // yields: CHANFLOW_YIELDING_KERNEL_NODE
@@ -28,10 +28,10 @@ FibCilkResult fib_cilk(const Runtime& runtime, std::uint32_t n, SchedulingPolicy
   sync.uses(result);
   tasks.push(0, FibFrame{{reinterpret_cast<std::uint64_t>(result.get()), 0, 0, 0}, n, 0});
 
-  FibCilkResult r;
+  FibResult r;
   r.stats = g.run(policy, run_options);
   runtime.svm_read(&r.value, result.get(), sizeof r.value);
   return r;
 }
 
-}  // namespace chanflow::examples
+}  // namespace chanflow::workloads

@@ -4,7 +4,7 @@
 // device.
 #include "launch_bench.hpp"
 
-#include "../bench_common.hpp"
+#include "common/bench_common.hpp"
 #include "chanflow_cli_sources.hpp"
 
 #include <fmt/format.h>

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# `chanflow bench` end to end (ctest cli_bench_workloads): one repetition of the default sizes;
+# the JSON must carry every field for every row, each row correct, and --plot must write a PNG.
+set -euo pipefail
+chanflow=$1
+out=$2
+mkdir -p "$out"
+rm -f "$out/bench.json" "$out/bench.png"
+"$chanflow" bench --reps 1 --seed 7 --json "$out/bench.json" --plot "$out/bench.png"
+/usr/bin/python3 - "$out/bench.json" <<'PY'
+import json, sys
+bench = json.load(open(sys.argv[1]))
+for key in ("machine", "device", "results"):
+    assert key in bench, f"missing top-level field {key}"
+fields = ("workload", "size", "impl", "threads", "reps", "median_ms", "min_ms", "max_ms", "correct", "tasks",
+          "dispatches", "yields", "peak_live_bytes", "device_idle_on_aggregator")
+rows = bench["results"]
+assert rows, "no results"
+for r in rows:
+    missing = [f for f in fields if f not in r]
+    assert not missing, f"{r.get('workload')} {r.get('impl')}: missing {missing}"
+    assert r["correct"], f"{r['workload']} {r['impl']} was wrong"
+    assert r["median_ms"] is not None and r["min_ms"] <= r["median_ms"] <= r["max_ms"]
+    on_device = r["impl"].startswith("chanflow")
+    assert (r["tasks"] is not None) == on_device, f"{r['impl']}: tasks only for chanflow"
+    assert (r["threads"] is None) == on_device, f"{r['impl']}: threads only for host implementations"
+impls = {(r["workload"], r["impl"]) for r in rows}
+for w in ("fib", "queens"):
+    for impl in ("serial", "tbb-fine", "tbb-cutoff", "chanflow"):
+        assert (w, impl) in impls, f"{w} {impl} missing"
+print(f"bench JSON: {len(rows)} rows, every field present")
+PY
+head -c 8 "$out/bench.png" | od -An -tx1 | grep -q "89 50 4e 47 0d 0a 1a 0a" || { echo "not a PNG: $out/bench.png"; exit 1; }
+echo "bench chart: $out/bench.png is a PNG"

@@ -1,0 +1,102 @@
+// The workloads (workloads/<name>/): every chanflow implementation correct at small sizes with
+// generous capacities and with tiny ones (where tasks yield), under both policies and every
+// dispatch mode the device allows; the baselines against the same references; size limits.
+#include "chanflow/chanflow.hpp"
+#include "common/workload.hpp"
+#include "fib/fib.hpp"
+#include "queens/queens.hpp"
+#include "test_support.hpp"
+
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+
+using namespace chanflow;
+using chanflow::test::runtime;
+
+namespace {
+
+struct SmallCase {
+  const char* workload;
+  std::uint64_t size;
+  std::uint32_t tiny_capacity;  // one work-group's worst-case request per level (wg 16)
+};
+
+// Work-groups of 16: fib spawns 2 children per task, queens up to n (10 here).
+constexpr std::uint32_t kWg = 16;
+const SmallCase kCases[] = {{"fib", 18, 2 * kWg}, {"queens", 10, 10 * kWg}};
+
+std::vector<Sweeps> dispatch_modes() {
+  std::vector<Sweeps> modes{Sweeps::Planned, Sweeps::Off};
+  if (claimed_sweeps_hold(runtime().caps())) modes.push_back(Sweeps::Claimed);
+  return modes;
+}
+
+}  // namespace
+
+TEST_SUITE("workloads") {
+  TEST_CASE("every chanflow implementation is correct with generous and tiny capacities, both policies, every dispatch mode") {
+    for (const auto& c : kCases) {
+      const auto& w = workloads::find_workload(c.workload);
+      for (const char* policy : {"levelized", "greedy"})
+        for (const Sweeps mode : dispatch_modes())
+          for (const std::uint32_t capacity : {0u, c.tiny_capacity}) {
+            workloads::ChanflowSettings s;
+            s.policy = policy;
+            s.capacity = capacity;
+            s.cilk.wg_size = kWg;
+            s.cilk.device_sweeps = mode;
+            auto instance = w.prepare(runtime(), c.size, 1, s);
+            for (const auto& impl : w.impls()) {
+              if (impl.rfind("chanflow", 0) != 0) continue;
+              if (impl == "chanflow-naive" && capacity != 0) continue;  // one channel: tiny cannot hold the tree
+              CAPTURE(c.workload);
+              CAPTURE(impl);
+              CAPTURE(policy);
+              CAPTURE(to_string(mode));
+              CAPTURE(capacity);
+              const auto m = instance->run(impl);
+              CHECK(m.correct);
+              REQUIRE(m.stats);
+              CHECK(m.stats->ces > 0);
+              // Tiny levels make tasks yield under host dispatch (sweeps claim only what fits).
+              if (capacity != 0 && mode == Sweeps::Off && impl == "chanflow") CHECK(m.stats->yields > 0);
+            }
+          }
+    }
+  }
+
+  TEST_CASE("the baselines compute what the serial elision does") {
+    for (const auto& c : kCases) {
+      const auto& w = workloads::find_workload(c.workload);
+      auto instance = w.prepare(runtime(), c.size, 1, {});
+      for (const auto& impl : w.impls())
+        if (impl.rfind("chanflow", 0) != 0) {
+          CAPTURE(impl);
+          CHECK(instance->run(impl).correct);
+        }
+    }
+    // The serial elisions themselves, against independent values.
+    for (std::uint32_t n = 1; n <= 30; ++n) CHECK(static_cast<std::uint64_t>(fib(n)) == workloads::fib_serial(n));
+    for (std::uint32_t n = 1; n <= 11; ++n) CHECK(static_cast<std::uint64_t>(queens_solutions(static_cast<int>(n))) == workloads::queens_known(n));
+    CHECK(workloads::queens_tbb_fine(12) == 14200);
+    CHECK(workloads::queens_tbb_cutoff(12) == 14200);
+  }
+
+  TEST_CASE("queens: the base case's depth does not change the count") {
+    Levelized levelized;
+    for (std::uint32_t rows : {0u, 2u, 5u, 8u})
+      CHECK(workloads::queens_cilk(runtime(), 8, levelized, {.capacity_per_level = 4096, .wg_size = kWg}, {}, rows).value == 92);
+  }
+
+  TEST_CASE("sizes are checked, with the limit named") {
+    const auto& caps = runtime().caps();
+    CHECK_THROWS_WITH_AS(workloads::find_workload("fib").check_size(0, caps, {}), "fib 0: n must be at least 1",
+                         std::invalid_argument);
+    CHECK_THROWS_WITH_AS(workloads::find_workload("queens").check_size(19, caps, {}),
+                         doctest::Contains("n must be 1 to 18"), std::invalid_argument);
+    CHECK_NOTHROW(workloads::find_workload("fib").check_size(40, caps, {}));
+    CHECK_THROWS_WITH_AS(workloads::find_workload("nosuch"), doctest::Contains("there are: fib, queens"),
+                         std::invalid_argument);
+  }
+}

@@ -1,0 +1,166 @@
+// `chanflow bench`: the workloads against their baselines.
+#include "workload_bench.hpp"
+
+#include "chanflow_cli_sources.hpp"
+#include "common/bench_common.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+#include <unistd.h>
+
+namespace chanflow::bench {
+namespace {
+
+using workloads::Measurement;
+using workloads::Workload;
+
+struct Cell {
+  const Workload* workload = nullptr;
+  std::uint64_t size = 0;
+};
+
+// One implementation at one size: a checked warm-up, then `reps` timed runs, each checked.
+nlohmann::json measure(workloads::Instance& instance, const Cell& cell, const std::string& impl, unsigned reps) {
+  Measurement m;
+  std::string error;
+  try {
+    m = instance.run(impl);  // warm-up: builds programs, faults pages in
+  } catch (const std::exception& e) {  // a failed run is a wrong result: reported, the others still run
+    error = e.what();
+    fmt::print(stderr, "\nbench: {} {} {} failed: {}\n", cell.workload->name(), cell.size, impl, error);
+  }
+  std::vector<double> samples;
+  bool correct = error.empty() && m.correct;
+  double idle = 0;
+  for (unsigned i = 0; correct && i < reps; ++i) {
+    m = instance.run(impl);  // an error here ends the benchmark: it passed the warm-up
+    correct = m.correct;
+    samples.push_back(m.ms);
+    if (m.stats) idle += m.stats->device_idle_on_aggregator;
+  }
+  const Summary s = summarize(samples);
+  nlohmann::json j{{"workload", cell.workload->name()}, {"size", cell.size},
+                   {"size_name", cell.workload->size_name()}, {"impl", impl},
+                   {"threads", m.threads ? nlohmann::json(m.threads) : nlohmann::json(nullptr)},
+                   {"reps", samples.size()}, {"correct", correct}, {"result", m.result}};
+  if (!error.empty()) j["error"] = error;
+  for (const char* key : {"median_ms", "min_ms", "max_ms"}) j[key] = nullptr;
+  if (correct) {
+    j["median_ms"] = s.median;
+    j["min_ms"] = s.min;
+    j["max_ms"] = s.max;
+  }
+  for (const char* key : {"tasks", "dispatches", "yields", "peak_live_bytes", "device_idle_on_aggregator", "run_ms"})
+    j[key] = nullptr;
+  if (m.stats && correct) {
+    j["tasks"] = m.stats->ces;  // every task and continuation is one CE
+    j["dispatches"] = m.stats->dispatches;
+    j["yields"] = m.stats->yields;
+    j["peak_live_bytes"] = m.stats->peak_live_bytes;
+    j["device_idle_on_aggregator"] = idle / samples.size();
+    j["run_ms"] = m.stats->wall_ms;  // the last run's graph run, without building the graph
+  }
+  return j;
+}
+
+std::string ms_text(const nlohmann::json& v) { return v.is_null() ? "-" : fmt::format("{:.3f}", v.get<double>()); }
+
+void print_tables(std::FILE* out, const nlohmann::json& rows) {
+  fmt::print(out, "{:<8} {:>8} {:<15} {:>11} {:>11} {:>11} {:>10} {:>10} {:>8} {:>6} {:>7}\n", "workload", "size",
+             "impl", "median ms", "min ms", "max ms", "tasks", "dispatches", "yields", "idle", "correct");
+  for (const auto& r : rows) {
+    const auto opt = [&](const char* key) {
+      return r[key].is_null() ? std::string("-") : fmt::format("{}", r[key].get<std::uint64_t>());
+    };
+    fmt::print(out, "{:<8} {:>8} {:<15} {:>11} {:>11} {:>11} {:>10} {:>10} {:>8} {:>6} {:>7}\n",
+               r["workload"].get<std::string>(), r["size"].get<std::uint64_t>(), r["impl"].get<std::string>(),
+               ms_text(r["median_ms"]), ms_text(r["min_ms"]), ms_text(r["max_ms"]), opt("tasks"), opt("dispatches"),
+               opt("yields"),
+               r["device_idle_on_aggregator"].is_null()
+                   ? std::string("-")
+                   : fmt::format("{:.0f}%", 100 * r["device_idle_on_aggregator"].get<double>()),
+               r["correct"].get<bool>() ? "yes" : "NO");
+  }
+  // chanflow's time over each baseline's, per workload and size (< 1: chanflow is faster).
+  std::map<std::pair<std::string, std::uint64_t>, std::map<std::string, double>> medians;
+  std::vector<std::pair<std::string, std::uint64_t>> order;
+  for (const auto& r : rows) {
+    const auto key = std::pair(r["workload"].get<std::string>(), r["size"].get<std::uint64_t>());
+    if (!medians.count(key)) order.push_back(key);
+    if (!r["median_ms"].is_null()) medians[key][r["impl"].get<std::string>()] = r["median_ms"].get<double>();
+  }
+  fmt::print(out, "\nchanflow's time divided by each baseline's (below 1: chanflow is faster)\n");
+  fmt::print(out, "{:<8} {:>8} {:>13} {:>13} {:>13}\n", "workload", "size", "÷ tbb-fine", "÷ tbb-cutoff", "÷ serial");
+  for (const auto& key : order) {
+    const auto& m = medians[key];
+    const auto ratio = [&](const char* base) {
+      const auto c = m.find("chanflow"), b = m.find(base);
+      return c == m.end() || b == m.end() || b->second <= 0 ? std::string("-")
+                                                            : fmt::format("{:.2f}", c->second / b->second);
+    };
+    fmt::print(out, "{:<8} {:>8} {:>13} {:>13} {:>13}\n", key.first, key.second, ratio("tbb-fine"),
+               ratio("tbb-cutoff"), ratio("serial"));
+  }
+}
+
+}  // namespace
+
+nlohmann::json run_workload_bench(const Runtime& rt, const WorkloadBenchOptions& o, std::FILE* table) {
+  if (o.sizes != "default" && o.sizes != "scaling")
+    throw std::invalid_argument(fmt::format("--sizes {}: use default or scaling", o.sizes));
+  const auto set = o.sizes == "default" ? workloads::SizeSet::Default : workloads::SizeSet::Scaling;
+  std::vector<const Workload*> chosen;
+  if (o.workloads.empty()) chosen = workloads::all_workloads();
+  for (const auto& name : o.workloads) chosen.push_back(&workloads::find_workload(name));
+  std::vector<Cell> cells;
+  for (const Workload* w : chosen)
+    for (std::uint64_t size : w->sizes(set)) {
+      w->check_size(size, rt.caps(), o.settings);  // every size is checked before anything runs
+      cells.push_back({w, size});
+    }
+  std::size_t runs = 0, done = 0;
+  for (const auto& c : cells) runs += c.workload->impls().size();
+
+  fmt::print(table, "chanflow bench --sizes {} on {} (host: {} threads for oneTBB), median of {}, input seed {}\n",
+             o.sizes, rt.caps().name, workloads::tbb_threads(), o.reps, o.seed);
+  nlohmann::json rows = nlohmann::json::array();
+  const bool tty = isatty(fileno(stderr));
+  for (const auto& cell : cells) {
+    auto instance = cell.workload->prepare(rt, cell.size, o.seed, o.settings);
+    for (const auto& impl : cell.workload->impls()) {
+      fmt::print(stderr, "{}bench: [{}/{}] {} {} {}{}", tty ? "\r\033[K" : "", ++done, runs, cell.workload->name(),
+                 cell.size, impl, tty ? "" : "\n");
+      std::fflush(stderr);
+      rows.push_back(measure(*instance, cell, impl, o.reps));
+    }
+  }
+  if (tty) fmt::print(stderr, "\r\033[K");
+  print_tables(table, rows);
+  return rows;
+}
+
+void plot_bench(const std::string& json_path, const std::string& png_path) {
+  const auto script = std::filesystem::temp_directory_path() / fmt::format("chanflow-plot-{}.py", getpid());
+  {
+    std::ofstream f(script);
+    f << workloads_cl::plot_bench_py();
+    if (!f) throw std::runtime_error(fmt::format("cannot write {}", script.string()));
+  }
+  // Debian's interpreter, which python3-matplotlib is installed for (a python3 earlier on PATH,
+  // from pyenv or a virtual environment, may lack it).
+  const char* python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  const std::string command = fmt::format("{} '{}' '{}' '{}'", python, script.string(), json_path, png_path);
+  const int status = std::system(command.c_str());
+  std::filesystem::remove(script);
+  if (status != 0)
+    throw std::runtime_error(fmt::format("--plot: drawing {} failed (it needs python3 and Debian's "
+                                         "python3-matplotlib; `./run.sh` installs them)",
+                                         png_path));
+}
+
+}  // namespace chanflow::bench

@@ -1,0 +1,32 @@
+// `chanflow bench`: every workload × size × implementation, medians of several repetitions, each
+// run checked; a table with chanflow's ratios to the baselines, JSON, and a chart.
+#pragma once
+
+#include "common/workload.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace chanflow::bench {
+
+struct WorkloadBenchOptions {
+  std::vector<std::string> workloads;  ///< empty: all
+  std::string sizes = "default";       ///< "default" (thesis Table 4-3) or "scaling"
+  unsigned reps = 5;                   ///< timed repetitions per implementation (after a checked warm-up)
+  std::uint64_t seed = 0;              ///< inputs are drawn from it
+  workloads::ChanflowSettings settings;
+};
+
+/// Runs the benchmark, prints the tables to `table` and progress to stderr; returns one JSON row
+/// per workload × size × implementation.
+nlohmann::json run_workload_bench(const Runtime& rt, const WorkloadBenchOptions& options, std::FILE* table);
+
+/// Draws median time against size per workload and implementation (log axes) from a benchmark
+/// JSON file into a PNG, with python3-matplotlib; throws with what is missing if it cannot.
+void plot_bench(const std::string& json_path, const std::string& png_path);
+
+}  // namespace chanflow::bench

@@ -1,0 +1,105 @@
+// What every workload (Fib, Queens, Sort, Strassen) offers `chanflow run` and `chanflow bench`:
+// its sizes and their limits, its competing implementations, and one size's fresh inputs with
+// the reference every implementation is checked against before its time counts.
+#pragma once
+
+#include "chanflow/chanflow.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace chanflow::workloads {
+
+/// How a Cilk-style graph runs: per-level capacity of its channel stacks, work-group size and
+/// dispatch mode (the flags of `chanflow run`).
+struct CilkOptions {
+  std::uint32_t capacity_per_level = 1u << 16;  ///< CEs per stack level (task and continuation stacks)
+  std::uint32_t wg_size = 64;
+  /// Create every level the run can reach before it starts, so a timed run does not pay for
+  /// allocating levels; otherwise levels grow on demand.
+  bool preallocate_levels = false;
+  Sweeps device_sweeps = Sweeps::Auto;  ///< GraphOptions::device_sweeps
+  std::uint32_t sweep_groups = 0;       ///< GraphOptions::sweep_groups
+  bool sweep_room_check = true;         ///< GraphOptions::sweep_room_check
+};
+
+/// What `chanflow run` and `chanflow bench` pass to a workload's chanflow implementations.
+struct ChanflowSettings {
+  std::string policy = "levelized";  ///< "levelized" or "greedy"
+  std::uint32_t capacity = 0;        ///< CEs per channel or stack level; 0: the workload's default
+  CilkOptions cilk;                  ///< its capacity_per_level is replaced by the one above
+  std::string trace_path;            ///< a Chrome trace of the chanflow run, if set
+
+  /// `cilk` with the capacity asked for, or `fallback` if none was.
+  CilkOptions cilk_with_capacity(std::uint32_t fallback) const {
+    CilkOptions o = cilk;
+    o.capacity_per_level = capacity ? capacity : fallback;
+    return o;
+  }
+};
+
+/// One timed run of one implementation, checked.
+struct Measurement {
+  double ms = 0;
+  bool correct = false;
+  std::string result;             ///< what it computed, for a person: "fib(24) = 46368"
+  std::optional<RunStats> stats;  ///< chanflow implementations only
+  unsigned threads = 1;           ///< host threads it used (0: the OpenCL device's)
+};
+
+/// One size of a workload with fresh inputs (drawn from the seed) and their reference.
+class Instance {
+ public:
+  virtual ~Instance() = default;
+  /// Runs implementation `impl` once on this instance's inputs (restored first where the run
+  /// changes them), times it and checks its result.
+  virtual Measurement run(std::string_view impl) = 0;
+};
+
+enum class SizeSet { Default, Scaling };
+
+/// Work a size may ask for before `chanflow run` refuses it: 2^32 tasks is about an hour of
+/// fine-grain tasks on PoCL (fib 60 would need 3e12).
+inline constexpr double kMaxTasks = 4294967296.0;
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  virtual std::string_view name() const = 0;
+  virtual std::string_view size_name() const = 0;  ///< what a size means: "n", "keys", ...
+  /// In table order: "serial", "tbb-fine", "tbb-cutoff", "chanflow", then any others.
+  virtual std::vector<std::string> impls() const = 0;
+  virtual std::vector<std::uint64_t> sizes(SizeSet set) const = 0;
+  /// Throws std::invalid_argument naming the limit when `size` cannot run (its result would
+  /// overflow, it would run more than kMaxTasks tasks, or its data or channels would not fit
+  /// the device): checked before anything runs.
+  virtual void check_size(std::uint64_t size, const DeviceCaps& caps, const ChanflowSettings& settings) const = 0;
+  virtual std::unique_ptr<Instance> prepare(const Runtime& runtime, std::uint64_t size, std::uint64_t seed,
+                                            const ChanflowSettings& settings) const = 0;
+};
+
+/// Every workload, in the order the benchmark reports them.
+const std::vector<const Workload*>& all_workloads();
+/// The workload called `name`; std::invalid_argument listing the names otherwise.
+const Workload& find_workload(std::string_view name);
+
+/// The policy `name` ("levelized" or "greedy"), owned by the caller.
+std::unique_ptr<SchedulingPolicy> make_policy(std::string_view name);
+
+/// Runs `f` and returns its wall time in milliseconds.
+template <class F>
+double time_ms(F&& f) {
+  const auto start = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// Host threads oneTBB runs on by default.
+unsigned tbb_threads();
+
+}  // namespace chanflow::workloads

@@ -1,0 +1,59 @@
+// Fibonacci: the Cilk source (fib.c), its channel-flow lowerings and its oneTBB versions.
+#pragma once
+
+#include "common/workload.hpp"
+
+#include <cstdint>
+
+extern "C" long fib(long n);  // fib.c's serial elision
+
+namespace chanflow::workloads {
+
+/// The thesis' Figure 4-5: one channel, one kernel node feeding it; every base case adds 1 to
+/// a 32-bit counter.
+struct FibObj {
+  std::uint32_t n;
+};
+
+struct FibArgs {
+  std::uint32_t* result;  // an SVM pointer: __global uint* on the device
+};
+
+/// The Cilk lowering (Figures 4-9, 4-10): a task frame and its continuation frame.
+struct FibFrame {
+  chanflow_task task;
+  std::uint32_t n;
+  std::uint32_t pad;
+};
+
+struct FibCont {
+  chanflow_frame frame;
+  std::uint64_t x, y;
+};
+
+struct FibResult {
+  std::uint64_t value = 0;
+  RunStats stats;
+};
+
+/// Builds the graph of Figure 4-4 and runs fib(n).
+FibResult fib_naive(const Runtime& runtime, std::uint32_t n, SchedulingPolicy& policy,
+                    const RunOptions& options = {}, std::uint32_t capacity = 1u << 20, std::uint32_t wg_size = 64);
+
+/// Builds the Figure 4-10 graph (a task stack and a continuation stack) and runs fib(n).
+FibResult fib_cilk(const Runtime& runtime, std::uint32_t n, SchedulingPolicy& policy, const CilkOptions& options = {},
+                   const RunOptions& run_options = {});
+
+/// oneTBB task_group, a task per call (fib.c's granularity).
+std::uint64_t fib_tbb_fine(std::uint32_t n);
+/// The same above kFibTbbCutoff; below it fib.c's serial elision.
+std::uint64_t fib_tbb_cutoff(std::uint32_t n);
+/// Calls at or below this n run serially in fib_tbb_cutoff: fib(20) is ~20,000 calls, about
+/// 50 µs on this project's 2-core VM, well above oneTBB's per-task cost (~0.1-1 µs), while
+/// fib(24), the default size, still makes hundreds of tasks for 2 cores to share.
+inline constexpr std::uint32_t kFibTbbCutoff = 20;
+
+/// fib(n) by iteration: an independent check of the elision.
+std::uint64_t fib_serial(std::uint32_t n);
+
+}  // namespace chanflow::workloads

@@ -1,0 +1,85 @@
+// N-queens as a workload of `chanflow run` and `chanflow bench`.
+#include "queens.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace chanflow::workloads {
+namespace {
+
+class QueensInstance final : public Instance {
+ public:
+  QueensInstance(const Runtime& runtime, std::uint32_t n, const ChanflowSettings& settings)
+      : runtime_(runtime), n_(n), settings_(settings) {}
+
+  Measurement run(std::string_view impl) override {
+    Measurement m;
+    std::uint64_t value = 0;
+    if (impl == "serial") {
+      m.ms = time_ms([&] { value = static_cast<std::uint64_t>(queens_solutions(static_cast<int>(n_))); });
+      // The elision is the reference for the others; it is checked against the known counts.
+      m.correct = value == queens_known(n_);
+      if (m.correct) reference_ = value;
+    } else {
+      if (impl == "tbb-fine" || impl == "tbb-cutoff") {
+        m.threads = tbb_threads();
+        m.ms = time_ms([&] { value = impl == "tbb-fine" ? queens_tbb_fine(n_) : queens_tbb_cutoff(n_); });
+      } else if (impl == "chanflow") {
+        m.threads = 0;
+        const auto policy = make_policy(settings_.policy);
+        QueensResult r;
+        const CilkOptions cilk = settings_.cilk_with_capacity(1u << 16);
+        m.ms = time_ms([&] { r = queens_cilk(runtime_, n_, *policy, cilk, {.trace_path = settings_.trace_path}); });
+        value = r.value;
+        m.stats = std::move(r.stats);
+      } else {
+        throw std::invalid_argument(fmt::format("queens has no implementation '{}'", impl));
+      }
+      m.correct = value == reference();
+    }
+    m.result = fmt::format("queens({}) = {}", n_, value);
+    return m;
+  }
+
+ private:
+  std::uint64_t reference() {
+    if (!reference_) reference_ = static_cast<std::uint64_t>(queens_solutions(static_cast<int>(n_)));
+    return *reference_;
+  }
+
+  const Runtime& runtime_;
+  std::uint32_t n_;
+  ChanflowSettings settings_;
+  std::optional<std::uint64_t> reference_;
+};
+
+class Queens final : public Workload {
+ public:
+  std::string_view name() const override { return "queens"; }
+  std::string_view size_name() const override { return "n"; }
+  std::vector<std::string> impls() const override { return {"serial", "tbb-fine", "tbb-cutoff", "chanflow"}; }
+  std::vector<std::uint64_t> sizes(SizeSet set) const override {
+    if (set == SizeSet::Default) return {13};
+    return {10, 12, 13, 14, 15};
+  }
+  void check_size(std::uint64_t size, const DeviceCaps&, const ChanflowSettings&) const override {
+    if (size == 0 || size > kQueensMax)
+      throw std::invalid_argument(fmt::format("queens {}: n must be 1 to {} (queens.c counts in an int; queens(19) "
+                                              "overflows it)",
+                                              size, kQueensMax));
+  }
+  std::unique_ptr<Instance> prepare(const Runtime& runtime, std::uint64_t size, std::uint64_t,
+                                    const ChanflowSettings& settings) const override {
+    return std::make_unique<QueensInstance>(runtime, static_cast<std::uint32_t>(size), settings);
+  }
+};
+
+}  // namespace
+
+const Workload& queens_workload() {
+  static const Queens w;
+  return w;
+}
+
+}  // namespace chanflow::workloads

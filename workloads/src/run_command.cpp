@@ -1,0 +1,49 @@
+// `chanflow run <workload> <size>`.
+#include "run_command.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <random>
+#include <stdexcept>
+
+namespace chanflow::workloads {
+namespace {
+
+void print_stats(std::FILE* out, const RunStats& st) {
+  fmt::print(out, "policy {}: {} rounds, {} dispatches ({} device sweeps), {} CEs ({:.1f} per dispatch), depth {}\n",
+             st.policy, st.rounds, st.dispatches, st.sweeps, st.ces, st.mean_ces_per_dispatch(), st.max_level);
+  fmt::print(out, "yields {} ({} after the continuation), restarts {} in {} dispatches\n", st.yields,
+             st.partial_yields, st.restarts, st.restart_dispatches);
+  fmt::print(out, "memory: peak live {} bytes, channels allocated {} bytes\n", st.peak_live_bytes,
+             st.peak_channel_bytes);
+  fmt::print(out, "time: run {:.3f} ms = aggregator {:.3f} ms + device {:.3f} ms (host enqueueing {:.3f} ms); "
+             "device idle on the aggregator {:.1f}%\n",
+             st.wall_ms, st.aggregator_ms, st.device_ms, st.enqueue_ms, 100 * st.device_idle_on_aggregator);
+}
+
+}  // namespace
+
+std::uint64_t fresh_seed() { return std::random_device{}() % 1000000000u; }
+
+int run_workload(const RunRequest& request, std::FILE* out) {
+  const Workload& w = find_workload(request.workload);
+  const auto impls = w.impls();
+  if (std::find(impls.begin(), impls.end(), request.impl) == impls.end())
+    throw std::invalid_argument(
+        fmt::format("{} has no implementation '{}' (there are: {})", w.name(), request.impl, fmt::join(impls, ", ")));
+  const bool on_device = request.impl.rfind("chanflow", 0) == 0;
+  const Runtime rt(DeviceSelection{request.device, /*profiling=*/!request.settings.trace_path.empty()});
+  w.check_size(request.size, rt.caps(), request.settings);
+  auto instance = w.prepare(rt, request.size, request.seed, request.settings);
+  const Measurement m = instance->run(request.impl);
+  fmt::print(out, "{} on {} ({})\n", m.result, on_device ? rt.caps().name : std::string("the host"),
+             m.correct ? "correct" : "WRONG");
+  fmt::print(out, "{} {} {}: {:.3f} ms{}, input seed {}\n", w.name(), request.size, request.impl, m.ms,
+             m.threads > 1 ? fmt::format(" on {} threads", m.threads) : std::string(), request.seed);
+  if (m.stats) print_stats(out, *m.stats);
+  if (!request.settings.trace_path.empty() && m.stats) fmt::print(out, "wrote {}\n", request.settings.trace_path);
+  return m.correct ? 0 : 1;
+}
+
+}  // namespace chanflow::workloads
