@@ -37,4 +37,7 @@ ctest --test-dir "$dir" --output-on-failure -R '^cli_'
 echo "== sanitize: doctest under ThreadSanitizer, one process"
 cmake -S . -B "$dir-thread" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCHANFLOW_SANITIZE=thread >/dev/null
 cmake --build "$dir-thread" -j "$jobs" --target chanflow_tests
-TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 "$dir-thread/bin/chanflow_tests" --no-intro=true
+# The oneTBB baselines are left out here: libtbb is not built with ThreadSanitizer, so the
+# happens-before its task_group::wait gives is invisible and every task's result reads as a race.
+TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 "$dir-thread/bin/chanflow_tests" --no-intro=true \
+  --test-case-exclude="the baselines compute what the serial elision does"

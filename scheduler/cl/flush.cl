@@ -59,7 +59,7 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
         __global chanflow_channel* cont = (__global chanflow_channel*)env->port[env->cont_port];
         const ulong frame = (ulong)(cont->data + (size_t)cont_index * cont->ce_bytes);
         __global chanflow_task* child = (__global chanflow_task*)(dst + k * words);
-        child->ret = frame + CHANFLOW_FRAME_BYTES + 8u * (slot - 1u);
+        child->ret = slot == CHANFLOW_VOID_SLOT ? 0ul : frame + CHANFLOW_FRAME_BYTES + 8u * (slot - 1u);
         child->ret_frame = frame;
       }
     }

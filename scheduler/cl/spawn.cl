@@ -56,6 +56,13 @@
 #endif
 
 #define CHANFLOW_NO_PORT 0xffffffffu
+/* Initializers for the headers the library fills at the flush: a task's chanflow_task and a
+ * continuation's chanflow_frame. */
+#define CHANFLOW_TASK_INIT {0ul, 0ul, 0u, 0u}
+#define CHANFLOW_FRAME_INIT {0ul, 0ul, 0, 0u, 0u}
+
+/* chanflow_ctx::patch of a child that joins its parent's continuation without a result slot. */
+#define CHANFLOW_VOID_SLOT 0xffffffffu
 
 /* What a body sees: its environment and its private spawn record. */
 typedef struct {
@@ -88,8 +95,9 @@ void chanflow_report(__global const chanflow_node_env* env, uint code, uint deta
 }
 
 /* Records one CE of `bytes` bytes for output `port`; flushed after the body returns. With
- * ret_slot > 0 the CE is a child task whose chanflow_task::ret is pointed, at the flush, at
- * 64-bit slot ret_slot - 1 of this task's continuation frame (port env->cont_port). */
+ * ret_slot > 0 the CE is a child task of this task's continuation frame (port env->cont_port):
+ * at the flush its chanflow_task::ret_frame is pointed at the frame and its ret at the frame's
+ * 64-bit slot ret_slot - 1 (none for CHANFLOW_VOID_SLOT). */
 void chanflow_spawn_bytes(chanflow_ctx* ctx, uint port, const void* value, uint bytes, uint ret_slot) {
   __global const chanflow_node_env* env = ctx->env;
   if (port >= env->ports) { /* CHANFLOW_NO_PORT: chanflow_spawn_continuation without a continuation */
@@ -130,6 +138,10 @@ void chanflow_spawn_bytes(chanflow_ctx* ctx, uint port, const void* value, uint 
  * has returned. */
 #define chanflow_spawn_child(ctx, port, value, slot) \
   chanflow_spawn_bytes((ctx), (port), &(value), sizeof(value), (slot) + 1u)
+/* Spawns a child task that returns nothing (a Cilk function of type void): it counts in this
+ * task's continuation's join like any child, and writes no slot. */
+#define chanflow_spawn_void_child(ctx, port, value) \
+  chanflow_spawn_bytes((ctx), (port), &(value), sizeof(value), CHANFLOW_VOID_SLOT)
 /* Spawns this task's continuation frame (a CE starting with chanflow_frame) on the node's
  * continuation port (a Continuation edge; the library makes it port 0). */
 #define chanflow_spawn_continuation(ctx, value) \

@@ -11,9 +11,10 @@ namespace chanflow::workloads {
 // Each workload folder defines its own (fib/fib_workload.cpp, ...).
 const Workload& fib_workload();
 const Workload& queens_workload();
+const Workload& sort_workload();
 
 const std::vector<const Workload*>& all_workloads() {
-  static const std::vector<const Workload*> all{&fib_workload(), &queens_workload()};
+  static const std::vector<const Workload*> all{&fib_workload(), &queens_workload(), &sort_workload()};
   return all;
 }
 

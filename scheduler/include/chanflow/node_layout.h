@@ -13,6 +13,16 @@
 #define CHANFLOW_SVM_STRUCT_PTR(type) uint64_t
 #endif
 
+/* A pointer to user data in SVM, for CE and argument structs declared once for the host and
+ * the kernels: __global type* on the device, type* on the host (64 bits on both; the runtime
+ * requires a 64-bit device). The data must be SVM (SvmBuffer), and the kernel nodes reaching it
+ * must name it (KernelNode::uses). */
+#ifdef __OPENCL_VERSION__
+#define CHANFLOW_PTR(type) __global type*
+#else
+#define CHANFLOW_PTR(type) type*
+#endif
+
 /* Output ports a kernel node may have. */
 #define CHANFLOW_MAX_PORTS 8
 

@@ -1,0 +1,140 @@
+/* sort.c lowered by hand to a channel-flow graph (DESIGN.md decision 8), the scheme chanflowc
+ * will emit. Two Cilk functions, each with its own levelized stacks; cilksort has three syncs,
+ * so its frame has three continuations, and the later two spawn cilkmerge, a different function,
+ * whose children go one level deeper on cilkmerge's own task stack:
+ *
+ *   void cilksort(data, tmp, n) {          sort_spawn (yielding), at depth d:
+ *     if (n <= SORT_BASE) { insertion sort; return; }
+ *     q = n / 4;                              continuation 1 (port 0), then four children on
+ *     spawn cilksort(quarter 1..4);           "sort" at depth d + 1 (void: they join, no slot)
+ *     sync;                                sort_halves (continuation 1), at depth d:
+ *     spawn cilkmerge(q1, q2 -> tmp);         continuation 2, two children on "merge" at d + 1
+ *     spawn cilkmerge(q3, q4 -> tmp + 2q);
+ *     sync;                                sort_whole (continuation 2), at depth d:
+ *     spawn cilkmerge(tmp halves -> data);    continuation 3, one child on "merge" at d + 1
+ *     sync;                                sort_done (continuation 3): returns to the parent
+ *   }
+ *   void cilkmerge(a, na, b, nb, dest) {   merge_spawn (yielding), at depth d:
+ *     swap so that na >= nb;
+ *     if (na + nb <= MERGE_BASE) { serial merge; return; }
+ *     split a at its middle, b by binary search; place the middle key;
+ *     spawn cilkmerge(left halves);           continuation (port 0), two children on "merge"
+ *     spawn cilkmerge(right halves);          at depth d + 1
+ *     sync;                                merge_done (continuation): returns
+ *   }
+ *
+ * The helpers (insertion sort, lower bound, serial merge) are sort.c's, as written. */
+
+void sort_insertion(__global uint* a, long n) {
+  for (long i = 1; i < n; i++) {
+    uint key = a[i];
+    long j = i - 1;
+    while (j >= 0 && a[j] > key) {
+      a[j + 1] = a[j];
+      j--;
+    }
+    a[j + 1] = key;
+  }
+}
+
+long sort_lower_bound(__global const uint* b, long n, uint key) {
+  long lo = 0, hi = n;
+  while (lo < hi) {
+    long mid = lo + (hi - lo) / 2;
+    if (b[mid] < key)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+void sort_merge_serially(__global const uint* a, long na, __global const uint* b, long nb, __global uint* dest) {
+  long i = 0, j = 0, k = 0;
+  while (i < na && j < nb) dest[k++] = b[j] < a[i] ? b[j++] : a[i++];
+  while (i < na) dest[k++] = a[i++];
+  while (j < nb) dest[k++] = b[j++];
+}
+
+/* A cilkmerge child (void: it joins its parent's continuation). */
+void spawn_merge(chanflow_ctx* ctx, uint port, __global uint* a, long na, __global uint* b, long nb,
+                 __global uint* dest) {
+  const MergeFrame m = {CHANFLOW_TASK_INIT, a, b, dest, (ulong)na, (ulong)nb};
+  chanflow_spawn_void_child(ctx, port, m);
+}
+
+void sort_pre_sync(__global SortFrame* f, chanflow_ctx* ctx) {
+  __global uint* data = f->data;
+  __global uint* tmp = f->tmp;
+  const long n = (long)f->n;
+  if (n <= (long)CHANFLOW_ARGS(ctx, SortArgs)->sort_base) {
+    sort_insertion(data, n);
+    return;
+  }
+  const SortCont cont = {CHANFLOW_FRAME_INIT, data, tmp, (ulong)n};
+  chanflow_spawn_continuation(ctx, cont);
+  const long q = n / 4;
+  for (long i = 0; i < 4; i++) {
+    const SortFrame child = {CHANFLOW_TASK_INIT, data + i * q, tmp + i * q, (ulong)(i < 3 ? q : n - 3 * q)};
+    chanflow_spawn_void_child(ctx, CHANFLOW_PORT(sort_spawn, sort), child);
+  }
+}
+CHANFLOW_YIELDING_KERNEL_NODE(sort_spawn, SortFrame, sort_pre_sync)
+
+/* After the first sync: merge the quarters pairwise into tmp. */
+void sort_after_quarters(__global SortCont* c, chanflow_ctx* ctx) {
+  const long n = (long)c->n, q = n / 4;
+  const SortCont cont = {CHANFLOW_FRAME_INIT, c->data, c->tmp, c->n};
+  chanflow_spawn_continuation(ctx, cont);
+  spawn_merge(ctx, CHANFLOW_PORT(sort_halves, merge), c->data, q, c->data + q, q, c->tmp);
+  spawn_merge(ctx, CHANFLOW_PORT(sort_halves, merge), c->data + 2 * q, q, c->data + 3 * q, n - 3 * q, c->tmp + 2 * q);
+}
+CHANFLOW_CONTINUATION_NODE(sort_halves, SortCont, sort_after_quarters)
+
+/* After the second sync: merge the halves back into data. */
+void sort_after_halves(__global SortCont* c, chanflow_ctx* ctx) {
+  const long n = (long)c->n, q = n / 4;
+  const SortCont cont = {CHANFLOW_FRAME_INIT, c->data, c->tmp, c->n};
+  chanflow_spawn_continuation(ctx, cont);
+  spawn_merge(ctx, CHANFLOW_PORT(sort_whole, merge), c->tmp, 2 * q, c->tmp + 2 * q, n - 2 * q, c->data);
+}
+CHANFLOW_CONTINUATION_NODE(sort_whole, SortCont, sort_after_halves)
+
+/* After the third sync: nothing left but to return. */
+void sort_after_whole(__global SortCont* c, chanflow_ctx* ctx) {
+  (void)c;
+  (void)ctx;
+}
+CHANFLOW_CONTINUATION_NODE(sort_done, SortCont, sort_after_whole)
+
+void merge_pre_sync(__global MergeFrame* f, chanflow_ctx* ctx) {
+  __global uint* a = f->a;
+  __global uint* b = f->b;
+  long na = (long)f->na, nb = (long)f->nb;
+  if (na < nb) {
+    __global uint* t = a;
+    a = b;
+    b = t;
+    const long tn = na;
+    na = nb;
+    nb = tn;
+  }
+  if (na + nb <= (long)CHANFLOW_ARGS(ctx, SortArgs)->merge_base) {
+    sort_merge_serially(a, na, b, nb, f->dest);
+    return;
+  }
+  const long ma = na / 2;
+  const long mb = sort_lower_bound(b, nb, a[ma]);
+  f->dest[ma + mb] = a[ma];
+  const MergeCont cont = {CHANFLOW_FRAME_INIT};
+  chanflow_spawn_continuation(ctx, cont);
+  spawn_merge(ctx, CHANFLOW_PORT(merge_spawn, merge), a, ma, b, mb, f->dest);
+  spawn_merge(ctx, CHANFLOW_PORT(merge_spawn, merge), a + ma + 1, na - ma - 1, b + mb, nb - mb, f->dest + ma + mb + 1);
+}
+CHANFLOW_YIELDING_KERNEL_NODE(merge_spawn, MergeFrame, merge_pre_sync)
+
+void merge_after_halves(__global MergeCont* c, chanflow_ctx* ctx) {
+  (void)c;
+  (void)ctx;
+}
+CHANFLOW_CONTINUATION_NODE(merge_done, MergeCont, merge_after_halves)

@@ -1,0 +1,57 @@
+// Builds and runs the cilksort flow graph of sort.cl.
+#include "sort.hpp"
+
+#include "chanflow_workloads_sources.hpp"
+
+namespace chanflow::workloads {
+
+SortResult sort_cilk(const Runtime& runtime, const SvmBuffer& data, const SvmBuffer& tmp, std::uint64_t n,
+                     SchedulingPolicy& policy, const CilkOptions& options, const RunOptions& run_options,
+                     SortArgs bases) {
+  Graph g(runtime, {.wg_size = options.wg_size,
+                    .device_sweeps = options.device_sweeps,
+                    .sweep_groups = options.sweep_groups,
+                    .sweep_room_check = options.sweep_room_check});
+  g.add_source(std::string(workloads_cl::sort_types_h()));
+  g.add_source(std::string(workloads_cl::sort_cl()));
+  const std::uint32_t cap = options.capacity_per_level;
+  // cilksort: a task stack and one continuation stack per sync.
+  auto& sorts = g.channel_stack<SortFrame>("sort", cap);
+  auto& after_quarters = g.channel_stack<SortCont>("sort_cont1", cap, StackKind::Continuations);
+  auto& after_halves = g.channel_stack<SortCont>("sort_cont2", cap, StackKind::Continuations);
+  auto& after_whole = g.channel_stack<SortCont>("sort_cont3", cap, StackKind::Continuations);
+  // cilkmerge: a task stack and its continuation stack.
+  auto& merges = g.channel_stack<MergeFrame>("merge", cap);
+  auto& merge_conts = g.channel_stack<MergeCont>("merge_cont", cap, StackKind::Continuations);
+
+  auto& sort_spawn = g.kernel<SortFrame>("sort_spawn", "sort_spawn");
+  auto& sort_halves = g.kernel<SortCont>("sort_halves", "sort_halves");
+  auto& sort_whole = g.kernel<SortCont>("sort_whole", "sort_whole");
+  auto& sort_done = g.kernel<SortCont>("sort_done", "sort_done");
+  auto& merge_spawn = g.kernel<MergeFrame>("merge_spawn", "merge_spawn");
+  auto& merge_done = g.kernel<MergeCont>("merge_done", "merge_done");
+
+  make_edge(sorts, sort_spawn);
+  make_edge(sort_spawn, after_quarters, Continuation{});
+  make_edge(sort_spawn, sorts, Children{.max_per_item = 4});
+  make_edge(after_quarters, sort_halves);
+  make_edge(sort_halves, after_halves, Continuation{});  // a continuation that spawns again
+  make_edge(sort_halves, merges, Children{.max_per_item = 2});
+  make_edge(after_halves, sort_whole);
+  make_edge(sort_whole, after_whole, Continuation{});
+  make_edge(sort_whole, merges, Children{.max_per_item = 1});
+  make_edge(after_whole, sort_done);
+  make_edge(merges, merge_spawn);
+  make_edge(merge_spawn, merge_conts, Continuation{});
+  make_edge(merge_spawn, merges, Children{.max_per_item = 2});
+  make_edge(merge_conts, merge_done);
+
+  for (KernelNode* k : {&sort_spawn, &sort_halves, &sort_whole, &merge_spawn}) {
+    k->set_args(bases);
+    k->uses(data).uses(tmp);
+  }
+  sorts.push(0, SortFrame{{0, 0, 0, 0}, static_cast<std::uint32_t*>(data.get()), static_cast<std::uint32_t*>(tmp.get()), n});
+  return {g.run(policy, run_options)};
+}
+
+}  // namespace chanflow::workloads

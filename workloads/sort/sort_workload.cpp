@@ -1,0 +1,119 @@
+// Sort as a workload of `chanflow run` and `chanflow bench`.
+#include "sort.hpp"
+
+#include <fmt/format.h>
+#include <tbb/parallel_sort.h>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+namespace chanflow::workloads {
+namespace {
+
+class SortInstance final : public Instance {
+ public:
+  SortInstance(const Runtime& runtime, std::uint64_t n, std::uint64_t seed, const ChanflowSettings& settings)
+      : runtime_(runtime), n_(n), settings_(settings), input_(n), work_(n), tmp_(n),
+        data_svm_(runtime, n * sizeof(std::uint32_t)), tmp_svm_(runtime, n * sizeof(std::uint32_t)) {
+    // A seeded shuffle of n distinct keys spread over the 32-bit range (an odd multiplier is a
+    // bijection modulo 2^32), so the sorted output is exactly the reference, key for key.
+    for (std::uint64_t i = 0; i < n; ++i) input_[i] = static_cast<std::uint32_t>(i * 2654435761u);
+    std::shuffle(input_.begin(), input_.end(), std::mt19937_64(seed));
+    expected_ = input_;
+    std::sort(expected_.begin(), expected_.end());
+  }
+
+  Measurement run(std::string_view impl) override {
+    Measurement m;
+    const long n = static_cast<long>(n_);
+    if (impl == "chanflow") {
+      m.threads = 0;
+      runtime_.svm_write(data_svm_.get(), input_.data(), n_ * sizeof(std::uint32_t));
+      const auto policy = make_policy(settings_.policy);
+      const CilkOptions cilk = settings_.cilk_with_capacity(1u << 14);
+      SortResult r;
+      m.ms = time_ms([&] {
+        r = sort_cilk(runtime_, data_svm_, tmp_svm_, n_, *policy, cilk, {.trace_path = settings_.trace_path});
+      });
+      runtime_.svm_read(work_.data(), data_svm_.get(), n_ * sizeof(std::uint32_t));
+      m.stats = std::move(r.stats);
+    } else {
+      work_ = input_;
+      std::uint32_t* d = work_.data();
+      std::uint32_t* t = tmp_.data();
+      if (impl == "serial") {
+        m.ms = time_ms([&] { cilksort(d, t, n); });
+      } else if (impl == "std-sort") {
+        m.ms = time_ms([&] { std::sort(work_.begin(), work_.end()); });
+      } else {
+        m.threads = tbb_threads();
+        if (impl == "tbb-fine")
+          m.ms = time_ms([&] { sort_tbb_fine(d, t, n_); });
+        else if (impl == "tbb-cutoff")
+          m.ms = time_ms([&] { sort_tbb_cutoff(d, t, n_); });
+        else if (impl == "tbb-parallel-sort")
+          m.ms = time_ms([&] { tbb::parallel_sort(work_.begin(), work_.end()); });
+        else
+          throw std::invalid_argument(fmt::format("sort has no implementation '{}'", impl));
+      }
+    }
+    // Sorted, and a permutation of the input: equal to the input sorted by std::sort.
+    const auto first_wrong = std::mismatch(work_.begin(), work_.end(), expected_.begin()).first;
+    m.correct = first_wrong == work_.end();
+    m.result = m.correct ? fmt::format("sort({}): sorted, a permutation of the input", n_)
+                         : fmt::format("sort({}): WRONG from index {}", n_, first_wrong - work_.begin());
+    return m;
+  }
+
+ private:
+  const Runtime& runtime_;
+  std::uint64_t n_;
+  ChanflowSettings settings_;
+  std::vector<std::uint32_t> input_, expected_, work_, tmp_;
+  SvmBuffer data_svm_, tmp_svm_;
+};
+
+class Sort final : public Workload {
+ public:
+  std::string_view name() const override { return "sort"; }
+  std::string_view size_name() const override { return "keys"; }
+  std::vector<std::string> impls() const override {
+    return {"serial", "tbb-fine", "tbb-cutoff", "chanflow", "std-sort", "tbb-parallel-sort"};
+  }
+  std::vector<std::uint64_t> sizes(SizeSet set) const override {
+    if (set == SizeSet::Default) return {1000000};
+    return {1u << 16, 1u << 18, 1u << 20, 1u << 22, 1u << 24};
+  }
+  void check_size(std::uint64_t size, const DeviceCaps& caps, const ChanflowSettings&) const override {
+    if (size == 0) throw std::invalid_argument("sort 0: the array must hold at least 1 key");
+    constexpr std::uint64_t kMaxKeys = std::uint64_t{1} << 31;  // sort.c indexes with long; keys stay distinct
+    if (size > kMaxKeys)
+      throw std::invalid_argument(fmt::format("sort {}: at most {} keys", size, kMaxKeys));
+    const std::uint64_t bytes = size * sizeof(std::uint32_t);
+    if (caps.max_alloc_bytes && bytes > caps.max_alloc_bytes)
+      throw std::invalid_argument(fmt::format("sort {}: the {:.0f} MiB array exceeds the device's largest allocation "
+                                              "({:.0f} MiB)",
+                                              size, bytes / 1048576.0, caps.max_alloc_bytes / 1048576.0));
+    if (caps.global_mem_bytes && 2 * bytes > caps.global_mem_bytes / 2)
+      throw std::invalid_argument(fmt::format("sort {}: the array and its scratch ({:.0f} MiB) need more than half "
+                                              "the device's memory ({:.0f} MiB)",
+                                              size, 2 * bytes / 1048576.0, caps.global_mem_bytes / 1048576.0));
+  }
+  std::unique_ptr<Instance> prepare(const Runtime& runtime, std::uint64_t size, std::uint64_t seed,
+                                    const ChanflowSettings& settings) const override {
+    return std::make_unique<SortInstance>(runtime, size, seed, settings);
+  }
+};
+
+}  // namespace
+
+const Workload& sort_workload() {
+  static const Sort w;
+  return w;
+}
+
+}  // namespace chanflow::workloads
