@@ -71,13 +71,13 @@ nlohmann::json measure(workloads::Instance& instance, const Cell& cell, const st
 std::string ms_text(const nlohmann::json& v) { return v.is_null() ? "-" : fmt::format("{:.3f}", v.get<double>()); }
 
 void print_tables(std::FILE* out, const nlohmann::json& rows) {
-  fmt::print(out, "{:<8} {:>8} {:<15} {:>11} {:>11} {:>11} {:>10} {:>10} {:>8} {:>6} {:>7}\n", "workload", "size",
+  fmt::print(out, "{:<8} {:>8} {:<17} {:>11} {:>11} {:>11} {:>10} {:>10} {:>8} {:>6} {:>7}\n", "workload", "size",
              "impl", "median ms", "min ms", "max ms", "tasks", "dispatches", "yields", "idle", "correct");
   for (const auto& r : rows) {
     const auto opt = [&](const char* key) {
       return r[key].is_null() ? std::string("-") : fmt::format("{}", r[key].get<std::uint64_t>());
     };
-    fmt::print(out, "{:<8} {:>8} {:<15} {:>11} {:>11} {:>11} {:>10} {:>10} {:>8} {:>6} {:>7}\n",
+    fmt::print(out, "{:<8} {:>8} {:<17} {:>11} {:>11} {:>11} {:>10} {:>10} {:>8} {:>6} {:>7}\n",
                r["workload"].get<std::string>(), r["size"].get<std::uint64_t>(), r["impl"].get<std::string>(),
                ms_text(r["median_ms"]), ms_text(r["min_ms"]), ms_text(r["max_ms"]), opt("tasks"), opt("dispatches"),
                opt("yields"),
