@@ -2,10 +2,12 @@
 // hold its queue so that a test can drop objects while commands they queued are still pending.
 #pragma once
 
+#include "chanflow/graph.hpp"
 #include "chanflow/opencl.hpp"
 
 #include <chrono>
 #include <thread>
+#include <vector>
 
 namespace chanflow::test {
 
@@ -13,6 +15,14 @@ namespace chanflow::test {
 inline const Runtime& runtime() {
   static const Runtime rt;
   return rt;
+}
+
+/// Every way a stack can be dispatched on this device: host-sized ranges, planned sweeps, and
+/// claimed sweeps where they are allowed (x86-64 CPU devices).
+inline std::vector<Sweeps> dispatch_modes() {
+  std::vector<Sweeps> modes{Sweeps::Off, Sweeps::Planned};
+  if (claimed_sweeps_hold(runtime().caps())) modes.push_back(Sweeps::Claimed);
+  return modes;
 }
 
 /// Holds the runtime's in-order queue behind a user event: commands enqueued after construction

@@ -16,6 +16,7 @@
 #include <vector>
 
 using namespace chanflow;
+using chanflow::test::dispatch_modes;
 using chanflow::test::runtime;
 
 namespace {
@@ -30,12 +31,6 @@ struct SmallCase {
 // Work-groups of 16: fib spawns 2 children per task, queens up to n (10 here), sort 4.
 constexpr std::uint32_t kWg = 16;
 const SmallCase kCases[] = {{"fib", 18, 2 * kWg, true}, {"queens", 10, 10 * kWg, true}, {"sort", 5000, 4 * kWg, false}};
-
-std::vector<Sweeps> dispatch_modes() {
-  std::vector<Sweeps> modes{Sweeps::Planned, Sweeps::Off};
-  if (claimed_sweeps_hold(runtime().caps())) modes.push_back(Sweeps::Claimed);
-  return modes;
-}
 
 }  // namespace
 

@@ -12,6 +12,7 @@
 #include <random>
 
 using namespace chanflow;
+using chanflow::test::dispatch_modes;
 using chanflow::test::runtime;
 using workloads::fib_cilk;
 using workloads::fib_serial;
@@ -60,14 +61,6 @@ struct ChainGraph {
     sync.uses(results);
   }
 };
-
-// Every way a stack can be dispatched on this device: host-sized ranges, planned sweeps, and
-// claimed sweeps where they are allowed (x86-64 CPU devices).
-std::vector<Sweeps> dispatch_modes() {
-  std::vector<Sweeps> modes{Sweeps::Off, Sweeps::Planned};
-  if (claimed_sweeps_hold(runtime().caps())) modes.push_back(Sweeps::Claimed);
-  return modes;
-}
 
 }  // namespace
 
