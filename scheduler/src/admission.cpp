@@ -211,12 +211,17 @@ void Aggregator::admit(RunStats& stats) {
     for (const Watched& w : watched_)
       if (sweepable(w, launches) && !held.count(w.stack) && views_[watched_of_.at(w.channel)].ready > 0) add_sweep(w);
 
-  // Host-sized launches go first: they were admitted against the free space the host read, and
-  // sweeps (which take their room on the device) then see what those reserved. Then continuation
-  // sweeps: frames that complete free their stack's space and make their parents ready before
-  // the task sweeps ask for new frames (scheduler/README.md, "Device sweeps").
-  std::stable_sort(launches.begin(), launches.end(), [](const Launch& a, const Launch& b) {
-    auto rank = [](const Launch& l) { return l.sweep ? (l.sweep->kind() == StackKind::Continuations ? 1 : 2) : 0; };
+  // Host-sized launches of nodes that cannot yield go first: they were admitted against the free
+  // space the host read, and must find it. Then those of yielding nodes, which may have been
+  // admitted a work-group more than fits and take what is left (yielding the rest); then sweeps,
+  // which take their room on the device. Continuation sweeps before task sweeps: frames that
+  // complete free their stack's space and make their parents ready before the task sweeps ask
+  // for new frames (scheduler/README.md, "Device sweeps").
+  std::stable_sort(launches.begin(), launches.end(), [this](const Launch& a, const Launch& b) {
+    auto rank = [this](const Launch& l) {
+      if (l.sweep) return l.sweep->kind() == StackKind::Continuations ? 2 : 3;
+      return watched_[l.input].consumer->is_yielding() ? 1 : 0;
+    };
     return rank(a) < rank(b);
   });
   if (launches.empty()) {
