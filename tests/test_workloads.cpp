@@ -52,6 +52,10 @@ TEST_SUITE("workloads") {
             for (const auto& impl : w.impls()) {
               if (impl.rfind("chanflow", 0) != 0) continue;
               if (impl == "chanflow-naive" && capacity != 0) continue;  // one channel: tiny cannot hold the tree
+              // Greedy does not serve the deepest levels first, so at one request per level Sort's
+              // spawning continuations can deadlock its stacks (a capacity deadlock the run
+              // reports, as the graph soak counts them); levelized is the policy for it.
+              if (std::string(c.workload) == "sort" && std::string(policy) == "greedy" && capacity != 0) continue;
               const std::string workload = c.workload, policy_name = policy, dispatch = to_string(mode);
               CAPTURE(workload);
               CAPTURE(impl);
