@@ -4,8 +4,8 @@
 #pragma once
 
 #include "chanflow/chanflow.hpp"
+#include "common/bench_common.hpp"
 
-#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -94,9 +94,9 @@ std::unique_ptr<SchedulingPolicy> make_policy(std::string_view name);
 /// Runs `f` and returns its wall time in milliseconds.
 template <class F>
 double time_ms(F&& f) {
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = bench::Clock::now();
   f();
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return bench::ms_since(start);
 }
 
 /// Host threads oneTBB runs on by default.

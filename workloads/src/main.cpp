@@ -56,6 +56,16 @@ void write_json(const std::string& path, const nlohmann::json& j) {
   if (!out) throw std::runtime_error(fmt::format("error writing '{}'", path));
 }
 
+// A benchmark's exit status: 1 if any row was wrong (the table says which).
+int bench_status(const nlohmann::json& rows) {
+  for (const auto& r : rows)
+    if (!r["correct"].get<bool>()) {
+      fmt::print(stderr, "error: a result was wrong, lost or duplicated (see the table)\n");
+      return 1;
+    }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -183,12 +193,7 @@ int main(int argc, char** argv) {
                                {"benchmark", name}, {"results", rows}});
         fmt::print("wrote {}\n", json_path);
       }
-      for (const auto& r : rows)
-        if (!r["correct"].get<bool>()) {
-          fmt::print(stderr, "error: a result was wrong, lost or duplicated (see the table)\n");
-          return 1;
-        }
-      return 0;
+      return bench_status(rows);
     }
     if (*soak_channels || *soak_graphs) {
       const Runtime rt(DeviceSelection{device, /*profiling=*/false});
@@ -229,12 +234,7 @@ int main(int argc, char** argv) {
           fmt::print("wrote {}\n", plot_path);
         }
       }
-      for (const auto& r : rows)
-        if (!r["correct"].get<bool>()) {
-          fmt::print(stderr, "error: a result was wrong (see the table)\n");
-          return 1;
-        }
-      return 0;
+      return bench_status(rows);
     }
   } catch (const OpenCLError& e) {
     fmt::print(stderr, "chanflow: OpenCL error: {}\n", e.what());
