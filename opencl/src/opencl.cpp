@@ -102,6 +102,18 @@ DeviceCaps probe(cl_platform_id platform, cl_device_id dev, unsigned index) {
     c.svm_atomics = svm & CL_DEVICE_SVM_ATOMICS;
   }
   c.int64_atomics = c.has_extension("cl_khr_int64_base_atomics");
+  c.fp64 = c.has_extension("cl_khr_fp64");
+  if (c.has_extension("cl_ext_float_atomics") && !c.opencl_c_version.starts_with("OpenCL C 1.")) {
+    // CL_DEVICE_SINGLE_FP_ATOMIC_CAPABILITIES_EXT / _DOUBLE_, CL_DEVICE_GLOBAL_FP_ATOMIC_ADD_EXT
+    // (cl_ext.h of Debian 12's headers predates the extension).
+    constexpr cl_device_info kSingle = 0x4231, kDouble = 0x4232;
+    constexpr cl_bitfield kGlobalAdd = 1 << 1;
+    cl_bitfield caps = 0;
+    c.fp32_atomic_add = clGetDeviceInfo(dev, kSingle, sizeof caps, &caps, nullptr) == CL_SUCCESS && (caps & kGlobalAdd);
+    caps = 0;
+    c.fp64_atomic_add =
+        c.fp64 && clGetDeviceInfo(dev, kDouble, sizeof caps, &caps, nullptr) == CL_SUCCESS && (caps & kGlobalAdd);
+  }
   const auto features = opencl_c_features(dev);
   auto has_feature = [&](std::string_view f) {
     return std::find(features.begin(), features.end(), f) != features.end();

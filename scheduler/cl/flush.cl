@@ -50,6 +50,11 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
       f->channel = out;
       f->index = t.index;
       f->pending = children;
+      f->scratch = 0ul;
+      if (env->cont_scratch) {
+        f->scratch = chanflow_scratch_take(env->cont_scratch, t.index);
+        if (!f->scratch) chanflow_report(env, CHANFLOW_ERR_SCRATCH, env->depth, env->cont_scratch->blocks);
+      }
       if (children == 0u) ctx->ready_frame = (ulong)f;
     }
     const uint patch_base = chanflow_patch_base(env, p);

@@ -59,7 +59,7 @@
 /* Initializers for the headers the library fills at the flush: a task's chanflow_task and a
  * continuation's chanflow_frame. */
 #define CHANFLOW_TASK_INIT {0ul, 0ul, 0u, 0u}
-#define CHANFLOW_FRAME_INIT {0ul, 0ul, 0, 0u, 0u}
+#define CHANFLOW_FRAME_INIT {0ul, 0ul, 0, 0u, 0u, 0ul}
 
 /* chanflow_ctx::patch of a child that joins its parent's continuation without a result slot. */
 #define CHANFLOW_VOID_SLOT 0xffffffffu

@@ -134,6 +134,7 @@ bool Aggregator::observe(RunStats& stats) {
   if (!any_work) {  // quiescent: nothing ready, nothing in flight, nothing blocked
     if (live_bytes_ > 0) lost_work();
     check_resumable_counts();
+    check_scratch_released();
     return false;
   }
   if (unchanged_ >= kUnchangedRounds) {

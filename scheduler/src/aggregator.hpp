@@ -136,6 +136,7 @@ class Aggregator {
   std::vector<std::uint64_t> fingerprint() const;
   [[noreturn]] void lost_work() const;
   void check_resumable_counts() const;
+  void check_scratch_released() const;
 
   /// Reads the round's launch counters and keeps host restart contexts; returns the CEs the
   /// round finished (dispatched and not yielded).

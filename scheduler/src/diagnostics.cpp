@@ -34,6 +34,10 @@ std::string describe(const chanflow_status& s, const Graph& g) {
       return fmt::format("kernel node '{}' spawned a child returning into its continuation (or the continuation "
                          "itself), but it has no Continuation port",
                          node);
+    case CHANFLOW_ERR_SCRATCH:
+      return fmt::format("kernel node '{}' reserved a frame at level {} whose frame scratch pool was empty (all {} "
+                         "blocks taken): more frames were live at that level than FrameScratch::max_frames allows",
+                         node, s.detail, s.extra);
     case CHANFLOW_ERR_YIELD_SPACE:
       return fmt::format("kernel node '{}' wrote more restart contexts than its dispatch had items", node);
     default:
@@ -61,6 +65,16 @@ void Aggregator::check_resumable_counts() const {
                                  "at the end of the run",
                                  i % CHANFLOW_SWEEP_MAX_LEVELS, graph_.stacks()[i / CHANFLOW_SWEEP_MAX_LEVELS]->name(),
                                  counts[i]));
+}
+
+// Every frame gave its scratch block back (an invariant: a block still taken at quiescence
+// belongs to a frame whose continuation never ran).
+void Aggregator::check_scratch_released() const {
+  for (const auto& stack : graph_.stacks())
+    for (const auto& [level, blocks] : stack->scratch_still_taken())
+      throw RunError(fmt::format("internal error: level {} of channel stack '{}' still has {} frame scratch block(s) "
+                                 "taken at the end of the run",
+                                 level, stack->name(), blocks));
 }
 
 std::vector<std::uint64_t> Aggregator::fingerprint() const {

@@ -38,6 +38,7 @@ Channel& ChannelStackNode::level(std::uint32_t d) {
     ChannelConfig c = config_;
     c.name = fmt::format("{}[{}]", name_, levels_.size());
     levels_.emplace_back(table_, c);
+    if (scratch_) make_scratch_pool(static_cast<std::uint32_t>(levels_.size() - 1));
   }
   return levels_[d];
 }
@@ -396,7 +397,12 @@ const cl::Program& Graph::program() {
     spawn_words = std::max(spawn_words, words);
     staged_ces = std::max(staged_ces, ces);
   }
-  const std::string extra = fmt::format("-DCHANFLOW_SPAWN_WORDS={} -DCHANFLOW_STAGED_CES={}", spawn_words, staged_ces);
+  std::string extra = fmt::format("-DCHANFLOW_SPAWN_WORDS={} -DCHANFLOW_STAGED_CES={}", spawn_words, staged_ces);
+  // Floating-point atomic addition: the device's own where it has one (scratch.cl).
+  const auto& caps = runtime_.caps();
+  if (caps.fp32_atomic_add) extra += " -DCHANFLOW_NATIVE_FP32_ATOMIC_ADD";
+  if (caps.fp64_atomic_add) extra += " -DCHANFLOW_NATIVE_FP64_ATOMIC_ADD";
+  if (caps.fp32_atomic_add || caps.fp64_atomic_add) extra += " -cl-std=CL2.0";  // for atomic_float and atomic_double
   std::vector<std::string> ignored;  // validate() reports them
   std::string defines = port_defines(ignored);
   // Built again when edges changed what the program is built with (names or staging sizes).
@@ -405,7 +411,7 @@ const cl::Program& Graph::program() {
   build_extra_ = extra;
   // The kernel-node convention, one concern per file, in dependency order; then the ports' names.
   std::vector<std::string_view> sources{scheduler_cl::node_layout_h(), scheduler_cl::spawn_cl(),
-                                        scheduler_cl::flush_cl(),      scheduler_cl::join_cl(),
+                                        scheduler_cl::scratch_cl(),    scheduler_cl::flush_cl(),      scheduler_cl::join_cl(),
                                         scheduler_cl::yield_cl(),      scheduler_cl::sweep_cl(),
                                         scheduler_cl::plan_cl(),       scheduler_cl::node_macros_cl(),
                                         port_defines_};

@@ -16,6 +16,7 @@ std::vector<void*> Aggregator::indirect_svm(const KernelNode& k) const {
   std::vector<void*> ptrs = graph_.table_.svm_allocations();  // headers and channel storage
   ptrs.insert(ptrs.end(), {status_.get(), env_pool_.get(), positions_pool_.get(), yield_pool_.get(),
                            counters_.get(), resumable_.get(), args_[k.index_].get()});
+  for (const auto& stack : graph_.stacks()) stack->scratch_allocations(ptrs);
   for (void* p : k.svm_uses_)
     if (std::find(ptrs.begin(), ptrs.end(), p) == ptrs.end()) ptrs.push_back(p);
   ptrs.erase(std::remove(ptrs.begin(), ptrs.end(), nullptr), ptrs.end());
@@ -42,6 +43,10 @@ void Aggregator::write_env(std::size_t launch_index, const Launch& l) {
       if ((!l.sweep && !l.stack) || d < stack->depth()) target = &stack->level(d);
     }
     e.port[p] = target ? reinterpret_cast<std::uint64_t>(target->device_ptr()) : 0;
+    if (port.kind == PortKind::Continuation && target) {
+      const auto* stack = std::get<ChannelStackNode*>(port.node);
+      e.cont_scratch = reinterpret_cast<std::uint64_t>(stack->scratch_pool(w.level));
+    }
     e.max_spawns[p] = port.max_per_item;
     e.ce_words[p] = words;
     e.staging_offset[p] = staging;
@@ -56,6 +61,7 @@ void Aggregator::write_env(std::size_t launch_index, const Launch& l) {
   e.yielding = k.is_yielding() ? 1 : 0;
   e.cont_port = k.continuation_port().value_or(0xffffffffu);
   e.frames = w.stack && w.stack->kind() == StackKind::Continuations ? 1 : 0;
+  if (w.stack) e.in_scratch = reinterpret_cast<std::uint64_t>(w.stack->scratch_pool(w.level));
   if (w.stack && w.level < CHANFLOW_SWEEP_MAX_LEVELS)
     e.resumable = reinterpret_cast<std::uint64_t>(static_cast<std::uint32_t*>(resumable_.get()) +
                                                   stack_index(*w.stack) * CHANFLOW_SWEEP_MAX_LEVELS + w.level);

@@ -76,7 +76,7 @@ void chain_pre_sync(__global ChainFrame* f, chanflow_ctx* ctx) {
     chanflow_return(ctx, 0ul);
     return;
   }
-  const ChainCont cont = {{0ul, 0ul, 0, 0u, 0u}, 0ul, (ulong)f->n};
+  const ChainCont cont = {CHANFLOW_FRAME_INIT, 0ul, (ulong)f->n};
   chanflow_spawn_continuation(ctx, cont);
   const ChainFrame child = {{0ul, 0ul, 0u, 0u}, f->n - 1u, 0u};
   /* Port 1: the continuation is port 0. (CHANFLOW_PORT would need a chain_spawn node in every

@@ -27,7 +27,7 @@ void fib_pre_sync(__global FibFrame* f, chanflow_ctx* ctx) {
     chanflow_return(ctx, f->n == 0 ? 0ul : 1ul);
     return;
   }
-  const FibCont cont = {{0ul, 0ul, 0, 0u, 0u}, 0ul, 0ul};
+  const FibCont cont = {CHANFLOW_FRAME_INIT, 0ul, 0ul};
   chanflow_spawn_continuation(ctx, cont);
   const FibFrame a = {{0ul, 0ul, 0u, 0u}, f->n - 1, 0u};
   const FibFrame b = {{0ul, 0ul, 0u, 0u}, f->n - 2, 0u};

@@ -68,7 +68,7 @@ void soak_split_body(__global SoakRange* r, chanflow_ctx* ctx) {
     return;
   }
   const uint ways = min(r->ways, n);
-  const SoakJoin join = {{0ul, 0ul, 0, 0u, 0u}, {0ul, 0ul, 0ul, 0ul}, ways, 0u};
+  const SoakJoin join = {CHANFLOW_FRAME_INIT, {0ul, 0ul, 0ul, 0ul}, ways, 0u};
   chanflow_spawn_continuation(ctx, join);
   for (uint k = 0; k < ways; ++k) {
     const SoakRange child = {{0ul, 0ul, 0u, 0u}, r->lo + n * k / ways, r->lo + n * (k + 1u) / ways, r->ways, 0u};

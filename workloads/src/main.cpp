@@ -39,6 +39,10 @@ int list_devices_command() {
     fmt::print("    SVM:                 coarse {}, fine buffer {}, fine system {}, atomics {}\n",
                yes_no(d.svm_coarse), yes_no(d.svm_fine_buffer), yes_no(d.svm_fine_system), yes_no(d.svm_atomics));
     fmt::print("    64-bit atomics:      {}\n", yes_no(d.int64_atomics));
+    fmt::print("    double precision:    {}\n", yes_no(d.fp64));
+    fmt::print("    float atomic add:    float {}, double {}\n",
+               d.fp32_atomic_add ? "native (cl_ext_float_atomics)" : "compare-and-swap loop",
+               d.fp64_atomic_add ? "native (cl_ext_float_atomics)" : d.fp64 ? "compare-and-swap loop" : "none");
     fmt::print("    sub-groups:          {}\n", yes_no(d.subgroups));
     fmt::print("    work-group scan:     advertised {}, builds under CL2.0 {}\n", yes_no(d.work_group_collectives),
                yes_no(d.work_group_scan_builds));

@@ -72,6 +72,12 @@ struct DeviceCaps {
   // Builds work_group_scan_exclusive_add under -cl-std=CL2.0. NVIDIA's OpenCL advertises
   // OpenCL C 1.2 yet builds (correctly) these collectives, so the probe asks the compiler.
   bool work_group_scan_builds = false;
+  bool fp64 = false;  // cl_khr_fp64
+  // Global atomic addition of float / double through cl_ext_float_atomics (advertised, with
+  // CL_DEVICE_GLOBAL_FP_ATOMIC_ADD_EXT, and OpenCL C 2.0 or later for its atomic types);
+  // otherwise kernels add with a compare-and-swap loop (scheduler/cl/scratch.cl).
+  bool fp32_atomic_add = false;
+  bool fp64_atomic_add = false;
   std::vector<std::string> extensions;
 
   bool has_extension(std::string_view ext) const;

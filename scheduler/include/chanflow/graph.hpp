@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -76,6 +77,21 @@ class ChannelNode {
 /// and results are right whatever the policy.
 enum class StackKind { Tasks, Continuations };
 
+/// Per-frame scratch memory of a continuation stack (the temporaries a Cilk function keeps until
+/// its sync: the `malloc` ... `free` around classic Strassen's spawns). Each frame gets a block
+/// of bytes(level) bytes when its task's flush reserves it, and gives it back when its
+/// continuation has run; the task's children reach it through chanflow_parent_scratch, the
+/// continuation through chanflow_frame_scratch (scheduler/cl/scratch.cl).
+struct FrameScratch {
+  /// Bytes per frame at a level (rounded up to 128); 0: that level's frames have none.
+  std::function<std::size_t(std::uint32_t level)> bytes;
+  /// Frames live at once at a level, at most: the blocks its pool holds. Unset, or larger than
+  /// the level's capacity: the capacity (a frame never waits for a block). A smaller bound
+  /// saves memory where the recursion cannot fill a level (Strassen: 7^level frames at most);
+  /// a frame that finds no block fails the run with a device-side error.
+  std::function<std::uint32_t(std::uint32_t level)> max_frames;
+};
+
 /// A stack of channels indexed by recursion depth (thesis 4.3.2, Figure 4-8), all of one CE
 /// size and per-level capacity. Levels are created on demand, when a dispatch could reach them.
 class ChannelStackNode {
@@ -94,6 +110,11 @@ class ChannelStackNode {
     return *this;
   }
   const ChannelPredicate& predicate() const noexcept { return predicate_; }
+  /// Gives every frame of this continuation stack a scratch block (see FrameScratch); set
+  /// before the graph runs. Throws GraphError on a task stack.
+  ChannelStackNode& set_frame_scratch(FrameScratch scratch);
+  /// Scratch bytes allocated so far over the levels made (the pools' blocks).
+  std::size_t scratch_bytes() const noexcept;
 
   /// Seeds one CE at level d from the host.
   template <class CE>
@@ -106,6 +127,7 @@ class ChannelStackNode {
  private:
   friend class Graph;
   friend class KernelNode;
+  friend class Aggregator;
   ChannelStackNode(std::string name, ChannelTable& table, const ChannelConfig& config, StackKind kind);
   friend void make_edge(ChannelStackNode&, KernelNode&);
   std::string name_;
@@ -115,6 +137,22 @@ class ChannelStackNode {
   std::deque<Channel> levels_;
   KernelNode* consumer_ = nullptr;
   ChannelPredicate predicate_;
+  // One pool per level when set_frame_scratch was called: a chanflow_scratch_pool followed by
+  // its bitmap, and the blocks (both empty for a level whose frames have no scratch).
+  struct ScratchPool {
+    SvmBuffer header;
+    SvmBuffer blocks;
+    std::vector<std::uint32_t> idle_bitmap;  // the bitmap with no block taken
+  };
+  void make_scratch_pool(std::uint32_t d);
+  /// The pool of level d on the device, or nullptr.
+  const chanflow_scratch_pool* scratch_pool(std::uint32_t d) const;
+  /// Appends the pools' SVM allocations (kernels reach them through frames and environments).
+  void scratch_allocations(std::vector<void*>& out) const;
+  /// Level and blocks still taken, for the end-of-run check (empty if every block is back).
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> scratch_still_taken() const;
+  std::optional<FrameScratch> scratch_;
+  std::deque<ScratchPool> pools_;
 };
 
 /// What an output edge of a kernel node carries (typed ports: each kind says once where its CEs

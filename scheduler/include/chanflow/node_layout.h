@@ -36,6 +36,7 @@
 #define CHANFLOW_ERR_YIELD_SPACE 6u  /* more yield records than the aggregator provided room for */
 #define CHANFLOW_ERR_NODE_KIND 7u    /* a continuation stack consumed by a node not made as a continuation node */
 #define CHANFLOW_ERR_NO_CONTINUATION 8u /* chanflow_spawn_child or _continuation in a node without a continuation port */
+#define CHANFLOW_ERR_SCRATCH 9u      /* a frame found no free scratch block at its level (more live than declared) */
 
 typedef struct chanflow_status {
   chanflow_u32 code;
@@ -76,9 +77,23 @@ typedef struct chanflow_frame {
   CHANFLOW_SVM_STRUCT_PTR(chanflow_channel) channel; /* the continuation channel holding this frame */
   chanflow_u32 index;      /* its physical index there */
   chanflow_u32 pending;    /* children that have not returned yet */
+  chanflow_u64 scratch;    /* the frame's scratch block (an SVM address), or 0: see chanflow_scratch_pool */
 } chanflow_frame;
 
-#define CHANFLOW_FRAME_BYTES 32
+#define CHANFLOW_FRAME_BYTES 40
+
+/* Frame scratch: per-frame memory of a continuation stack with a scratch size
+ * (ChannelStackNode::set_frame_scratch), one pool per level. The flush that reserves a frame
+ * takes a block for it (a bit in `bitmap`) and the frame's continuation node gives it back
+ * after its body has run, so the block lives exactly as long as the frame: from the task's
+ * spawns to its continuation (the Cilk function's temporaries until its sync). */
+typedef struct chanflow_scratch_pool {
+  chanflow_u64 base;        /* blocks * block_bytes bytes of SVM */
+  chanflow_u64 block_bytes; /* a multiple of 128 */
+  CHANFLOW_SVM_STRUCT_PTR(uint) bitmap; /* one bit per block, set while a frame holds it */
+  chanflow_u32 blocks;
+  chanflow_u32 words;       /* bitmap words; bits past `blocks` stay set */
+} chanflow_scratch_pool;
 
 /* What one launch's work-groups count on the device; zeroed before each round. */
 typedef struct chanflow_launch_counters {
@@ -131,9 +146,14 @@ typedef struct chanflow_node_env {
    * its channel, as in a claimed sweep. */
   chanflow_u32 planned;
   chanflow_u32 pad;
+  /* Frame scratch pools (0: the stack has none, or the level is not made): the continuation
+   * port's level (blocks taken at the flush) and the input's (a continuation node's frames give
+   * theirs back). */
+  CHANFLOW_SVM_STRUCT_PTR(chanflow_scratch_pool) cont_scratch;
+  CHANFLOW_SVM_STRUCT_PTR(chanflow_scratch_pool) in_scratch;
 } chanflow_node_env;
 
-#define CHANFLOW_NODE_ENV_BYTES 280
+#define CHANFLOW_NODE_ENV_BYTES 296
 
 /* One planned sweep, as the planning kernel sees it: the launch's per-level environments and
  * the grid it was given. */

@@ -1,0 +1,90 @@
+/* Frame scratch (see chanflow_scratch_pool in node_layout.h) and atomic floating-point addition,
+ * the two pieces a task needs to keep temporaries until its sync and to combine children's
+ * results into them.
+ *
+ * A continuation stack made with ChannelStackNode::set_frame_scratch gives every frame a block
+ * of memory, taken when its task's flush reserves the frame and given back after its
+ * continuation's body has run. The task's children reach it through their parent frame, the
+ * continuation through its own:
+ *
+ *   __global float* t = (__global float*)chanflow_parent_scratch(ctx);  // in a child task
+ *   __global float* t = (__global float*)chanflow_frame_scratch(&c->frame); // in the continuation
+ *
+ * The task itself cannot: its frame is reserved at the flush, after its body. A continuation
+ * that spawns another continuation gets a fresh block for it. */
+
+/* A free block of `pool`, or 0. `hint` spreads the search (a frame's slot). */
+ulong chanflow_scratch_take(__global const chanflow_scratch_pool* pool, uint hint) {
+  const uint words = pool->words;
+  for (uint i = 0; i < words; ++i) {
+    const uint w = (hint / 32u + i) % words;
+    volatile __global uint* word = pool->bitmap + w;
+    uint bits = *word;
+    while (bits != 0xffffffffu) {
+      const uint free_bits = ~bits;
+      const uint bit = 31u - clz(free_bits & (0u - free_bits)); /* the lowest free bit */
+      const uint old = atomic_or(word, 1u << bit);
+      if ((old & (1u << bit)) == 0u) return pool->base + (ulong)(w * 32u + bit) * pool->block_bytes;
+      bits = old;
+    }
+  }
+  return 0ul;
+}
+
+/* Gives `block` (from chanflow_scratch_take on `pool`) back, after the stores made in it. */
+void chanflow_scratch_give(__global const chanflow_scratch_pool* pool, ulong block) {
+  const uint b = (uint)((block - pool->base) / pool->block_bytes);
+  mem_fence(CLK_GLOBAL_MEM_FENCE);
+  atomic_and(pool->bitmap + b / 32u, ~(1u << (b % 32u)));
+}
+
+/* The scratch block of a frame (0 if its stack has no scratch). */
+__global void* chanflow_frame_scratch(__global const chanflow_frame* frame) {
+  return (__global void*)frame->scratch;
+}
+
+/* The frame this task returns into (its parent's continuation), or 0 for a root task. */
+__global chanflow_frame* chanflow_parent_frame(const chanflow_ctx* ctx) {
+  return ctx->link ? (__global chanflow_frame*)ctx->link[1] : 0;
+}
+
+/* The scratch block of the frame this task returns into, or 0. */
+__global void* chanflow_parent_scratch(const chanflow_ctx* ctx) {
+  __global chanflow_frame* parent = chanflow_parent_frame(ctx);
+  return parent ? chanflow_frame_scratch(parent) : 0;
+}
+
+/* *p += v atomically (relaxed). OpenCL 1.2 has no floating-point atomic addition: the graph
+ * defines CHANFLOW_NATIVE_FP32_ATOMIC_ADD (and _FP64_) where the device advertises global
+ * addition through cl_ext_float_atomics, and a compare-and-swap loop on the bits does it
+ * elsewhere. */
+void chanflow_atomic_add_float(volatile __global float* p, float v) {
+#ifdef CHANFLOW_NATIVE_FP32_ATOMIC_ADD
+  atomic_fetch_add_explicit((volatile __global atomic_float*)p, v, memory_order_relaxed, memory_scope_device);
+#else
+  volatile __global uint* bits = (volatile __global uint*)p;
+  uint seen = *bits;
+  for (;;) {
+    const uint old = seen;
+    seen = atomic_cmpxchg(bits, old, as_uint(as_float(old) + v));
+    if (seen == old) break;
+  }
+#endif
+}
+
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+void chanflow_atomic_add_double(volatile __global double* p, double v) {
+#ifdef CHANFLOW_NATIVE_FP64_ATOMIC_ADD
+  atomic_fetch_add_explicit((volatile __global atomic_double*)p, v, memory_order_relaxed, memory_scope_device);
+#else
+  volatile __global long* bits = (volatile __global long*)p;
+  long seen = *bits;
+  for (;;) {
+    const long old = seen;
+    seen = atom_cmpxchg(bits, old, as_long(as_double(old) + v));
+    if (seen == old) break;
+  }
+#endif
+}
+#endif

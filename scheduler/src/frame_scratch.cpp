@@ -1,0 +1,80 @@
+// Frame scratch: one pool of blocks per level of a continuation stack (FrameScratch), taken by
+// the flush that reserves a frame and given back by the frame's continuation node
+// (scheduler/cl/scratch.cl).
+#include "chanflow/graph.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+
+namespace chanflow {
+
+ChannelStackNode& ChannelStackNode::set_frame_scratch(FrameScratch scratch) {
+  if (kind_ != StackKind::Continuations)
+    throw GraphError(fmt::format("channel stack '{}' holds tasks: frame scratch belongs to a continuation stack", name_));
+  if (!scratch.bytes) throw GraphError(fmt::format("channel stack '{}': frame scratch needs a size per level", name_));
+  if (!pools_.empty()) throw GraphError(fmt::format("channel stack '{}' already has frame scratch", name_));
+  scratch_ = std::move(scratch);
+  for (std::uint32_t d = 0; d < levels_.size(); ++d) make_scratch_pool(d);
+  return *this;
+}
+
+void ChannelStackNode::make_scratch_pool(std::uint32_t d) {
+  constexpr std::size_t kAlign = 128;
+  const Runtime& rt = table_.runtime();
+  ScratchPool& pool = pools_.emplace_back();
+  const std::size_t bytes = (scratch_->bytes(d) + kAlign - 1) / kAlign * kAlign;
+  if (bytes == 0) return;
+  std::uint32_t blocks = config_.capacity;
+  if (scratch_->max_frames) blocks = std::min(blocks, std::max<std::uint32_t>(scratch_->max_frames(d), 1));
+  const std::uint32_t words = (blocks + 31) / 32;
+  const std::size_t total = bytes * blocks;
+  if (total > rt.caps().max_alloc_bytes)
+    throw GraphError(fmt::format("channel stack '{}' level {}: frame scratch of {} blocks of {} bytes ({:.1f} MiB) is "
+                                 "larger than one allocation on '{}' may be ({:.1f} MiB)",
+                                 name_, d, blocks, bytes, total / 1048576.0, rt.caps().name,
+                                 rt.caps().max_alloc_bytes / 1048576.0));
+  pool.blocks = SvmBuffer(rt, total);
+  pool.header = SvmBuffer(rt, sizeof(chanflow_scratch_pool) + std::size_t{words} * 4);
+  pool.idle_bitmap.assign(words, 0u);
+  if (blocks % 32 != 0) pool.idle_bitmap.back() = ~((1u << (blocks % 32)) - 1u);  // bits past the last block
+  const auto* bitmap = static_cast<std::uint8_t*>(pool.header.get()) + sizeof(chanflow_scratch_pool);
+  const chanflow_scratch_pool header{reinterpret_cast<std::uint64_t>(pool.blocks.get()), bytes,
+                                     reinterpret_cast<std::uint64_t>(bitmap), blocks, words};
+  rt.svm_write(pool.header.get(), &header, sizeof(header));
+  rt.svm_write(const_cast<std::uint8_t*>(bitmap), pool.idle_bitmap.data(), std::size_t{words} * 4);
+}
+
+const chanflow_scratch_pool* ChannelStackNode::scratch_pool(std::uint32_t d) const {
+  if (d >= pools_.size() || !pools_[d].header.get()) return nullptr;
+  return static_cast<const chanflow_scratch_pool*>(pools_[d].header.get());
+}
+
+std::size_t ChannelStackNode::scratch_bytes() const noexcept {
+  std::size_t total = 0;
+  for (const auto& p : pools_) total += p.blocks.size();
+  return total;
+}
+
+void ChannelStackNode::scratch_allocations(std::vector<void*>& out) const {
+  for (const auto& p : pools_)
+    if (p.header.get()) out.insert(out.end(), {p.header.get(), p.blocks.get()});
+}
+
+std::vector<std::pair<std::uint32_t, std::uint32_t>> ChannelStackNode::scratch_still_taken() const {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> taken;
+  for (std::uint32_t d = 0; d < pools_.size(); ++d) {
+    const ScratchPool& p = pools_[d];
+    if (!p.header.get()) continue;
+    std::vector<std::uint32_t> bits(p.idle_bitmap.size());
+    table_.runtime().svm_read(bits.data(), static_cast<std::uint8_t*>(p.header.get()) + sizeof(chanflow_scratch_pool),
+                              bits.size() * 4);
+    std::uint32_t n = 0;
+    for (std::size_t w = 0; w < bits.size(); ++w) n += static_cast<std::uint32_t>(std::popcount(bits[w] ^ p.idle_bitmap[w]));
+    if (n) taken.emplace_back(d, n);
+  }
+  return taken;
+}
+
+}  // namespace chanflow

@@ -1,0 +1,56 @@
+// Strassen's matrix multiplication: the Cilk source (strassen.c, compiled twice: float and
+// double), its channel-flow lowering and its baselines.
+#pragma once
+
+#include "common/workload.hpp"
+#include "strassen/strassen_types.h"
+
+#include <cstdint>
+
+extern "C" {  // strassen.c's serial elisions (CMake renames each precision's symbols)
+void strassen_f32(long n, const float* A, long as, const float* B, long bs, float* C, long cs);
+void strassen_base_f32(long n, const float* A, long as, const float* B, long bs, float* C, long cs);
+void strassen_add_f32(long n, const float* X, long xs, const float* Y, long ys, float s, float* Z);
+void strassen_multiply_f32(long n, const float* A, const float* B, float* C);
+void strassen_f64(long n, const double* A, long as, const double* B, long bs, double* C, long cs);
+void strassen_base_f64(long n, const double* A, long as, const double* B, long bs, double* C, long cs);
+void strassen_add_f64(long n, const double* X, long xs, const double* Y, long ys, double s, double* Z);
+void strassen_multiply_f64(long n, const double* A, const double* B, double* C);
+}
+
+namespace chanflow::workloads {
+
+/// strassen.c's STRASSEN_BASE: the order multiplied by the definition (workloads/README.md).
+inline constexpr std::uint32_t kStrassenBase = 32;
+/// Order at or below which strassen_tbb_cutoff runs strassen.c's elision: 128 is ~0.3 ms of
+/// work, far above oneTBB's per-task cost; 512 still makes 7 + 49 = 56 tasks.
+inline constexpr std::uint64_t kStrassenTbbCutoff = 128;
+
+enum class Precision { F32, F64 };
+
+/// Bytes of scratch the chanflow run allocates for order n (per-level pools of frame scratch,
+/// at most `capacity` frames per level), so a size can be refused before it runs.
+std::uint64_t strassen_scratch_bytes(std::uint64_t n, Precision precision, std::uint32_t capacity,
+                                     std::uint32_t base = kStrassenBase);
+
+/// Builds the graph of strassen.cl and computes c = a·b for n×n matrices (SVM, row stride n,
+/// of float or double as `precision` says).
+RunStats strassen_cilk(const Runtime& runtime, const SvmBuffer& a, const SvmBuffer& b, const SvmBuffer& c,
+                       std::uint64_t n, Precision precision, SchedulingPolicy& policy, const CilkOptions& options = {},
+                       const RunOptions& run_options = {}, std::uint32_t base = kStrassenBase);
+
+/// oneTBB task_group, a task per product (strassen.c's recursion, its base cases included).
+template <class Real>
+void strassen_tbb_fine(std::uint64_t n, const Real* a, const Real* b, Real* c);
+/// The same down to kStrassenTbbCutoff, strassen.c's elision below.
+template <class Real>
+void strassen_tbb_cutoff(std::uint64_t n, const Real* a, const Real* b, Real* c);
+/// Serial cache-blocked multiplication by the definition (the GEMM reference time).
+template <class Real>
+void gemm_blocked(std::uint64_t n, const Real* a, const Real* b, Real* c);
+/// The reference: c = a·b by the definition in a wider type (double for float, long double for
+/// double), in parallel over rows (oneTBB).
+template <class Real, class Wide>
+void gemm_reference(std::uint64_t n, const Real* a, const Real* b, Wide* c);
+
+}  // namespace chanflow::workloads

@@ -1,0 +1,71 @@
+// Builds and runs the Strassen flow graph of strassen.cl.
+#include "strassen.hpp"
+
+#include "chanflow_workloads_sources.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace chanflow::workloads {
+namespace {
+
+std::size_t element_bytes(Precision p) { return p == Precision::F32 ? sizeof(float) : sizeof(double); }
+
+// Frames at depth d belong to the 7^d tasks of order n >> d; those above the base case keep
+// 17 temporaries of order (n >> d) / 2 (strassen.c's `t`).
+std::size_t frame_bytes(std::uint64_t n, std::uint32_t d, Precision p, std::uint32_t base) {
+  const std::uint64_t order = n >> d;
+  if (order <= base) return 0;
+  return 17 * (order / 2) * (order / 2) * element_bytes(p);
+}
+
+std::uint32_t frames_at(std::uint32_t d) {
+  std::uint64_t f = 1;
+  for (std::uint32_t i = 0; i < d && f < (1u << 30); ++i) f *= 7;
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(f, 1u << 30));
+}
+
+}  // namespace
+
+std::uint64_t strassen_scratch_bytes(std::uint64_t n, Precision precision, std::uint32_t capacity, std::uint32_t base) {
+  std::uint64_t total = 0;
+  for (std::uint32_t d = 0; (n >> d) > base; ++d) {
+    const std::uint64_t bytes = (frame_bytes(n, d, precision, base) + 127) / 128 * 128;
+    total += bytes * std::min(frames_at(d), capacity);
+  }
+  return total;
+}
+
+RunStats strassen_cilk(const Runtime& runtime, const SvmBuffer& a, const SvmBuffer& b, const SvmBuffer& c,
+                       std::uint64_t n, Precision precision, SchedulingPolicy& policy, const CilkOptions& options,
+                       const RunOptions& run_options, std::uint32_t base) {
+  Graph g(runtime, {.wg_size = options.wg_size,
+                    .device_sweeps = options.device_sweeps,
+                    .sweep_groups = options.sweep_groups,
+                    .sweep_room_check = options.sweep_room_check});
+  const bool f32 = precision == Precision::F32;
+  g.add_source(fmt::format("#define REAL {}\n#define STRASSEN_ATOMIC_ADD {}\n#define STRASSEN_BASE {}\n",
+                           f32 ? "float" : "double", f32 ? "chanflow_atomic_add_float" : "chanflow_atomic_add_double",
+                           base));
+  g.add_source(std::string(workloads_cl::strassen_types_h()));
+  g.add_source(std::string(workloads_cl::strassen_cl()));
+  const std::uint32_t cap = options.capacity_per_level;
+  auto& tasks = g.channel_stack<StrassenTask>("strassen", cap);
+  auto& conts = g.channel_stack<StrassenCont>("strassen_cont", cap, StackKind::Continuations);
+  conts.set_frame_scratch({.bytes = [=](std::uint32_t d) { return frame_bytes(n, d, precision, base); },
+                           .max_frames = frames_at});
+  auto& spawn = g.kernel<StrassenTask>("strassen_spawn", "strassen_spawn");
+  auto& combine = g.kernel<StrassenCont>("strassen_combine", "strassen_combine");
+  make_edge(tasks, spawn);
+  make_edge(spawn, conts, Continuation{});
+  make_edge(spawn, tasks, Children{.max_per_item = 7});
+  make_edge(conts, combine);
+  const StrassenArgs args{a.get(), b.get(), c.get(), n};
+  spawn.set_args(args).uses(a).uses(b).uses(c);
+  combine.set_args(args).uses(c);
+  tasks.push(0, StrassenTask{{0, 0, 0, 0}, STRASSEN_ROOT, 0});
+  return g.run(policy, run_options);
+}
+
+}  // namespace chanflow::workloads
