@@ -6,11 +6,14 @@
 #include "fib/fib.hpp"
 #include "queens/queens.hpp"
 #include "sort/sort.hpp"
+#include "strassen/strassen.hpp"
 #include "test_support.hpp"
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -32,7 +35,10 @@ struct SmallCase {
 // at 64 CEs per level once failed: a yielding merge launched before a continuation admitted into
 // the same level took its room.
 constexpr std::uint32_t kWg = 16;
-const SmallCase kCases[] = {{"fib", 18, 2 * kWg, true}, {"queens", 10, 10 * kWg, true}, {"sort", 70000, 4 * kWg, true}};
+// Strassen at the workload's base case (64) recurses two levels at 256, one at 128.
+const SmallCase kCases[] = {{"fib", 18, 2 * kWg, true},        {"queens", 10, 10 * kWg, true},
+                            {"sort", 70000, 4 * kWg, true},     {"strassen", 256, 7 * kWg, false},
+                            {"strassen-f64", 128, 7 * kWg, false}};
 
 }  // namespace
 
@@ -100,6 +106,46 @@ TEST_SUITE("workloads") {
     CHECK(workloads::queens_tbb_cutoff(12) == 14200);
   }
 
+  TEST_CASE("strassen: deep recursion over small base cases, tiny capacities, both ways of combining") {
+    // n = 128 down to 8×8 base cases: four levels, 2,401 base cases; at 112 CEs per level (one
+    // work-group's request) the deeper levels overflow and tasks yield under host dispatch.
+    constexpr std::uint64_t n = 128;
+    constexpr std::uint32_t base = 8;
+    std::mt19937_64 gen(7);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    std::vector<float> a(n * n), b(n * n), c(n * n);
+    for (auto& x : a) x = uniform(gen);
+    for (auto& x : b) x = uniform(gen);
+    std::vector<double> reference(n * n);
+    workloads::gemm_reference<float, double>(n, a.data(), b.data(), reference.data());
+    SvmBuffer as(runtime(), n * n * sizeof(float)), bs(runtime(), n * n * sizeof(float)), cs(runtime(), n * n * sizeof(float));
+    runtime().svm_write(as.get(), a.data(), n * n * sizeof(float));
+    runtime().svm_write(bs.get(), b.data(), n * n * sizeof(float));
+    const double bound = workloads::strassen_error_bound(n, base, 0x1p-24);
+    Levelized levelized;
+    Greedy greedy;
+    for (SchedulingPolicy* policy : {static_cast<SchedulingPolicy*>(&levelized), static_cast<SchedulingPolicy*>(&greedy)})
+      for (const Sweeps mode : dispatch_modes())
+        for (const std::uint32_t capacity : {4096u, 7 * kWg})
+          for (const auto combine : {workloads::StrassenCombine::Atomic, workloads::StrassenCombine::Join}) {
+            const std::string dispatch = to_string(mode);
+            const bool atomic = combine == workloads::StrassenCombine::Atomic;
+            CAPTURE(dispatch);
+            CAPTURE(capacity);
+            CAPTURE(atomic);
+            runtime().svm_fill_zero(cs.get(), cs.size());
+            const RunStats stats = workloads::strassen_cilk(
+                runtime(), as, bs, cs, n, workloads::Precision::F32, *policy,
+                {.capacity_per_level = capacity, .wg_size = kWg, .device_sweeps = mode}, {}, combine, base);
+            runtime().svm_read(c.data(), cs.get(), n * n * sizeof(float));
+            double worst = 0;
+            for (std::size_t i = 0; i < c.size(); ++i) worst = std::max(worst, std::fabs(c[i] - reference[i]));
+            CHECK(worst <= bound);  // max|A|, max|B| < 1
+            CHECK(stats.ces == 1 + 7 + 49 + 343 + 2401 + 1 + 7 + 49 + 343 + stats.restarts);  // tasks and frames
+            if (capacity != 4096u && mode == Sweeps::Off) CHECK(stats.yields > 0);
+          }
+  }
+
   TEST_CASE("queens: the base case's depth does not change the count") {
     Levelized levelized;
     for (std::uint32_t rows : {0u, 2u, 5u, 8u})
@@ -115,7 +161,12 @@ TEST_SUITE("workloads") {
     CHECK_NOTHROW(workloads::find_workload("fib").check_size(40, caps, {}));
     CHECK_THROWS_WITH_AS(workloads::find_workload("sort").check_size(0, caps, {}), doctest::Contains("at least 1 key"),
                          std::invalid_argument);
-    CHECK_THROWS_WITH_AS(workloads::find_workload("nosuch"), doctest::Contains("there are: fib, queens, sort"),
-                         std::invalid_argument);
+    CHECK_THROWS_WITH_AS(workloads::find_workload("strassen").check_size(96, caps, {}),
+                         doctest::Contains("n must be a power of two"), std::invalid_argument);
+    CHECK_THROWS_WITH_AS(workloads::find_workload("strassen").check_size(1u << 15, caps, {}),
+                         doctest::Contains("n is at most 16384"), std::invalid_argument);
+    CHECK_NOTHROW(workloads::find_workload("strassen").check_size(512, caps, {}));
+    CHECK_THROWS_WITH_AS(workloads::find_workload("nosuch"),
+                         doctest::Contains("there are: fib, queens, sort, strassen, strassen-f64"), std::invalid_argument);
   }
 }

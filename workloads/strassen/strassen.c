@@ -13,7 +13,7 @@
 #define REAL double
 #endif
 #ifndef STRASSEN_BASE
-#define STRASSEN_BASE 32 /* order multiplied by the definition: measured, see workloads/README.md */
+#define STRASSEN_BASE 64 /* order multiplied by the definition: measured, see workloads/README.md */
 #endif
 
 /* C = A·B by the definition (i-k-j order: unit stride in B and C). */

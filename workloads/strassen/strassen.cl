@@ -1,6 +1,7 @@
 /* strassen.c lowered by hand to a channel-flow graph (DESIGN.md decision 8), with the combine
- * step done by atomic addition as in the thesis (4.5.1). REAL, STRASSEN_BASE and
- * STRASSEN_ATOMIC_ADD are defined by the graph (float or double).
+ * step done by atomic addition as in the thesis (4.5.1), or, with STRASSEN_JOIN, after the sync
+ * as strassen.c does it (impl chanflow-join). REAL, STRASSEN_BASE, STRASSEN_ATOMIC_ADD and
+ * STRASSEN_JOIN (0 or 1) are defined by the graph.
  *
  *   void strassen(n, A, B, C) {            strassen_spawn (yielding), one task per product:
  *     if (n <= STRASSEN_BASE) {               its factors are quadrants of its parent's factors
@@ -20,7 +21,9 @@
  *
  * So each of the seven products is a temporary of its own (the parent frame's scratch), and the
  * four quadrant sums are formed by atomic additions into the parent's product as the products
- * complete, rather than by one loop after the sync. */
+ * complete, rather than by one loop after the sync. STRASSEN_JOIN keeps strassen.c's scheme
+ * instead: a base case stores its product in its temporary, and the continuation combines the
+ * seven temporaries into the task's product (no atomics, no zeroing). */
 
 /* Per product k (M1..M7): factor X is quadrant xa (+ xsign · quadrant xb when xb >= 0) of the
  * parent's X, materialized as scratch block xsum; likewise Y; the product is added into the
@@ -121,6 +124,10 @@ void strassen_pre_sync(__global StrassenTask* t, chanflow_ctx* ctx) {
                         strassen_xsum[k], scratch, &xs);
     y = strassen_factor(parent->y, (long)parent->ys, n, strassen_ya[k], strassen_yb[k], strassen_ysign[k],
                         strassen_ysum[k], scratch, &ys);
+    if (n <= STRASSEN_BASE && STRASSEN_JOIN) { /* the product is a temporary of the parent's */
+      strassen_base(n, x, xs, y, ys, scratch + (10 + k) * n * n, n);
+      return;
+    }
     if (n <= STRASSEN_BASE) {
       const long pps = (long)parent->ps;
       __global REAL* d1 = strassen_d1[k] >= 0 ? strassen_quadrant(parent->p, pps, n, strassen_d1[k]) : 0;
@@ -131,7 +138,7 @@ void strassen_pre_sync(__global StrassenTask* t, chanflow_ctx* ctx) {
     p = scratch + (10 + k) * n * n;
     ps = n;
   }
-  for (long i = 0; i < n; i++)
+  for (long i = 0; i < n && !STRASSEN_JOIN; i++)
     for (long j = 0; j < n; j++) p[i * ps + j] = 0;
   const StrassenCont cont = {CHANFLOW_FRAME_INIT, x, y, p, (ulong)xs, (ulong)ys, (ulong)ps, (ulong)n, k, 0u};
   chanflow_spawn_continuation(ctx, cont);
@@ -142,9 +149,32 @@ void strassen_pre_sync(__global StrassenTask* t, chanflow_ctx* ctx) {
 }
 CHANFLOW_YIELDING_KERNEL_NODE(strassen_spawn, StrassenTask, strassen_pre_sync)
 
-/* After the sync: this task's product is complete; add it into the parent's. */
+/* After the sync, STRASSEN_JOIN: the seven products are temporaries of this frame; combine them
+ * into the quadrants of this task's product, as strassen.c does. */
+void strassen_join(__global StrassenCont* c) {
+  __global const REAL* M = (__global const REAL*)chanflow_frame_scratch(&c->frame) + 10 * (c->n / 2) * (c->n / 2);
+  __global REAL* C = c->p;
+  const long h = (long)c->n / 2, q = h * h, cs = (long)c->ps;
+  for (long i = 0; i < h; i++)
+    for (long j = 0; j < h; j++) {
+      const long k = i * h + j;
+      const REAL m1 = M[k], m2 = M[q + k], m3 = M[2 * q + k], m4 = M[3 * q + k];
+      const REAL m5 = M[4 * q + k], m6 = M[5 * q + k], m7 = M[6 * q + k];
+      C[i * cs + j] = m1 + m4 - m5 + m7;
+      C[i * cs + j + h] = m3 + m5;
+      C[(i + h) * cs + j] = m2 + m4;
+      C[(i + h) * cs + j + h] = m1 - m2 + m3 + m6;
+    }
+}
+
+/* After the sync: this task's product is complete (the children added into it); add it into
+ * the parent's. */
 void strassen_post_sync(__global StrassenCont* c, chanflow_ctx* ctx) {
   (void)ctx;
+  if (STRASSEN_JOIN) {
+    strassen_join(c);
+    return;
+  }
   const uint k = c->product;
   if (k == STRASSEN_ROOT) return;
   __global const StrassenCont* parent = (__global const StrassenCont*)c->frame.ret_frame;

@@ -21,23 +21,33 @@ void strassen_multiply_f64(long n, const double* A, const double* B, double* C);
 namespace chanflow::workloads {
 
 /// strassen.c's STRASSEN_BASE: the order multiplied by the definition (workloads/README.md).
-inline constexpr std::uint32_t kStrassenBase = 32;
+inline constexpr std::uint32_t kStrassenBase = 64;
 /// Order at or below which strassen_tbb_cutoff runs strassen.c's elision: 128 is ~0.3 ms of
 /// work, far above oneTBB's per-task cost; 512 still makes 7 + 49 = 56 tasks.
 inline constexpr std::uint64_t kStrassenTbbCutoff = 128;
 
 enum class Precision { F32, F64 };
 
+/// The bound the result is checked against, as a multiple of max|A| max|B|: Higham's worst
+/// case for Strassen over base cases of order `base` (Theorem 23.3; strassen_workload.cpp).
+double strassen_error_bound(std::uint64_t n, std::uint32_t base, double unit_roundoff);
+
 /// Bytes of scratch the chanflow run allocates for order n (per-level pools of frame scratch,
 /// at most `capacity` frames per level), so a size can be refused before it runs.
 std::uint64_t strassen_scratch_bytes(std::uint64_t n, Precision precision, std::uint32_t capacity,
                                      std::uint32_t base = kStrassenBase);
 
+/// How the seven products reach the quadrants: added atomically into the parent's product as
+/// each completes (the thesis' scheme, impl chanflow), or combined after the sync as strassen.c
+/// does (impl chanflow-join).
+enum class StrassenCombine { Atomic, Join };
+
 /// Builds the graph of strassen.cl and computes c = a·b for n×n matrices (SVM, row stride n,
 /// of float or double as `precision` says).
 RunStats strassen_cilk(const Runtime& runtime, const SvmBuffer& a, const SvmBuffer& b, const SvmBuffer& c,
                        std::uint64_t n, Precision precision, SchedulingPolicy& policy, const CilkOptions& options = {},
-                       const RunOptions& run_options = {}, std::uint32_t base = kStrassenBase);
+                       const RunOptions& run_options = {}, StrassenCombine combine = StrassenCombine::Atomic,
+                       std::uint32_t base = kStrassenBase);
 
 /// oneTBB task_group, a task per product (strassen.c's recursion, its base cases included).
 template <class Real>

@@ -39,15 +39,16 @@ std::uint64_t strassen_scratch_bytes(std::uint64_t n, Precision precision, std::
 
 RunStats strassen_cilk(const Runtime& runtime, const SvmBuffer& a, const SvmBuffer& b, const SvmBuffer& c,
                        std::uint64_t n, Precision precision, SchedulingPolicy& policy, const CilkOptions& options,
-                       const RunOptions& run_options, std::uint32_t base) {
+                       const RunOptions& run_options, StrassenCombine combine, std::uint32_t base) {
   Graph g(runtime, {.wg_size = options.wg_size,
                     .device_sweeps = options.device_sweeps,
                     .sweep_groups = options.sweep_groups,
                     .sweep_room_check = options.sweep_room_check});
   const bool f32 = precision == Precision::F32;
-  g.add_source(fmt::format("#define REAL {}\n#define STRASSEN_ATOMIC_ADD {}\n#define STRASSEN_BASE {}\n",
+  g.add_source(fmt::format("#define REAL {}\n#define STRASSEN_ATOMIC_ADD {}\n#define STRASSEN_BASE {}\n"
+                           "#define STRASSEN_JOIN {}\n",
                            f32 ? "float" : "double", f32 ? "chanflow_atomic_add_float" : "chanflow_atomic_add_double",
-                           base));
+                           base, combine == StrassenCombine::Join ? 1 : 0));
   g.add_source(std::string(workloads_cl::strassen_types_h()));
   g.add_source(std::string(workloads_cl::strassen_cl()));
   const std::uint32_t cap = options.capacity_per_level;
@@ -56,14 +57,14 @@ RunStats strassen_cilk(const Runtime& runtime, const SvmBuffer& a, const SvmBuff
   conts.set_frame_scratch({.bytes = [=](std::uint32_t d) { return frame_bytes(n, d, precision, base); },
                            .max_frames = frames_at});
   auto& spawn = g.kernel<StrassenTask>("strassen_spawn", "strassen_spawn");
-  auto& combine = g.kernel<StrassenCont>("strassen_combine", "strassen_combine");
+  auto& post_sync = g.kernel<StrassenCont>("strassen_combine", "strassen_combine");
   make_edge(tasks, spawn);
   make_edge(spawn, conts, Continuation{});
   make_edge(spawn, tasks, Children{.max_per_item = 7});
-  make_edge(conts, combine);
+  make_edge(conts, post_sync);
   const StrassenArgs args{a.get(), b.get(), c.get(), n};
   spawn.set_args(args).uses(a).uses(b).uses(c);
-  combine.set_args(args).uses(c);
+  post_sync.set_args(args).uses(c);
   tasks.push(0, StrassenTask{{0, 0, 0, 0}, STRASSEN_ROOT, 0});
   return g.run(policy, run_options);
 }

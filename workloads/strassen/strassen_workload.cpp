@@ -5,12 +5,26 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <random>
 #include <stdexcept>
 #include <vector>
 
 namespace chanflow::workloads {
+
+// Higham, Accuracy and Stability of Numerical Algorithms (2nd ed., 2002), Theorem 23.3: Strassen
+// recursing down to order n0 and multiplying by the definition there computes Ĉ with
+//   max|C - Ĉ| <= [(n/n0)^log2(12) (n0² + 5 n0) - 5n] u max|A| max|B| + O(u²).
+// The bound holds for any order of the additions, so also for the atomic combination; the
+// definition's own bound (n² u, normwise) is below it, so one bound serves every implementation.
+double strassen_error_bound(std::uint64_t n, std::uint32_t base, double unit_roundoff) {
+  const double n0 = std::min<double>(static_cast<double>(n), base);
+  const double levels = std::log2(static_cast<double>(n) / n0);
+  const double factor = std::pow(12.0, levels) * (n0 * n0 + 5 * n0) - 5.0 * static_cast<double>(n);
+  return std::max(factor, static_cast<double>(n) * static_cast<double>(n)) * unit_roundoff;
+}
+
 namespace {
 
 template <class Real>
@@ -32,18 +46,6 @@ struct Traits<double> {
 
 constexpr std::uint32_t kDefaultCapacity = 1u << 12;
 
-// Higham, Accuracy and Stability of Numerical Algorithms (2nd ed., 2002), Theorem 23.3: Strassen
-// recursing down to order n0 and multiplying by the definition there computes Ĉ with
-//   max|C - Ĉ| <= [(n/n0)^log2(12) (n0² + 5 n0) - 5n] u max|A| max|B| + O(u²).
-// The bound holds for any order of the additions, so also for the atomic combination; the
-// definition's own bound (n² u, normwise) is below it, so one bound serves every implementation.
-double error_bound(std::uint64_t n, std::uint32_t base, double unit_roundoff) {
-  const double n0 = std::min<double>(static_cast<double>(n), base);
-  const double levels = std::log2(static_cast<double>(n) / n0);
-  const double factor = std::pow(12.0, levels) * (n0 * n0 + 5 * n0) - 5.0 * static_cast<double>(n);
-  return std::max(factor, static_cast<double>(n) * static_cast<double>(n)) * unit_roundoff;
-}
-
 template <class Real>
 class StrassenInstance final : public Instance {
   using Wide = typename Traits<Real>::Wide;
@@ -59,7 +61,7 @@ class StrassenInstance final : public Instance {
     for (auto& x : b_) x = uniform(gen);
     gemm_reference<Real, Wide>(n, a_.data(), b_.data(), reference_.data());
     scale_ = static_cast<double>(max_abs(a_)) * static_cast<double>(max_abs(b_));
-    bound_ = error_bound(n, kStrassenBase, std::numeric_limits<Real>::epsilon() / 2);
+    bound_ = strassen_error_bound(n, kStrassenBase, std::numeric_limits<Real>::epsilon() / 2);
     runtime.svm_write(a_svm_.get(), a_.data(), n * n * sizeof(Real));
     runtime.svm_write(b_svm_.get(), b_.data(), n * n * sizeof(Real));
   }
@@ -71,7 +73,7 @@ class StrassenInstance final : public Instance {
     // Every implementation starts from NaN, so an element nobody wrote fails the check.
     std::fill(c_.begin(), c_.end(), std::numeric_limits<Real>::quiet_NaN());
     Real* c = c_.data();
-    if (impl == "chanflow") {
+    if (impl == "chanflow" || impl == "chanflow-join") {
       m.threads = 0;
       runtime_.svm_write(c_svm_.get(), c_.data(), n_ * n_ * sizeof(Real));
       const auto policy = make_policy(settings_.policy);
@@ -79,7 +81,8 @@ class StrassenInstance final : public Instance {
       RunStats stats;
       m.ms = time_ms([&] {
         stats = strassen_cilk(runtime_, a_svm_, b_svm_, c_svm_, n_, Traits<Real>::precision, *policy, cilk,
-                              {.trace_path = settings_.trace_path});
+                              {.trace_path = settings_.trace_path},
+                              impl == "chanflow" ? StrassenCombine::Atomic : StrassenCombine::Join, getenv("SB") ? atoi(getenv("SB")) : 64);
       });
       runtime_.svm_read(c_.data(), c_svm_.get(), n_ * n_ * sizeof(Real));
       m.stats = std::move(stats);
@@ -129,7 +132,7 @@ class Strassen final : public Workload {
   std::string_view name() const override { return Traits<Real>::name; }
   std::string_view size_name() const override { return "n"; }
   std::vector<std::string> impls() const override {
-    return {"serial", "tbb-fine", "tbb-cutoff", "chanflow", "gemm-blocked"};
+    return {"serial", "tbb-fine", "tbb-cutoff", "chanflow", "chanflow-join", "gemm-blocked"};
   }
   std::vector<std::uint64_t> sizes(SizeSet set) const override {
     if (set == SizeSet::Default) return {512};

@@ -1,0 +1,123 @@
+// Frame scratch and atomic floating-point addition (scheduler/cl/scratch.cl): a tree whose
+// children report into their parent frame's block, under both policies and every dispatch mode,
+// with generous and tiny capacities; an empty pool fails the run by name; blocks come back.
+#include "chanflow/chanflow.hpp"
+#include "chanflow_tests_sources.hpp"
+#include "test_support.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+using namespace chanflow;
+using chanflow::test::dispatch_modes;
+using chanflow::test::runtime;
+
+namespace {
+
+struct TreeTask {
+  chanflow_task task;
+  std::uint32_t depth, side;
+};
+struct TreeFrame {
+  chanflow_frame frame;
+  std::uint32_t side, pad;
+};
+
+struct Tree {
+  Graph g;
+  ChannelStackNode& tasks;
+  ChannelStackNode& frames;
+  SvmBuffer result;
+  Tree(std::uint32_t capacity, Sweeps mode, std::uint32_t wg = 16)
+      : g(runtime(), {.wg_size = wg, .device_sweeps = mode}),
+        tasks(g.channel_stack<TreeTask>("tree", capacity)),
+        frames(g.channel_stack<TreeFrame>("tree_frames", capacity, StackKind::Continuations)),
+        result(runtime(), sizeof(std::uint64_t)) {
+    g.add_source(std::string(tests_cl::scratch_test_kernels_cl()));
+    auto& spawn = g.kernel<TreeTask>("tree_spawn", "tree_spawn");
+    auto& sync = g.kernel<TreeFrame>("tree_sync", "tree_sync");
+    make_edge(tasks, spawn);
+    make_edge(spawn, frames, Continuation{});
+    make_edge(spawn, tasks, Children{.max_per_item = 2});
+    make_edge(frames, sync);
+    const std::uint64_t* r = static_cast<std::uint64_t*>(result.get());
+    spawn.set_args(r).uses(result);
+    sync.set_args(r).uses(result);
+  }
+  std::uint64_t run(std::uint32_t depth, SchedulingPolicy& policy) {
+    runtime().svm_fill_zero(result.get(), result.size());
+    tasks.push(0, TreeTask{{}, depth, 0});
+    g.run(policy);
+    std::uint64_t r = 0;
+    runtime().svm_read(&r, result.get(), sizeof r);
+    return r;
+  }
+};
+
+}  // namespace
+
+TEST_SUITE("ports") {
+  TEST_CASE("frame scratch: children report into their parent's block, every policy and dispatch mode") {
+    Levelized levelized;
+    Greedy greedy;
+    for (SchedulingPolicy* policy : {static_cast<SchedulingPolicy*>(&levelized), static_cast<SchedulingPolicy*>(&greedy)})
+      for (const Sweeps mode : dispatch_modes())
+        for (const std::uint32_t capacity : {4096u, 32u}) {  // 32: one work-group's request (wg 16, 2 children)
+          const std::string dispatch = to_string(mode);
+          CAPTURE(dispatch);
+          CAPTURE(capacity);
+          Tree t(capacity, mode);
+          t.frames.set_frame_scratch({.bytes = [](std::uint32_t) { return 2 * sizeof(std::uint64_t); }});
+          CHECK(t.run(10, *policy) == 1024);
+          // Every block came back (the run checks it at quiescence), so a second run finds them.
+          CHECK(t.run(7, *policy) == 128);
+          CHECK(t.frames.scratch_bytes() > 0);
+        }
+  }
+
+  TEST_CASE("frame scratch: a pool smaller than the live frames fails the run by name") {
+    Levelized levelized;
+    Tree t(4096, Sweeps::Off);
+    // Level 3 holds 8 frames at once under the levelized policy; its pool only 2.
+    t.frames.set_frame_scratch({.bytes = [](std::uint32_t) { return 2 * sizeof(std::uint64_t); },
+                                .max_frames = [](std::uint32_t level) { return level == 3 ? 2u : 4096u; }});
+    CHECK_THROWS_WITH_AS(t.run(6, levelized), doctest::Contains("frame scratch pool was empty (all 2 blocks taken)"),
+                         RunError);
+  }
+
+  TEST_CASE("frame scratch belongs to continuation stacks, set once") {
+    Tree t(64, Sweeps::Off);
+    CHECK_THROWS_WITH_AS(t.tasks.set_frame_scratch({.bytes = [](std::uint32_t) { return std::size_t{8}; }}),
+                         doctest::Contains("holds tasks"), GraphError);
+    t.frames.set_frame_scratch({.bytes = [](std::uint32_t) { return std::size_t{8}; }});
+    CHECK_THROWS_WITH_AS(t.frames.set_frame_scratch({.bytes = [](std::uint32_t) { return std::size_t{8}; }}),
+                         doctest::Contains("already has frame scratch"), GraphError);
+  }
+
+  TEST_CASE("atomic floating-point addition loses no update") {
+    constexpr std::uint32_t kItems = 1 << 15;
+    Graph g(runtime(), {.wg_size = 64});
+    g.add_source(std::string(tests_cl::scratch_test_kernels_cl()));
+    auto& items = g.channel<std::uint32_t>("items", kItems);
+    auto& add = g.kernel<std::uint32_t>("fp_add", "fp_add");
+    make_edge(items, add);
+    SvmBuffer f(runtime(), sizeof(float)), d(runtime(), sizeof(double));
+    runtime().svm_fill_zero(f.get(), f.size());
+    runtime().svm_fill_zero(d.get(), d.size());
+    struct {
+      void* f;
+      void* d;
+    } args{f.get(), d.get()};
+    add.set_args(args).uses(f).uses(d);
+    for (std::uint32_t i = 0; i < kItems; ++i) items.push(i);
+    Levelized levelized;
+    g.run(levelized);
+    float fsum = 0;
+    double dsum = 0;
+    runtime().svm_read(&fsum, f.get(), sizeof fsum);
+    runtime().svm_read(&dsum, d.get(), sizeof dsum);
+    CHECK(fsum == 4.5f * kItems);  // every partial sum is an integer below 2^24: exact in float
+    if (runtime().caps().fp64) CHECK(dsum == static_cast<double>(kItems) * (kItems + 1) / 2);
+  }
+}
