@@ -103,9 +103,10 @@ DeviceCaps probe(cl_platform_id platform, cl_device_id dev, unsigned index) {
   }
   c.int64_atomics = c.has_extension("cl_khr_int64_base_atomics");
   c.fp64 = c.has_extension("cl_khr_fp64");
-  if (c.has_extension("cl_ext_float_atomics") && !c.opencl_c_version.starts_with("OpenCL C 1.")) {
+  if (c.has_extension("cl_ext_float_atomics")) {
     // CL_DEVICE_SINGLE_FP_ATOMIC_CAPABILITIES_EXT / _DOUBLE_, CL_DEVICE_GLOBAL_FP_ATOMIC_ADD_EXT
-    // (cl_ext.h of Debian 12's headers predates the extension).
+    // (cl_ext.h of Debian 12's headers predates the extension). Usable only where its atomic
+    // types build (OpenCL C 2.0): probed below.
     constexpr cl_device_info kSingle = 0x4231, kDouble = 0x4232;
     constexpr cl_bitfield kGlobalAdd = 1 << 1;
     cl_bitfield caps = 0;
@@ -124,6 +125,8 @@ DeviceCaps probe(cl_platform_id platform, cl_device_id dev, unsigned index) {
 
   // The preferred multiple is a kernel property; ask it of a trivial kernel.
   c.preferred_work_group_multiple = 1;
+  const bool fp32_add_advertised = c.fp32_atomic_add, fp64_add_advertised = c.fp64_atomic_add;
+  c.fp32_atomic_add = c.fp64_atomic_add = false;  // until the probe below builds them
   cl_int err = CL_SUCCESS;
   cl_context ctx = clCreateContext(nullptr, 1, &dev, nullptr, nullptr, &err);
   if (err == CL_SUCCESS) {
@@ -150,6 +153,21 @@ DeviceCaps probe(cl_platform_id platform, cl_device_id dev, unsigned index) {
           clBuildProgram(scan, 1, &dev, "-cl-std=CL2.0", nullptr, nullptr) == CL_SUCCESS;
       clReleaseProgram(scan);
     }
+    // Advertised floating-point atomic addition counts only if its OpenCL C 2.0 form builds
+    // (NVIDIA's OpenCL advertises OpenCL C 1.2 and cl_ext_float_atomics).
+    auto fp_add_builds = [&](const char* src) {
+      cl_program p = clCreateProgramWithSource(ctx, 1, &src, nullptr, &err);
+      const bool ok = err == CL_SUCCESS && clBuildProgram(p, 1, &dev, "-cl-std=CL2.0", nullptr, nullptr) == CL_SUCCESS;
+      if (p) clReleaseProgram(p);
+      return ok;
+    };
+    c.fp32_atomic_add = fp32_add_advertised && fp_add_builds(
+        "__kernel void chanflow_fp_add_probe(__global float* p) { atomic_fetch_add_explicit("
+        "(volatile __global atomic_float*)p, 1.0f, memory_order_relaxed, memory_scope_device); }");
+    c.fp64_atomic_add = fp64_add_advertised && fp_add_builds(
+        "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+        "__kernel void chanflow_fp_add_probe(__global double* p) { atomic_fetch_add_explicit("
+        "(volatile __global atomic_double*)p, 1.0, memory_order_relaxed, memory_scope_device); }");
     clReleaseContext(ctx);
   }
   return c;

@@ -14,8 +14,12 @@ rows = [r for r in bench["results"] if r["correct"] and r["median_ms"] is not No
 workloads = list(dict.fromkeys(r["workload"] for r in rows))
 if not workloads:
     sys.exit("no correct results to plot")
-fig, axes = plt.subplots(1, len(workloads), figsize=(4.5 * len(workloads), 4), squeeze=False)
-for ax, workload in zip(axes[0], workloads):
+cols = min(3, len(workloads))
+grid_rows = (len(workloads) + cols - 1) // cols
+fig, axes = plt.subplots(grid_rows, cols, figsize=(4.5 * cols, 4 * grid_rows), squeeze=False)
+for ax in axes.flat[len(workloads):]:
+    ax.set_visible(False)
+for ax, workload in zip(axes.flat, workloads):
     mine = [r for r in rows if r["workload"] == workload]
     for impl in dict.fromkeys(r["impl"] for r in mine):
         points = sorted((r["size"], r["median_ms"]) for r in mine if r["impl"] == impl)

@@ -46,7 +46,7 @@ void strassen_tasks(long n, const Real* A, long as, const Real* B, long bs, Real
   const long h = n / 2, q = h * h;
   const Real *A11 = A, *A12 = A + h, *A21 = A + h * as, *A22 = A + h * as + h;
   const Real *B11 = B, *B12 = B + h, *B21 = B + h * bs, *B22 = B + h * bs + h;
-  const auto t = std::make_unique<Real[]>(static_cast<std::size_t>(q) * 17);
+  const std::unique_ptr<Real[]> t(new Real[static_cast<std::size_t>(q) * 17]);  // uninitialized, as malloc
   Real *S = t.get(), *M = t.get() + 10 * q;
   add(h, A11, as, A22, as, Real(1), S + 0 * q);
   add(h, B11, bs, B22, bs, Real(1), S + 1 * q);

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <limits>
 #include <random>
 #include <stdexcept>
@@ -82,7 +81,7 @@ class StrassenInstance final : public Instance {
       m.ms = time_ms([&] {
         stats = strassen_cilk(runtime_, a_svm_, b_svm_, c_svm_, n_, Traits<Real>::precision, *policy, cilk,
                               {.trace_path = settings_.trace_path},
-                              impl == "chanflow" ? StrassenCombine::Atomic : StrassenCombine::Join, getenv("SB") ? atoi(getenv("SB")) : 64);
+                              impl == "chanflow" ? StrassenCombine::Atomic : StrassenCombine::Join);
       });
       runtime_.svm_read(c_.data(), c_svm_.get(), n_ * n_ * sizeof(Real));
       m.stats = std::move(stats);
