@@ -59,7 +59,7 @@ void strassen_tbb_cutoff(std::uint64_t n, const Real* a, const Real* b, Real* c)
 template <class Real>
 void gemm_blocked(std::uint64_t n, const Real* a, const Real* b, Real* c);
 /// The reference: c = a·b by the definition in a wider type (double for float, long double for
-/// double), in parallel over rows (oneTBB).
+/// double), serially.
 template <class Real, class Wide>
 void gemm_reference(std::uint64_t n, const Real* a, const Real* b, Wide* c);
 
