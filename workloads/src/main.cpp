@@ -78,7 +78,8 @@ int main(int argc, char** argv) {
   std::string device;
   app.add_option("--device", device,
                  "OpenCL device: index from `chanflow devices` or a name substring "
-                 "(default: $CHANFLOW_DEVICE, else PoCL's CPU device)");
+                 "(default: $CHANFLOW_DEVICE, else PoCL's CPU device); before or after the subcommand");
+  app.fallthrough();  // subcommands (made below, inheriting it) pass --device up to here
 
   auto* devices_cmd = app.add_subcommand("devices", "list every OpenCL device and its capabilities");
   std::string json_path;
