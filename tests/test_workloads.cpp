@@ -146,6 +146,22 @@ TEST_SUITE("workloads") {
           }
   }
 
+  TEST_CASE("strassen: orders at or below the base case (the root multiplies by the definition)") {
+    for (const char* name : {"strassen", "strassen-f64"})
+      for (std::uint64_t n : {1u, 2u, 4u, 64u}) {
+        const auto& w = workloads::find_workload(name);
+        auto instance = w.prepare(runtime(), n, 3, {});
+        for (const auto& impl : w.impls()) {
+          if (impl.rfind("tbb", 0) == 0) continue;  // the baselines' case runs them (and ThreadSanitizer skips it)
+          const std::string workload = name;
+          CAPTURE(workload);
+          CAPTURE(n);
+          CAPTURE(impl);
+          CHECK(instance->run(impl).correct);
+        }
+      }
+  }
+
   TEST_CASE("queens: the base case's depth does not change the count") {
     Levelized levelized;
     for (std::uint32_t rows : {0u, 2u, 5u, 8u})
