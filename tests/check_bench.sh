@@ -25,7 +25,7 @@ for r in rows:
     assert (r["tasks"] is not None) == on_device, f"{r['impl']}: tasks only for chanflow"
     assert (r["threads"] is None) == on_device, f"{r['impl']}: threads only for host implementations"
 impls = {(r["workload"], r["impl"]) for r in rows}
-for w in ("fib", "queens", "sort", "strassen", "strassen-f64"):
+for w in ("fib", "queens", "sort", "sort-u64", "strassen", "strassen-f64"):
     for impl in ("serial", "tbb-fine", "tbb-cutoff", "chanflow"):
         assert (w, impl) in impls, f"{w} {impl} missing"
 print(f"bench JSON: {len(rows)} rows, every field present")

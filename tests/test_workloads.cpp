@@ -36,9 +36,9 @@ struct SmallCase {
 // the same level took its room.
 constexpr std::uint32_t kWg = 16;
 // Strassen at the workload's base case (64) recurses two levels at 256, one at 128.
-const SmallCase kCases[] = {{"fib", 18, 2 * kWg, true},        {"queens", 10, 10 * kWg, true},
-                            {"sort", 70000, 4 * kWg, true},     {"strassen", 256, 7 * kWg, false},
-                            {"strassen-f64", 128, 7 * kWg, false}};
+const SmallCase kCases[] = {{"fib", 18, 2 * kWg, true},          {"queens", 10, 10 * kWg, true},
+                            {"sort", 70000, 4 * kWg, true},       {"sort-u64", 70000, 4 * kWg, true},
+                            {"strassen", 256, 7 * kWg, false},    {"strassen-f64", 128, 7 * kWg, false}};
 
 }  // namespace
 
@@ -61,7 +61,7 @@ TEST_SUITE("workloads") {
               // Greedy does not serve the deepest levels first, so at one request per level Sort's
               // spawning continuations can deadlock its stacks (a capacity deadlock the run
               // reports, as the graph soak counts them); levelized is the policy for it.
-              if (std::string(c.workload) == "sort" && std::string(policy) == "greedy" && capacity != 0) continue;
+              if (std::string(c.workload).rfind("sort", 0) == 0 && std::string(policy) == "greedy" && capacity != 0) continue;
               const std::string workload = c.workload, policy_name = policy, dispatch = to_string(mode);
               CAPTURE(workload);
               CAPTURE(impl);
@@ -183,6 +183,6 @@ TEST_SUITE("workloads") {
                          doctest::Contains("n is at most 16384"), std::invalid_argument);
     CHECK_NOTHROW(workloads::find_workload("strassen").check_size(512, caps, {}));
     CHECK_THROWS_WITH_AS(workloads::find_workload("nosuch"),
-                         doctest::Contains("there are: fib, queens, sort, strassen, strassen-f64"), std::invalid_argument);
+                         doctest::Contains("there are: fib, queens, sort, sort-u64, strassen, strassen-f64"), std::invalid_argument);
   }
 }

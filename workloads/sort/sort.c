@@ -1,6 +1,6 @@
-/* cilksort: sort an array of 32-bit keys by splitting it into four quarters recursively, sorting
- * the base cases, then merging pairs of quarters and the two halves with a parallel
- * divide-and-conquer merge (split the larger run at its middle, find that key's place in the
+/* cilksort: sort an array of keys (SORT_KEY, 32-bit unsigned unless defined otherwise) by
+ * splitting it into four quarters recursively, sorting the base cases, then merging pairs of
+ * quarters and the two halves with a parallel divide-and-conquer merge (split the larger run at its middle, find that key's place in the
  * other run by binary search, merge both sides in parallel). Derived from the `cilksort` example
  * distributed with MIT Cilk 5 (thesis 4.5.1), written with half-open index ranges, an insertion
  * sort as the base case (the thesis' base case is 64 keys) and no recursion outside the Cilk
@@ -18,10 +18,13 @@
 #ifndef MERGE_BASE
 #define MERGE_BASE 256 /* keys a merge handles serially */
 #endif
+#ifndef SORT_KEY
+#define SORT_KEY unsigned
+#endif
 
-void sort_insertion(unsigned *a, long n) {
+void sort_insertion(SORT_KEY *a, long n) {
   for (long i = 1; i < n; i++) {
-    unsigned key = a[i];
+    SORT_KEY key = a[i];
     long j = i - 1;
     while (j >= 0 && a[j] > key) {
       a[j + 1] = a[j];
@@ -32,7 +35,7 @@ void sort_insertion(unsigned *a, long n) {
 }
 
 /* The first index in b[0 .. n) whose key is not below `key`. */
-long sort_lower_bound(const unsigned *b, long n, unsigned key) {
+long sort_lower_bound(const SORT_KEY *b, long n, SORT_KEY key) {
   long lo = 0, hi = n;
   while (lo < hi) {
     long mid = lo + (hi - lo) / 2;
@@ -44,7 +47,7 @@ long sort_lower_bound(const unsigned *b, long n, unsigned key) {
   return lo;
 }
 
-void sort_merge_serially(const unsigned *a, long na, const unsigned *b, long nb, unsigned *dest) {
+void sort_merge_serially(const SORT_KEY *a, long na, const SORT_KEY *b, long nb, SORT_KEY *dest) {
   long i = 0, j = 0, k = 0;
   while (i < na && j < nb) dest[k++] = b[j] < a[i] ? b[j++] : a[i++];
   while (i < na) dest[k++] = a[i++];
@@ -52,9 +55,9 @@ void sort_merge_serially(const unsigned *a, long na, const unsigned *b, long nb,
 }
 
 /* Merges the sorted runs a[0 .. na) and b[0 .. nb) into dest. */
-void cilkmerge(const unsigned *a, long na, const unsigned *b, long nb, unsigned *dest) {
+void cilkmerge(const SORT_KEY *a, long na, const SORT_KEY *b, long nb, SORT_KEY *dest) {
   if (na < nb) { /* a is the longer run */
-    const unsigned *t = a;
+    const SORT_KEY *t = a;
     a = b;
     b = t;
     long tn = na;
@@ -74,7 +77,7 @@ void cilkmerge(const unsigned *a, long na, const unsigned *b, long nb, unsigned 
 }
 
 /* Sorts data[0 .. n), with tmp[0 .. n) as scratch. */
-void cilksort(unsigned *data, unsigned *tmp, long n) {
+void cilksort(SORT_KEY *data, SORT_KEY *tmp, long n) {
   if (n <= SORT_BASE) {
     sort_insertion(data, n);
     return;
@@ -98,8 +101,8 @@ int main(int argc, char *argv[]) {
     fprintf(stderr, "sort: n must be at least 1\n");
     return 1;
   }
-  unsigned *data = malloc(n * sizeof(unsigned));
-  unsigned *tmp = malloc(n * sizeof(unsigned));
+  SORT_KEY *data = malloc(n * sizeof(SORT_KEY));
+  SORT_KEY *tmp = malloc(n * sizeof(SORT_KEY));
   if (!data || !tmp) {
     fprintf(stderr, "sort: out of memory\n");
     return 1;

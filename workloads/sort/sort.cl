@@ -1,5 +1,5 @@
 /* sort.c lowered by hand to a channel-flow graph (DESIGN.md decision 8), the scheme chanflowc
- * will emit. Two Cilk functions, each with its own levelized stacks; cilksort has three syncs,
+ * will emit. Keys are SORT_KEY (uint or ulong), defined by the graph. Two Cilk functions, each with its own levelized stacks; cilksort has three syncs,
  * so its frame has three continuations, and the later two spawn cilkmerge, a different function,
  * whose children go one level deeper on cilkmerge's own task stack:
  *
@@ -25,9 +25,9 @@
  *
  * The helpers (insertion sort, lower bound, serial merge) are sort.c's, as written. */
 
-void sort_insertion(__global uint* a, long n) {
+void sort_insertion(__global SORT_KEY* a, long n) {
   for (long i = 1; i < n; i++) {
-    uint key = a[i];
+    SORT_KEY key = a[i];
     long j = i - 1;
     while (j >= 0 && a[j] > key) {
       a[j + 1] = a[j];
@@ -37,7 +37,7 @@ void sort_insertion(__global uint* a, long n) {
   }
 }
 
-long sort_lower_bound(__global const uint* b, long n, uint key) {
+long sort_lower_bound(__global const SORT_KEY* b, long n, SORT_KEY key) {
   long lo = 0, hi = n;
   while (lo < hi) {
     long mid = lo + (hi - lo) / 2;
@@ -49,7 +49,7 @@ long sort_lower_bound(__global const uint* b, long n, uint key) {
   return lo;
 }
 
-void sort_merge_serially(__global const uint* a, long na, __global const uint* b, long nb, __global uint* dest) {
+void sort_merge_serially(__global const SORT_KEY* a, long na, __global const SORT_KEY* b, long nb, __global SORT_KEY* dest) {
   long i = 0, j = 0, k = 0;
   while (i < na && j < nb) dest[k++] = b[j] < a[i] ? b[j++] : a[i++];
   while (i < na) dest[k++] = a[i++];
@@ -57,15 +57,15 @@ void sort_merge_serially(__global const uint* a, long na, __global const uint* b
 }
 
 /* A cilkmerge child (void: it joins its parent's continuation). */
-void spawn_merge(chanflow_ctx* ctx, uint port, __global uint* a, long na, __global uint* b, long nb,
-                 __global uint* dest) {
+void spawn_merge(chanflow_ctx* ctx, uint port, __global SORT_KEY* a, long na, __global SORT_KEY* b, long nb,
+                 __global SORT_KEY* dest) {
   const MergeFrame m = {CHANFLOW_TASK_INIT, a, b, dest, (ulong)na, (ulong)nb};
   chanflow_spawn_void_child(ctx, port, m);
 }
 
 void sort_pre_sync(__global SortFrame* f, chanflow_ctx* ctx) {
-  __global uint* data = f->data;
-  __global uint* tmp = f->tmp;
+  __global SORT_KEY* data = f->data;
+  __global SORT_KEY* tmp = f->tmp;
   const long n = (long)f->n;
   if (n <= (long)CHANFLOW_ARGS(ctx, SortArgs)->sort_base) {
     sort_insertion(data, n);
@@ -108,11 +108,11 @@ void sort_after_whole(__global SortCont* c, chanflow_ctx* ctx) {
 CHANFLOW_CONTINUATION_NODE(sort_done, SortCont, sort_after_whole)
 
 void merge_pre_sync(__global MergeFrame* f, chanflow_ctx* ctx) {
-  __global uint* a = f->a;
-  __global uint* b = f->b;
+  __global SORT_KEY* a = f->a;
+  __global SORT_KEY* b = f->b;
   long na = (long)f->na, nb = (long)f->nb;
   if (na < nb) {
-    __global uint* t = a;
+    __global SORT_KEY* t = a;
     a = b;
     b = t;
     const long tn = na;

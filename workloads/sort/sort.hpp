@@ -5,13 +5,21 @@
 #include "sort/sort_types.h"
 
 #include <cstdint>
+#include <type_traits>
 
-extern "C" {  // sort.c's serial elision
+static_assert(std::is_same_v<std::uint64_t, unsigned long>, "sort.c's 64-bit build uses unsigned long keys");
+
+extern "C" {  // sort.c's serial elisions: 32-bit keys, and 64-bit keys (CMake renames those)
 void cilksort(unsigned* data, unsigned* tmp, long n);
 void cilkmerge(const unsigned* a, long na, const unsigned* b, long nb, unsigned* dest);
 void sort_insertion(unsigned* a, long n);
 void sort_merge_serially(const unsigned* a, long na, const unsigned* b, long nb, unsigned* dest);
 long sort_lower_bound(const unsigned* b, long n, unsigned key);
+void cilksort_u64(unsigned long* data, unsigned long* tmp, long n);  // SORT_KEY=unsigned long: uint64_t here
+void cilkmerge_u64(const unsigned long* a, long na, const unsigned long* b, long nb, unsigned long* dest);
+void sort_insertion_u64(unsigned long* a, long n);
+void sort_merge_serially_u64(const unsigned long* a, long na, const unsigned long* b, long nb, unsigned long* dest);
+long sort_lower_bound_u64(const unsigned long* b, long n, unsigned long key);
 }
 
 namespace chanflow::workloads {
@@ -23,15 +31,22 @@ struct SortResult {
   RunStats stats;
 };
 
-/// Builds the graph of sort.cl and sorts data[0 .. n) (SVM, with tmp as scratch) in place.
+/// Builds the graph of sort.cl and sorts data[0 .. n) (SVM, with tmp as scratch) in place;
+/// keys are `key_bytes` (4 or 8) wide.
 SortResult sort_cilk(const Runtime& runtime, const SvmBuffer& data, const SvmBuffer& tmp, std::uint64_t n,
                      SchedulingPolicy& policy, const CilkOptions& options = {}, const RunOptions& run_options = {},
-                     SortArgs bases = {kSortBase, kMergeBase});
+                     SortArgs bases = {kSortBase, kMergeBase}, std::uint32_t key_bytes = 4);
 
-/// oneTBB task_group, a task wherever sort.c spawns (its base cases included).
-void sort_tbb_fine(std::uint32_t* data, std::uint32_t* tmp, std::uint64_t n);
+/// oneTBB task_group, a task wherever sort.c spawns (its base cases included). Key: uint32_t or
+/// uint64_t.
+template <class Key>
+void sort_tbb_fine(Key* data, Key* tmp, std::uint64_t n);
 /// The same down to kSortTbbCutoff keys (sorts and merges), sort.c's serial elision below.
-void sort_tbb_cutoff(std::uint32_t* data, std::uint32_t* tmp, std::uint64_t n);
+template <class Key>
+void sort_tbb_cutoff(Key* data, Key* tmp, std::uint64_t n);
+/// sort.c's cilksort (its serial elision) for either key width.
+void sort_serial(std::uint32_t* data, std::uint32_t* tmp, std::uint64_t n);
+void sort_serial(std::uint64_t* data, std::uint64_t* tmp, std::uint64_t n);
 /// Keys below which sort_tbb_cutoff runs serially: 16,384 keys take ~0.5 ms to sort, far
 /// above oneTBB's per-task cost, and 1,000,000 keys still make ~250 tasks per phase.
 inline constexpr std::uint64_t kSortTbbCutoff = 16384;

@@ -3,15 +3,22 @@
 
 #include "chanflow_workloads_sources.hpp"
 
+#include <fmt/format.h>
+
+#include <stdexcept>
+
 namespace chanflow::workloads {
 
 SortResult sort_cilk(const Runtime& runtime, const SvmBuffer& data, const SvmBuffer& tmp, std::uint64_t n,
                      SchedulingPolicy& policy, const CilkOptions& options, const RunOptions& run_options,
-                     SortArgs bases) {
+                     SortArgs bases, std::uint32_t key_bytes) {
+  if (key_bytes != 4 && key_bytes != 8)
+    throw std::invalid_argument(fmt::format("sort: keys are 4 or 8 bytes wide, not {}", key_bytes));
   Graph g(runtime, {.wg_size = options.wg_size,
                     .device_sweeps = options.device_sweeps,
                     .sweep_groups = options.sweep_groups,
                     .sweep_room_check = options.sweep_room_check});
+  g.add_source(key_bytes == 4 ? "#define SORT_KEY uint\n" : "#define SORT_KEY ulong\n");
   g.add_source(std::string(workloads_cl::sort_types_h()));
   g.add_source(std::string(workloads_cl::sort_cl()));
   const std::uint32_t cap = options.capacity_per_level;
@@ -50,7 +57,7 @@ SortResult sort_cilk(const Runtime& runtime, const SvmBuffer& data, const SvmBuf
     k->set_args(bases);
     k->uses(data).uses(tmp);
   }
-  sorts.push(0, SortFrame{{0, 0, 0, 0}, static_cast<std::uint32_t*>(data.get()), static_cast<std::uint32_t*>(tmp.get()), n});
+  sorts.push(0, SortFrame{{0, 0, 0, 0}, data.get(), tmp.get(), n});
   return {g.run(policy, run_options)};
 }
 

@@ -1,34 +1,38 @@
 /* The CEs of sort.cl's graph, declared once for the host (sort_cilk.cpp) and the kernels (the
- * graph builds this file before sort.cl). Keys are 32-bit; user data lives in SVM, so the
- * pointers mean the same on both sides (CHANFLOW_PTR). */
+ * graph builds this file before sort.cl). Keys are SORT_KEY on the device (uint or ulong, defined
+ * by the graph); the host only seeds the root, so its key pointers are untyped. User data lives
+ * in SVM, so the pointers mean the same on both sides (CHANFLOW_PTR). */
 #ifndef CHANFLOW_WORKLOADS_SORT_TYPES_H
 #define CHANFLOW_WORKLOADS_SORT_TYPES_H
 
-#ifndef __OPENCL_VERSION__
+#ifdef __OPENCL_VERSION__
+#define SORT_KEY_PTR CHANFLOW_PTR(SORT_KEY)
+#else
 #include "chanflow/node_layout.h"
+#define SORT_KEY_PTR CHANFLOW_PTR(void)
 #endif
 
 /* cilksort(data, tmp, n): a task, and the frame its continuations share (the live locals). */
 typedef struct {
   chanflow_task task;
-  CHANFLOW_PTR(chanflow_u32) data;
-  CHANFLOW_PTR(chanflow_u32) tmp;
+  SORT_KEY_PTR data;
+  SORT_KEY_PTR tmp;
   chanflow_u64 n;
 } SortFrame;
 
 typedef struct {
   chanflow_frame frame;
-  CHANFLOW_PTR(chanflow_u32) data;
-  CHANFLOW_PTR(chanflow_u32) tmp;
+  SORT_KEY_PTR data;
+  SORT_KEY_PTR tmp;
   chanflow_u64 n;
 } SortCont;
 
 /* cilkmerge(a, na, b, nb, dest): a task; its continuation holds nothing but the join. */
 typedef struct {
   chanflow_task task;
-  CHANFLOW_PTR(chanflow_u32) a;
-  CHANFLOW_PTR(chanflow_u32) b;
-  CHANFLOW_PTR(chanflow_u32) dest;
+  SORT_KEY_PTR a;
+  SORT_KEY_PTR b;
+  SORT_KEY_PTR dest;
   chanflow_u64 na;
   chanflow_u64 nb;
 } MergeFrame;

@@ -14,14 +14,28 @@
 namespace chanflow::workloads {
 namespace {
 
+template <class Key>
+struct KeyTraits;
+template <>
+struct KeyTraits<std::uint32_t> {
+  static constexpr const char* name = "sort";
+  static constexpr std::uint32_t multiplier = 2654435761u;  // odd: a bijection modulo 2^32
+};
+template <>
+struct KeyTraits<std::uint64_t> {
+  static constexpr const char* name = "sort-u64";
+  static constexpr std::uint64_t multiplier = 0x9e3779b97f4a7c15ull;  // odd: a bijection modulo 2^64
+};
+
+template <class Key>
 class SortInstance final : public Instance {
  public:
   SortInstance(const Runtime& runtime, std::uint64_t n, std::uint64_t seed, const ChanflowSettings& settings)
       : runtime_(runtime), n_(n), settings_(settings), input_(n), work_(n), tmp_(n),
-        data_svm_(runtime, n * sizeof(std::uint32_t)), tmp_svm_(runtime, n * sizeof(std::uint32_t)) {
-    // A seeded shuffle of n distinct keys spread over the 32-bit range (an odd multiplier is a
-    // bijection modulo 2^32), so the sorted output is exactly the reference, key for key.
-    for (std::uint64_t i = 0; i < n; ++i) input_[i] = static_cast<std::uint32_t>(i * 2654435761u);
+        data_svm_(runtime, n * sizeof(Key)), tmp_svm_(runtime, n * sizeof(Key)) {
+    // A seeded shuffle of n distinct keys spread over the key's range (an odd multiplier is a
+    // bijection modulo 2^bits), so the sorted output is exactly the reference, key for key.
+    for (std::uint64_t i = 0; i < n; ++i) input_[i] = static_cast<Key>(i * KeyTraits<Key>::multiplier);
     std::shuffle(input_.begin(), input_.end(), std::mt19937_64(seed));
     expected_ = input_;
     std::sort(expected_.begin(), expected_.end());
@@ -29,43 +43,43 @@ class SortInstance final : public Instance {
 
   Measurement run(std::string_view impl) override {
     Measurement m;
-    const long n = static_cast<long>(n_);
     if (impl == "chanflow") {
       m.threads = 0;
-      runtime_.svm_write(data_svm_.get(), input_.data(), n_ * sizeof(std::uint32_t));
+      runtime_.svm_write(data_svm_.get(), input_.data(), n_ * sizeof(Key));
       const auto policy = make_policy(settings_.policy);
       const CilkOptions cilk = settings_.cilk_with_capacity(1u << 14);
       SortResult r;
       m.ms = time_ms([&] {
-        r = sort_cilk(runtime_, data_svm_, tmp_svm_, n_, *policy, cilk, {.trace_path = settings_.trace_path});
+        r = sort_cilk(runtime_, data_svm_, tmp_svm_, n_, *policy, cilk, {.trace_path = settings_.trace_path},
+                      {kSortBase, kMergeBase}, sizeof(Key));
       });
-      runtime_.svm_read(work_.data(), data_svm_.get(), n_ * sizeof(std::uint32_t));
+      runtime_.svm_read(work_.data(), data_svm_.get(), n_ * sizeof(Key));
       m.stats = std::move(r.stats);
     } else {
       work_ = input_;
-      std::uint32_t* d = work_.data();
-      std::uint32_t* t = tmp_.data();
+      Key* d = work_.data();
+      Key* t = tmp_.data();
       if (impl == "serial") {
-        m.ms = time_ms([&] { cilksort(d, t, n); });
+        m.ms = time_ms([&] { sort_serial(d, t, n_); });
       } else if (impl == "std-sort") {
         m.ms = time_ms([&] { std::sort(work_.begin(), work_.end()); });
       } else {
         m.threads = tbb_threads();
         if (impl == "tbb-fine")
-          m.ms = time_ms([&] { sort_tbb_fine(d, t, n_); });
+          m.ms = time_ms([&] { sort_tbb_fine<Key>(d, t, n_); });
         else if (impl == "tbb-cutoff")
-          m.ms = time_ms([&] { sort_tbb_cutoff(d, t, n_); });
+          m.ms = time_ms([&] { sort_tbb_cutoff<Key>(d, t, n_); });
         else if (impl == "tbb-parallel-sort")
           m.ms = time_ms([&] { tbb::parallel_sort(work_.begin(), work_.end()); });
         else
-          throw std::invalid_argument(fmt::format("sort has no implementation '{}'", impl));
+          throw std::invalid_argument(fmt::format("{} has no implementation '{}'", KeyTraits<Key>::name, impl));
       }
     }
     // Sorted, and a permutation of the input: equal to the input sorted by std::sort.
     const auto first_wrong = std::mismatch(work_.begin(), work_.end(), expected_.begin()).first;
     m.correct = first_wrong == work_.end();
-    m.result = m.correct ? fmt::format("sort({}): sorted, a permutation of the input", n_)
-                         : fmt::format("sort({}): WRONG from index {}", n_, first_wrong - work_.begin());
+    m.result = m.correct ? fmt::format("{}({}): sorted, a permutation of the input", KeyTraits<Key>::name, n_)
+                         : fmt::format("{}({}): WRONG from index {}", KeyTraits<Key>::name, n_, first_wrong - work_.begin());
     return m;
   }
 
@@ -73,13 +87,14 @@ class SortInstance final : public Instance {
   const Runtime& runtime_;
   std::uint64_t n_;
   ChanflowSettings settings_;
-  std::vector<std::uint32_t> input_, expected_, work_, tmp_;
+  std::vector<Key> input_, expected_, work_, tmp_;
   SvmBuffer data_svm_, tmp_svm_;
 };
 
+template <class Key>
 class Sort final : public Workload {
  public:
-  std::string_view name() const override { return "sort"; }
+  std::string_view name() const override { return KeyTraits<Key>::name; }
   std::string_view size_name() const override { return "keys"; }
   std::vector<std::string> impls() const override {
     return {"serial", "tbb-fine", "tbb-cutoff", "chanflow", "std-sort", "tbb-parallel-sort"};
@@ -89,30 +104,36 @@ class Sort final : public Workload {
     return {1u << 16, 1u << 18, 1u << 20, 1u << 22, 1u << 24};
   }
   void check_size(std::uint64_t size, const DeviceCaps& caps, const ChanflowSettings&) const override {
-    if (size == 0) throw std::invalid_argument("sort 0: the array must hold at least 1 key");
+    const auto name = KeyTraits<Key>::name;
+    if (size == 0) throw std::invalid_argument(fmt::format("{} 0: the array must hold at least 1 key", name));
     constexpr std::uint64_t kMaxKeys = std::uint64_t{1} << 31;  // sort.c indexes with long; keys stay distinct
     if (size > kMaxKeys)
-      throw std::invalid_argument(fmt::format("sort {}: at most {} keys", size, kMaxKeys));
-    const std::uint64_t bytes = size * sizeof(std::uint32_t);
+      throw std::invalid_argument(fmt::format("{} {}: at most {} keys", name, size, kMaxKeys));
+    const std::uint64_t bytes = size * sizeof(Key);
     if (caps.max_alloc_bytes && bytes > caps.max_alloc_bytes)
-      throw std::invalid_argument(fmt::format("sort {}: the {:.0f} MiB array exceeds the device's largest allocation "
+      throw std::invalid_argument(fmt::format("{} {}: the {:.0f} MiB array exceeds the device's largest allocation "
                                               "({:.0f} MiB)",
-                                              size, bytes / 1048576.0, caps.max_alloc_bytes / 1048576.0));
+                                              name, size, bytes / 1048576.0, caps.max_alloc_bytes / 1048576.0));
     if (caps.global_mem_bytes && 2 * bytes > caps.global_mem_bytes / 2)
-      throw std::invalid_argument(fmt::format("sort {}: the array and its scratch ({:.0f} MiB) need more than half "
+      throw std::invalid_argument(fmt::format("{} {}: the array and its scratch ({:.0f} MiB) need more than half "
                                               "the device's memory ({:.0f} MiB)",
-                                              size, 2 * bytes / 1048576.0, caps.global_mem_bytes / 1048576.0));
+                                              name, size, 2 * bytes / 1048576.0, caps.global_mem_bytes / 1048576.0));
   }
   std::unique_ptr<Instance> prepare(const Runtime& runtime, std::uint64_t size, std::uint64_t seed,
                                     const ChanflowSettings& settings) const override {
-    return std::make_unique<SortInstance>(runtime, size, seed, settings);
+    return std::make_unique<SortInstance<Key>>(runtime, size, seed, settings);
   }
 };
 
 }  // namespace
 
 const Workload& sort_workload() {
-  static const Sort w;
+  static const Sort<std::uint32_t> w;
+  return w;
+}
+
+const Workload& sort_u64_workload() {
+  static const Sort<std::uint64_t> w;
   return w;
 }
 
