@@ -93,8 +93,11 @@ void Aggregator::no_progress(Stall why) const {
   for (const auto& v : views_) {
     if (v.ready == 0 && v.blocked == 0) continue;
     const Watched& w = watched_[v.id];
-    msg += fmt::format("\n  - channel '{}': {} ready, {} blocked context(s), consumer '{}'", v.name, v.ready, v.blocked,
-                       v.consumer);
+    const auto& h = w.channel->counters();
+    msg += fmt::format("\n  - channel '{}': {} ready, {} blocked context(s), consumer '{}' [control head {}, published "
+                       "{}, reserved {}; data head {}, tail {}, free {}]",
+                       v.name, v.ready, v.blocked, v.consumer, h.ctrl_head, h.ctrl_published, h.ctrl_reserve_tail,
+                       h.data_head, h.data_tail, static_cast<std::int64_t>(h.data_free));
     if (v.ready > 0 && v.admissible == 0) {
       for (std::uint32_t p = 0; p < w.consumer->ports().size(); ++p) {
         const auto& port = w.consumer->ports()[p];
