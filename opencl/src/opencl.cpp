@@ -103,18 +103,17 @@ DeviceCaps probe(cl_platform_id platform, cl_device_id dev, unsigned index) {
   }
   c.int64_atomics = c.has_extension("cl_khr_int64_base_atomics");
   c.fp64 = c.has_extension("cl_khr_fp64");
-  if (c.has_extension("cl_ext_float_atomics")) {
-    // CL_DEVICE_SINGLE_FP_ATOMIC_CAPABILITIES_EXT / _DOUBLE_, CL_DEVICE_GLOBAL_FP_ATOMIC_ADD_EXT
-    // (cl_ext.h of Debian 12's headers predates the extension). Usable only where its atomic
-    // types build (OpenCL C 2.0): probed below.
-    constexpr cl_device_info kSingle = 0x4231, kDouble = 0x4232;
+  // Global floating-point atomic addition as cl_ext_float_atomics advertises it
+  // (CL_DEVICE_SINGLE_FP_ATOMIC_CAPABILITIES_EXT / _DOUBLE_ with CL_DEVICE_GLOBAL_FP_ATOMIC_ADD_EXT;
+  // Debian 12's cl_ext.h predates the extension). It counts only where its OpenCL C 2.0 form
+  // builds: probed below.
+  auto fp_add_advertised = [&](cl_device_info which) {
     constexpr cl_bitfield kGlobalAdd = 1 << 1;
     cl_bitfield caps = 0;
-    c.fp32_atomic_add = clGetDeviceInfo(dev, kSingle, sizeof caps, &caps, nullptr) == CL_SUCCESS && (caps & kGlobalAdd);
-    caps = 0;
-    c.fp64_atomic_add =
-        c.fp64 && clGetDeviceInfo(dev, kDouble, sizeof caps, &caps, nullptr) == CL_SUCCESS && (caps & kGlobalAdd);
-  }
+    return c.has_extension("cl_ext_float_atomics") &&
+           clGetDeviceInfo(dev, which, sizeof caps, &caps, nullptr) == CL_SUCCESS && (caps & kGlobalAdd) != 0;
+  };
+  const bool fp32_add_advertised = fp_add_advertised(0x4231), fp64_add_advertised = c.fp64 && fp_add_advertised(0x4232);
   const auto features = opencl_c_features(dev);
   auto has_feature = [&](std::string_view f) {
     return std::find(features.begin(), features.end(), f) != features.end();
@@ -125,8 +124,6 @@ DeviceCaps probe(cl_platform_id platform, cl_device_id dev, unsigned index) {
 
   // The preferred multiple is a kernel property; ask it of a trivial kernel.
   c.preferred_work_group_multiple = 1;
-  const bool fp32_add_advertised = c.fp32_atomic_add, fp64_add_advertised = c.fp64_atomic_add;
-  c.fp32_atomic_add = c.fp64_atomic_add = false;  // until the probe below builds them
   cl_int err = CL_SUCCESS;
   cl_context ctx = clCreateContext(nullptr, 1, &dev, nullptr, nullptr, &err);
   if (err == CL_SUCCESS) {

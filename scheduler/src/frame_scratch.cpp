@@ -10,6 +10,15 @@
 
 namespace chanflow {
 
+std::size_t FrameScratch::block_bytes(std::uint32_t level) const {
+  constexpr std::size_t kAlign = 128;
+  return (bytes(level) + kAlign - 1) / kAlign * kAlign;
+}
+
+std::uint32_t FrameScratch::blocks(std::uint32_t level, std::uint32_t capacity) const {
+  return max_frames ? std::min(capacity, std::max<std::uint32_t>(max_frames(level), 1)) : capacity;
+}
+
 ChannelStackNode& ChannelStackNode::set_frame_scratch(FrameScratch scratch) {
   if (kind_ != StackKind::Continuations)
     throw GraphError(fmt::format("channel stack '{}' holds tasks: frame scratch belongs to a continuation stack", name_));
@@ -21,13 +30,11 @@ ChannelStackNode& ChannelStackNode::set_frame_scratch(FrameScratch scratch) {
 }
 
 void ChannelStackNode::make_scratch_pool(std::uint32_t d) {
-  constexpr std::size_t kAlign = 128;
   const Runtime& rt = table_.runtime();
   ScratchPool& pool = pools_.emplace_back();
-  const std::size_t bytes = (scratch_->bytes(d) + kAlign - 1) / kAlign * kAlign;
+  const std::size_t bytes = scratch_->block_bytes(d);
   if (bytes == 0) return;
-  std::uint32_t blocks = config_.capacity;
-  if (scratch_->max_frames) blocks = std::min(blocks, std::max<std::uint32_t>(scratch_->max_frames(d), 1));
+  const std::uint32_t blocks = scratch_->blocks(d, config_.capacity);
   const std::uint32_t words = (blocks + 31) / 32;
   const std::size_t total = bytes * blocks;
   if (total > rt.caps().max_alloc_bytes)

@@ -14,26 +14,24 @@ std::size_t element_bytes(Precision p) { return p == Precision::F32 ? sizeof(flo
 
 // Frames at depth d belong to the 7^d tasks of order n >> d; those above the base case keep
 // 17 temporaries of order (n >> d) / 2 (strassen.c's `t`).
-std::size_t frame_bytes(std::uint64_t n, std::uint32_t d, Precision p, std::uint32_t base) {
-  const std::uint64_t order = n >> d;
-  if (order <= base) return 0;
-  return 17 * (order / 2) * (order / 2) * element_bytes(p);
-}
-
-std::uint32_t frames_at(std::uint32_t d) {
-  std::uint64_t f = 1;
-  for (std::uint32_t i = 0; i < d && f < (1u << 30); ++i) f *= 7;
-  return static_cast<std::uint32_t>(std::min<std::uint64_t>(f, 1u << 30));
+FrameScratch frame_scratch(std::uint64_t n, Precision p, std::uint32_t base) {
+  return {.bytes = [=](std::uint32_t d) -> std::size_t {
+            const std::uint64_t order = n >> d;
+            return order <= base ? 0 : 17 * (order / 2) * (order / 2) * element_bytes(p);
+          },
+          .max_frames = [](std::uint32_t d) {
+            std::uint64_t f = 1;
+            for (std::uint32_t i = 0; i < d && f < (1u << 30); ++i) f *= 7;
+            return static_cast<std::uint32_t>(std::min<std::uint64_t>(f, 1u << 30));
+          }};
 }
 
 }  // namespace
 
 std::uint64_t strassen_scratch_bytes(std::uint64_t n, Precision precision, std::uint32_t capacity, std::uint32_t base) {
+  const FrameScratch scratch = frame_scratch(n, precision, base);
   std::uint64_t total = 0;
-  for (std::uint32_t d = 0; (n >> d) > base; ++d) {
-    const std::uint64_t bytes = (frame_bytes(n, d, precision, base) + 127) / 128 * 128;
-    total += bytes * std::min(frames_at(d), capacity);
-  }
+  for (std::uint32_t d = 0; (n >> d) > base; ++d) total += scratch.pool_bytes(d, capacity);
   return total;
 }
 
@@ -54,8 +52,7 @@ RunStats strassen_cilk(const Runtime& runtime, const SvmBuffer& a, const SvmBuff
   const std::uint32_t cap = options.capacity_per_level;
   auto& tasks = g.channel_stack<StrassenTask>("strassen", cap);
   auto& conts = g.channel_stack<StrassenCont>("strassen_cont", cap, StackKind::Continuations);
-  conts.set_frame_scratch({.bytes = [=](std::uint32_t d) { return frame_bytes(n, d, precision, base); },
-                           .max_frames = frames_at});
+  conts.set_frame_scratch(frame_scratch(n, precision, base));
   auto& spawn = g.kernel<StrassenTask>("strassen_spawn", "strassen_spawn");
   auto& post_sync = g.kernel<StrassenCont>("strassen_combine", "strassen_combine");
   make_edge(tasks, spawn);

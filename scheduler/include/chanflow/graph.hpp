@@ -90,6 +90,15 @@ struct FrameScratch {
   /// saves memory where the recursion cannot fill a level (Strassen: 7^level frames at most);
   /// a frame that finds no block fails the run with a device-side error.
   std::function<std::uint32_t(std::uint32_t level)> max_frames;
+
+  /// What a level's pool holds, for a stack of `capacity` CEs per level: its block size (bytes
+  /// rounded up to 128), its block count, and their product, the memory the pool allocates
+  /// (so a caller can size a run before building its graph).
+  std::size_t block_bytes(std::uint32_t level) const;
+  std::uint32_t blocks(std::uint32_t level, std::uint32_t capacity) const;
+  std::size_t pool_bytes(std::uint32_t level, std::uint32_t capacity) const {
+    return block_bytes(level) * blocks(level, capacity);
+  }
 };
 
 /// A stack of channels indexed by recursion depth (thesis 4.3.2, Figure 4-8), all of one CE
