@@ -2,16 +2,25 @@
  *
  * Read by an ordinary C compiler, this header defines the keywords away, so that a Cilk program
  * compiles to its serial elision: every spawn an ordinary call, every sync a no-op. That elision is
- * the reference chanflow's workloads and compiler tests compare against. chanflowc (the compiler
- * issue) reads the same spellings through Clang's preprocessor and lowers them to channel-flow
- * graphs instead (DESIGN.md decision 9). */
+ * the reference chanflow's workloads and compiler tests compare against. chanflowc reads the same
+ * spellings through Clang's preprocessor (DESIGN.md decision 9): there __chanflowc__ is defined,
+ * a sync becomes a call the compiler recognises, and the spawn and scope keywords expand to
+ * nothing while its preprocessor callbacks record the token each one precedes. */
 #ifndef CHANFLOW_CILK_CILK_H
 #define CHANFLOW_CILK_CILK_H
 
-#ifndef __chanflowc__
+#ifdef __chanflowc__
+void __chanflow_sync(void);
+#define cilk_spawn
+#define cilk_sync __chanflow_sync()
+#define cilk_scope
+#define cilk_for for
+#define cilk_reducer(identity, reduce) /* rejected: reducers */
+#else
 #define cilk_spawn
 #define cilk_sync
 #define cilk_scope
+#define cilk_for for
 #endif
 
 #endif /* CHANFLOW_CILK_CILK_H */

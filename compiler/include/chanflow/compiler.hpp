@@ -1,0 +1,56 @@
+// chanflowc as a library: translate a Cilk source into a channel-flow program (OpenCL C kernel
+// nodes, the C++ that builds their graph, and the host C that calls it), then build it into an
+// executable with the system compilers. No Clang type crosses this interface.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace chanflow::compiler {
+
+struct TranslateOptions {
+  std::string input;                    ///< a .c (OpenCilk keywords) or .cilk (Cilk-5) file
+  std::vector<std::string> clang_args;  ///< extra front-end arguments (-I, -D)
+  /// Most children that the loops of one Cilk function may spawn before a sync (the frame's
+  /// result slots and each port's spawn limit). Spawns outside loops are counted exactly.
+  unsigned max_loop_spawns = 32;
+};
+
+/// The generated program: four texts, compiled together into one executable.
+struct Translation {
+  std::string name;       ///< the input's stem (fib for fib.c)
+  std::string types_h;    ///< CE and user types, valid C, C++ and OpenCL C: <name>.types.h
+  std::string device_cl;  ///< the kernel nodes: <name>.cl
+  std::string graph_cpp;  ///< the graph and the entry points main calls: <name>.graph.cpp
+  std::string host_c;     ///< the user's source with its Cilk functions replaced by entry stubs: <name>.host.c
+  std::string dot;        ///< the channel-flow graph in Graphviz DOT: <name>.dot
+};
+
+/// Parses and lowers `options.input`. Problems in the user's code are printed as Clang
+/// diagnostics (file:line:col) on standard error; returns nullopt if there was an error.
+std::optional<Translation> translate(const TranslateOptions& options);
+
+/// A failure of the build step (a missing compiler, a failed link): one message for the user.
+class BuildError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct BuildOptions {
+  std::string output;     ///< the executable to write
+  std::string work_dir;   ///< where the generated files and objects go
+  bool keep = false;      ///< keep work_dir afterwards
+  bool verbose = false;   ///< print each command
+};
+
+/// Writes the generated files into build.work_dir and compiles and links them against the
+/// chanflow this compiler belongs to (its build tree, or its installed prefix).
+void build_executable(const Translation& translation, const BuildOptions& build);
+
+/// Writes one generated text per file into `dir` (--emit): which is cl, cpp, c, h or dot.
+std::vector<std::string> write_outputs(const Translation& translation, const std::string& dir,
+                                       const std::vector<std::string>& which);
+
+}  // namespace chanflow::compiler

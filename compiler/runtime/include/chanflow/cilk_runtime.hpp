@@ -1,0 +1,47 @@
+// What the graph code chanflowc generates (<name>.graph.cpp) builds on: a ProgramGraph to declare
+// the stacks and kernel nodes of a compiled Cilk program, and call(), which runs one call of a
+// Cilk function from host code on the OpenCL device and returns its result's bits.
+//
+// One process-wide device (CHANFLOW_DEVICE, else PoCL), chosen at the first call or allocation.
+// Environment: CHANFLOW_CAPACITY (CEs per stack level, default 4096), CHANFLOW_WG (work-group
+// size, 64), CHANFLOW_POLICY (levelized | greedy), CHANFLOW_DISPATCH (auto | claimed | planned |
+// host), CHANFLOW_STATS=1 (statistics on standard error at exit), CHANFLOW_TRACE=file.json (a
+// Chrome trace of the last call). A run that fails prints why and exits with status 1.
+#pragma once
+
+#include "chanflow/chanflow.hpp"
+
+#include <cstdint>
+#include <deque>
+#include <string>
+
+namespace chanflow::cilk {
+
+class ProgramGraph {
+ public:
+  ProgramGraph(Graph& graph, std::uint32_t capacity) : graph_(graph), capacity_(capacity) {}
+
+  void add_source(const char* source) { graph_.add_source(source); }
+  ChannelStackNode& task_stack(const char* name, std::size_t ce_bytes);
+  ChannelStackNode& continuation_stack(const char* name, std::size_t ce_bytes);
+  /// A kernel node running the OpenCL kernel of the same name.
+  KernelNode& kernel(const char* name, std::size_t input_ce_bytes);
+
+  Graph& graph() { return graph_; }
+  const std::deque<KernelNode*>& kernels() const { return kernels_; }
+  const std::deque<ChannelStackNode*>& stacks() const { return stacks_; }
+
+ private:
+  Graph& graph_;
+  std::uint32_t capacity_;
+  std::deque<KernelNode*> kernels_;
+  std::deque<ChannelStackNode*> stacks_;
+};
+
+using BuildFunction = void (*)(ProgramGraph&);
+
+/// Runs `root_stack`'s function on `task` (a task CE, its chanflow_task header zero) and returns
+/// the 64 bits of its result.
+std::uint64_t call(BuildFunction build, const char* root_stack, const void* task, std::size_t task_bytes);
+
+}  // namespace chanflow::cilk

@@ -1,0 +1,261 @@
+// The runtime of compiled Cilk programs (see cilk_runtime.hpp and cilk_host.h): one device per
+// process, main's heap as SVM, and a graph built and run for each call of a Cilk function.
+#include "chanflow/cilk_runtime.hpp"
+
+#include "chanflow/cilk_host.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#undef malloc
+#undef calloc
+#undef realloc
+#undef free
+
+namespace chanflow::cilk {
+namespace {
+
+std::uint32_t env_u32(const char* name, std::uint32_t fallback) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  char* end = nullptr;
+  const unsigned long n = std::strtoul(v, &end, 10);
+  if (*end || n == 0 || n > 0xffffffffu) {
+    fmt::print(stderr, "chanflow: {}={} is not a positive 32-bit number\n", name, v);
+    std::exit(1);
+  }
+  return static_cast<std::uint32_t>(n);
+}
+
+std::string env_string(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+[[noreturn]] void fail(const std::string& message) {
+  fmt::print(stderr, "chanflow: {}\n", message);
+  std::exit(1);
+}
+
+// Statistics over every call of the process, printed at exit with CHANFLOW_STATS=1.
+struct Totals {
+  std::uint64_t calls = 0, rounds = 0, dispatches = 0, ces = 0, yields = 0, restarts = 0;
+  double wall_ms = 0, aggregator_ms = 0;
+  std::uint32_t max_level = 0;
+  std::string device;
+};
+
+// The device and the heap main allocates from. The heap's blocks are coarse-grain SVM: mapped for
+// the host between calls, unmapped while a graph runs (where the device lacks fine-grain SVM).
+class Process {
+ public:
+  static Process& get() {
+    static Process process;
+    return process;
+  }
+
+  const Runtime& runtime() {
+    std::call_once(once_, [this] {
+      try {
+        runtime_ = std::make_unique<Runtime>(DeviceSelection{.profiling = !env_string("CHANFLOW_TRACE", "").empty()});
+      } catch (const std::exception& e) {
+        fail(fmt::format("cannot open the OpenCL device: {}", e.what()));
+      }
+      map_for_host_ = !runtime_->caps().svm_fine_buffer;
+      totals_.device = runtime_->caps().name;
+      if (env_string("CHANFLOW_STATS", "") == "1") std::atexit([] { Process::get().print_stats(); });
+    });
+    return *runtime_;
+  }
+
+  void* allocate(std::size_t bytes) {
+    const Runtime& rt = runtime();
+    std::lock_guard lock(mutex_);
+    SvmBuffer block(rt, bytes ? bytes : 1, 64);
+    void* p = block.get();
+    if (map_for_host_) map(p, block.size());
+    heap_.emplace(p, std::move(block));
+    return p;
+  }
+
+  // The block's size, or 0 if `p` is not from this heap.
+  std::size_t size_of(void* p) {
+    std::lock_guard lock(mutex_);
+    auto it = heap_.find(p);
+    return it == heap_.end() ? 0 : it->second.size();
+  }
+
+  bool release(void* p) {
+    std::lock_guard lock(mutex_);
+    auto it = heap_.find(p);
+    if (it == heap_.end()) return false;
+    if (map_for_host_) unmap(p);
+    heap_.erase(it);
+    return true;
+  }
+
+  std::uint64_t call(BuildFunction build, const char* root_stack, const void* task, std::size_t task_bytes) {
+    const Runtime& rt = runtime();
+    std::lock_guard lock(mutex_);
+    try {
+      return run(rt, build, root_stack, task, task_bytes);
+    } catch (const OpenCLError& e) {
+      fail(fmt::format("OpenCL error: {}", e.what()));
+    } catch (const std::exception& e) {
+      fail(e.what());
+    }
+  }
+
+ private:
+  std::uint64_t run(const Runtime& rt, BuildFunction build, const char* root_stack, const void* task,
+                    std::size_t task_bytes) {
+    const std::uint32_t capacity = env_u32("CHANFLOW_CAPACITY", 4096);
+    Graph graph(rt, {.wg_size = env_u32("CHANFLOW_WG", 64),
+                     .device_sweeps = sweeps_from_string(env_string("CHANFLOW_DISPATCH", "auto"))});
+    ProgramGraph program(graph, capacity);
+    build(program);
+    ChannelStackNode* root = nullptr;
+    for (ChannelStackNode* s : stacks_of(program, root_stack)) root = s;
+    SvmBuffer result(rt, sizeof(std::uint64_t));
+    rt.svm_fill_zero(result.get(), result.size());
+    for (KernelNode* k : program.kernels()) {
+      k->uses(result);
+      for (auto& [p, block] : heap_) k->uses(block);
+    }
+    std::vector<std::byte> root_task(task_bytes);
+    std::memcpy(root_task.data(), task, task_bytes);
+    const std::uint64_t slot = reinterpret_cast<std::uint64_t>(result.get());
+    std::memcpy(root_task.data(), &slot, sizeof slot);  // chanflow_task::ret: the root returns here
+    root->push_bytes(0, root_task.data(), root_task.size());
+
+    const std::string policy_name = env_string("CHANFLOW_POLICY", "levelized");
+    Levelized levelized;
+    Greedy greedy;
+    if (policy_name != "levelized" && policy_name != "greedy")
+      fail(fmt::format("CHANFLOW_POLICY={} is not a policy (levelized or greedy)", policy_name));
+    SchedulingPolicy& policy = policy_name == "greedy" ? static_cast<SchedulingPolicy&>(greedy) : levelized;
+
+    if (map_for_host_)
+      for (auto& [p, block] : heap_) unmap(p);
+    RunStats stats;
+    try {
+      stats = graph.run(policy, {.trace_path = env_string("CHANFLOW_TRACE", "")});
+    } catch (...) {
+      if (map_for_host_)
+        for (auto& [p, block] : heap_) map(p, block.size());
+      throw;
+    }
+    if (map_for_host_)
+      for (auto& [p, block] : heap_) map(p, block.size());
+    std::uint64_t value = 0;
+    rt.svm_read(&value, result.get(), sizeof value);
+    add(stats);
+    return value;
+  }
+
+  static std::vector<ChannelStackNode*> stacks_of(ProgramGraph& program, const char* name) {
+    std::vector<ChannelStackNode*> out;
+    for (ChannelStackNode* s : program.stacks())
+      if (s->name() == name) out.push_back(s);
+    if (out.empty()) fail(fmt::format("internal error: the graph has no stack '{}'", name));
+    return out;
+  }
+
+  void map(void* p, std::size_t bytes) {
+    const cl_int err = clEnqueueSVMMap(runtime_->queue()(), CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, p, bytes, 0, nullptr, nullptr);
+    if (err != CL_SUCCESS) throw OpenCLError("clEnqueueSVMMap", err);
+  }
+  void unmap(void* p) {
+    const cl_int err = clEnqueueSVMUnmap(runtime_->queue()(), p, 0, nullptr, nullptr);
+    if (err != CL_SUCCESS) throw OpenCLError("clEnqueueSVMUnmap", err);
+    runtime_->finish();
+  }
+
+  void add(const RunStats& s) {
+    ++totals_.calls;
+    totals_.rounds += s.rounds;
+    totals_.dispatches += s.dispatches;
+    totals_.ces += s.ces;
+    totals_.yields += s.yields;
+    totals_.restarts += s.restarts;
+    totals_.wall_ms += s.wall_ms;
+    totals_.aggregator_ms += s.aggregator_ms;
+    totals_.max_level = std::max(totals_.max_level, s.max_level);
+  }
+
+  void print_stats() const {
+    const Totals& t = totals_;
+    if (t.calls == 0) return;
+    fmt::print(stderr,
+               "chanflow: {} graph run(s) on {}: {:.2f} ms, {} rounds, {} dispatches, {} CEs (tasks and frames), "
+               "{} yields, {} restarts, deepest level {}, device idle on the aggregator {:.0f}%\n",
+               t.calls, t.device, t.wall_ms, t.rounds, t.dispatches, t.ces, t.yields, t.restarts, t.max_level,
+               t.wall_ms > 0 ? 100.0 * t.aggregator_ms / t.wall_ms : 0.0);
+  }
+
+  std::once_flag once_;
+  std::unique_ptr<Runtime> runtime_;
+  bool map_for_host_ = false;
+  std::recursive_mutex mutex_;
+  std::map<void*, SvmBuffer> heap_;  // destroyed before runtime_ (declared after it)
+  Totals totals_;
+};
+
+}  // namespace
+
+ChannelStackNode& ProgramGraph::task_stack(const char* name, std::size_t ce_bytes) {
+  ChannelStackNode& s = graph_.channel_stack(name, static_cast<std::uint32_t>(ce_bytes), capacity_, StackKind::Tasks);
+  stacks_.push_back(&s);
+  return s;
+}
+
+ChannelStackNode& ProgramGraph::continuation_stack(const char* name, std::size_t ce_bytes) {
+  ChannelStackNode& s =
+      graph_.channel_stack(name, static_cast<std::uint32_t>(ce_bytes), capacity_, StackKind::Continuations);
+  stacks_.push_back(&s);
+  return s;
+}
+
+KernelNode& ProgramGraph::kernel(const char* name, std::size_t input_ce_bytes) {
+  KernelNode& k = graph_.kernel(name, name, static_cast<std::uint32_t>(input_ce_bytes));
+  kernels_.push_back(&k);
+  return k;
+}
+
+std::uint64_t call(BuildFunction build, const char* root_stack, const void* task, std::size_t task_bytes) {
+  return Process::get().call(build, root_stack, task, task_bytes);
+}
+
+}  // namespace chanflow::cilk
+
+extern "C" {
+
+void* chanflow_cilk_malloc(size_t bytes) { return chanflow::cilk::Process::get().allocate(bytes); }
+
+void* chanflow_cilk_calloc(size_t count, size_t bytes) {
+  if (bytes && count > SIZE_MAX / bytes) return nullptr;
+  void* p = chanflow_cilk_malloc(count * bytes);
+  std::memset(p, 0, count * bytes);
+  return p;
+}
+
+void* chanflow_cilk_realloc(void* block, size_t bytes) {
+  if (!block) return chanflow_cilk_malloc(bytes);
+  auto& process = chanflow::cilk::Process::get();
+  const std::size_t old = process.size_of(block);
+  if (old == 0) return std::realloc(block, bytes);  // not from this heap (strdup's, say)
+  void* p = chanflow_cilk_malloc(bytes);
+  std::memcpy(p, block, std::min(old, bytes));
+  process.release(block);
+  return p;
+}
+
+void chanflow_cilk_free(void* block) {
+  if (block && !chanflow::cilk::Process::get().release(block)) std::free(block);
+}
+}

@@ -1,0 +1,22 @@
+// The analysis: which functions are Cilk functions, where they spawn and sync, what device code
+// needs (helpers, types, constants), and every construct outside the supported subset, reported
+// as a Clang diagnostic where it is written.
+#pragma once
+
+#include "chanflow/compiler.hpp"
+#include "cilk_model.hpp"
+
+#include <clang/AST/ASTContext.h>
+
+#include <optional>
+
+namespace chanflow::compiler {
+
+/// Builds the program model; nullopt (with diagnostics reported) if the source is outside the subset.
+std::optional<CilkProgram> analyze(clang::ASTContext& ctx, const KeywordLocations& keywords,
+                                   const TranslateOptions& options);
+
+/// The expression with implicit casts, parentheses and cleanups looked through.
+const clang::Expr* strip(const clang::Expr* e);
+
+}  // namespace chanflow::compiler

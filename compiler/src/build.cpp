@@ -1,0 +1,103 @@
+// The build step: the generated files on disk, compiled with the system C and C++ compilers and
+// linked against the chanflow this compiler belongs to. A failure is one BuildError naming the
+// step, with the head of the tool's output and where the rest is, never a wall of template errors.
+#include "chanflow/compiler.hpp"
+#include "compiler_config.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace chanflow::compiler {
+namespace {
+
+namespace fs = std::filesystem;
+
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) throw BuildError(fmt::format("cannot write {}", path.string()));
+}
+
+std::string quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string head(const fs::path& log, int lines) {
+  std::ifstream in(log);
+  std::string line, out;
+  for (int i = 0; i < lines && std::getline(in, line); ++i) out += "  " + line + "\n";
+  return out;
+}
+
+// Runs `command`, its output into `log`; throws naming `what` if it fails.
+void run_step(const std::string& what, const std::string& command, const fs::path& log, const BuildOptions& build) {
+  if (build.verbose) fmt::print(stderr, "{}\n", command);
+  const int status = std::system((command + " > " + quote(log.string()) + " 2>&1").c_str());
+  if (status == 0) return;
+  throw BuildError(fmt::format("{} failed (exit status {}); the first lines of its output:\n{}the whole output: {}",
+                               what, WIFEXITED(status) ? WEXITSTATUS(status) : status, head(log, 12), log.string()));
+}
+
+std::string tool(const char* env, const char* fallback) {
+  const char* v = std::getenv(env);
+  return v && *v ? v : fallback;
+}
+
+void require_tool(const std::string& name) {
+  if (std::system(("command -v " + quote(name) + " > /dev/null 2>&1").c_str()) != 0)
+    throw BuildError(fmt::format("cannot build the program: no '{}' on PATH (install gcc and g++, or set CC and CXX)", name));
+}
+
+}  // namespace
+
+std::vector<std::string> write_outputs(const Translation& t, const std::string& dir, const std::vector<std::string>& which) {
+  fs::create_directories(dir);
+  std::vector<std::string> written;
+  for (const std::string& w : which) {
+    std::pair<std::string, const std::string*> file;
+    if (w == "cl") file = {t.name + ".cl", &t.device_cl};
+    else if (w == "cpp") file = {t.name + ".graph.cpp", &t.graph_cpp};
+    else if (w == "c") file = {t.name + ".host.c", &t.host_c};
+    else if (w == "h") file = {t.name + ".types.h", &t.types_h};
+    else if (w == "dot") file = {t.name + ".dot", &t.dot};
+    else throw BuildError(fmt::format("--emit={}: not one of cl, cpp, c, h, dot", w));
+    const fs::path path = fs::path(dir) / file.first;
+    write_file(path, *file.second);
+    written.push_back(path.string());
+  }
+  return written;
+}
+
+void build_executable(const Translation& t, const BuildOptions& build) {
+  const fs::path dir = build.work_dir;
+  write_outputs(t, dir.string(), {"cl", "cpp", "c", "h", "dot"});
+  const std::string cc = tool("CC", "cc"), cxx = tool("CXX", "c++");
+  require_tool(cc);
+  require_tool(cxx);
+  std::string includes = " -I" + quote(dir.string());
+  for (const char* d : config::kIncludeDirs) includes += " -I" + quote(d);
+  std::string defines;
+  for (const char* d : config::kDefinitions) defines += std::string(" ") + d;
+  const fs::path host_o = dir / (t.name + ".host.o"), graph_o = dir / (t.name + ".graph.o");
+  run_step(fmt::format("the C compiler ({}) on the host code {}", cc, (dir / (t.name + ".host.c")).string()),
+           fmt::format("{} -std=gnu11 -O2 -w{} -c {} -o {}", cc, includes, quote((dir / (t.name + ".host.c")).string()),
+                       quote(host_o.string())),
+           dir / "host.log", build);
+  run_step(fmt::format("the C++ compiler ({}) on the generated graph {}", cxx, (dir / (t.name + ".graph.cpp")).string()),
+           fmt::format("{} -std=c++20 -O2{}{} -c {} -o {}", cxx, defines, includes,
+                       quote((dir / (t.name + ".graph.cpp")).string()), quote(graph_o.string())),
+           dir / "graph.log", build);
+  std::string libs;
+  for (const char* l : config::kLinkLibraries) libs += " " + (l[0] == '-' ? std::string(l) : quote(l));
+  run_step(fmt::format("linking {}", build.output),
+           fmt::format("{} {} {} -o {}{}", cxx, quote(host_o.string()), quote(graph_o.string()), quote(build.output), libs),
+           dir / "link.log", build);
+}
+
+}  // namespace chanflow::compiler

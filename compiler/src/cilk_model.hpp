@@ -1,0 +1,82 @@
+// What chanflowc knows about a Cilk program after analysis: its Cilk functions, their spawn and
+// sync points, the helpers device code calls, and the entry points main reaches. Built by
+// analysis.cpp from Clang's AST and the keyword locations; read by the emitters.
+#pragma once
+
+#include <clang/AST/Decl.h>
+#include <clang/AST/Expr.h>
+#include <clang/AST/Stmt.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace chanflow::compiler {
+
+/// Where each keyword was written (raw locations of the token that follows it), recorded by the
+/// preprocessor callbacks of frontend.cpp.
+struct KeywordLocations {
+  std::set<clang::SourceLocation> spawn_targets;  ///< first token of each spawned call
+  std::set<clang::SourceLocation> scope_braces;   ///< `{` of each cilk_scope
+  std::vector<clang::SourceLocation> cilk_qualifiers;  ///< Cilk-5 `cilk` (expansion locations)
+};
+
+/// How a spawn's result reaches its destination once the continuation runs.
+enum class ResultKind {
+  None,     ///< a void spawn, or a value nobody reads
+  Local,    ///< into a local variable (or a part of one: s.f, a[i]); its offset is recorded
+  Memory,   ///< through a pointer (*p, p->f, p[i]); the address is recorded
+};
+
+/// One spawn (or plain call of a Cilk function, lowered as a spawn followed by a sync).
+struct SpawnSite {
+  const clang::CallExpr* call = nullptr;
+  const clang::FunctionDecl* callee = nullptr;
+  const clang::Stmt* statement = nullptr;  ///< the statement the spawn is (ExprStmt-level expr or DeclStmt)
+  const clang::Expr* destination = nullptr;  ///< lvalue receiving the result, or null
+  const clang::VarDecl* declared = nullptr;  ///< `T x = cilk_spawn f()`: the variable
+  const clang::VarDecl* root = nullptr;      ///< ResultKind::Local: the local the destination is part of
+  ResultKind result = ResultKind::None;
+  bool plain_call = false;  ///< written without spawn: a sync follows at once
+  bool in_loop = false;
+  unsigned site = 0;        ///< index among the function's sites (the continuation's delivery switch)
+};
+
+/// A Cilk function: becomes a task stack and node, and a continuation stack and node.
+struct CilkFunction {
+  const clang::FunctionDecl* decl = nullptr;
+  std::string name;
+  unsigned index = 0;
+  std::vector<SpawnSite> spawns;
+  std::vector<const clang::CallExpr*> syncs;  ///< explicit cilk_sync calls
+  std::vector<const clang::CompoundStmt*> scopes;  ///< cilk_scope blocks (a sync at their end)
+  std::vector<const clang::VarDecl*> locals;  ///< every local variable, in order (frame fields)
+  std::map<const clang::VarDecl*, std::string> field;  ///< local -> unique frame field name
+  std::set<const CilkFunction*> callees;  ///< functions it spawns or calls
+  unsigned result_slots = 0;  ///< most results one segment can wait for (the frame's slots)
+  /// Whether code after a sync can spawn: only then does the continuation node have output ports
+  /// (a continuation that only returns never needs room, so it can always run).
+  bool continuation_spawns = false;
+  bool returns_value() const { return !decl->getReturnType()->isVoidType(); }
+};
+
+struct CilkProgram {
+  std::string name;  ///< the input's stem: names the generated files
+  std::string path;  ///< the input as given (for #line in the host code)
+  std::vector<CilkFunction> functions;
+  std::map<const clang::FunctionDecl*, unsigned> function_index;
+  std::vector<const clang::FunctionDecl*> helpers;  ///< device helpers, callees before callers
+  std::vector<const clang::Decl*> types;  ///< record, enum and typedef declarations device code needs, in order
+  std::vector<const clang::VarDecl*> constants;  ///< const globals device code reads
+  std::map<const clang::CallExpr*, const SpawnSite*> spawn_of;
+  bool uses_double = false;
+  unsigned max_loop_spawns = 32;
+
+  const CilkFunction* cilk_function(const clang::FunctionDecl* decl) const {
+    auto it = function_index.find(decl ? decl->getCanonicalDecl() : nullptr);
+    return it == function_index.end() ? nullptr : &functions[it->second];
+  }
+};
+
+}  // namespace chanflow::compiler

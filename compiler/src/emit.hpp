@@ -1,0 +1,37 @@
+// The emitters: OpenCL C kernel nodes (emit_device.cpp), the shared types header (emit_types.cpp),
+// and the host C and graph C++ (emit_host.cpp), all from one CilkProgram.
+#pragma once
+
+#include "chanflow/compiler.hpp"
+#include "cilk_model.hpp"
+
+#include <clang/AST/ASTContext.h>
+
+#include <string>
+
+namespace chanflow::compiler {
+
+Translation emit(clang::ASTContext& ctx, const CilkProgram& program);
+
+/// How device code spells a type: every pointer inside it to global memory (`global_pointers`) or
+/// as written (OpenCL C's default, private); typedefs from system headers desugared.
+std::string device_type(clang::ASTContext& ctx, clang::QualType type, bool global_pointers,
+                        const std::string& declarator = "");
+
+std::string emit_types_header(clang::ASTContext& ctx, const CilkProgram& program);
+/// The header's two parts: the user's types device code needs, and each Cilk function's task,
+/// locals and frame structs (the host C gets only these, after the user's own types).
+std::string emit_user_types(clang::ASTContext& ctx, const CilkProgram& program);
+std::string emit_frame_types(clang::ASTContext& ctx, const CilkProgram& program);
+std::string emit_device_code(clang::ASTContext& ctx, const CilkProgram& program);
+std::string emit_host_c(clang::ASTContext& ctx, const CilkProgram& program);
+std::string emit_graph_cpp(const CilkProgram& program, const std::string& types_h, const std::string& device_cl);
+std::string emit_dot(const CilkProgram& program);
+
+/// Per-port spawn bound: the most children of `callee` one segment of `caller` may spawn.
+unsigned spawn_bound(const CilkProgram& program, const CilkFunction& caller, const CilkFunction& callee);
+
+/// Formats generated C, C++ or OpenCL C (clang-format's LLVM style, 110 columns).
+std::string format_code(const std::string& code, const std::string& file_name);
+
+}  // namespace chanflow::compiler

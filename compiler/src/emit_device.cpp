@@ -1,0 +1,403 @@
+// The OpenCL C of a Cilk program (DESIGN.md decision 8, the scheme of the hand lowerings in
+// workloads/): each Cilk function F becomes one resumable body, F__run, behind two kernel nodes.
+// F__spawn (yielding) runs a task from the top; F__sync (a continuation node) runs a frame from
+// the sync point it was saved at. A spawn records a child into the callee's stack one level down,
+// its result slot noted with where the result goes; a sync with children outstanding saves the
+// locals in scope into the next frame and ends the kernel; the frame resumes after the last child
+// returns, delivers the results and goes on. A sync with nothing outstanding is passed straight
+// through, so base cases never pay for a frame.
+#include "analysis.hpp"
+#include "emit.hpp"
+
+#include <clang/AST/ParentMapContext.h>
+#include <clang/AST/PrettyPrinter.h>
+#include <clang/Basic/SourceManager.h>
+#include <fmt/format.h>
+
+namespace chanflow::compiler {
+namespace {
+
+// How a value of type `t` travels in a 64-bit result slot, and back.
+std::string to_bits(clang::QualType t, const std::string& v) {
+  if (t->isSpecificBuiltinType(clang::BuiltinType::Float)) return "(ulong)as_uint(" + v + ")";
+  if (t->isSpecificBuiltinType(clang::BuiltinType::Double)) return "as_ulong(" + v + ")";
+  if (t->isSignedIntegerOrEnumerationType()) return "(ulong)(long)(" + v + ")";
+  return "(ulong)(" + v + ")";
+}
+
+std::string from_bits(clang::ASTContext& ctx, clang::QualType t, const std::string& bits) {
+  if (t->isSpecificBuiltinType(clang::BuiltinType::Float)) return "as_float((uint)" + bits + ")";
+  if (t->isSpecificBuiltinType(clang::BuiltinType::Double)) return "as_double(" + bits + ")";
+  return "(" + device_type(ctx, t.getUnqualifiedType(), true) + ")" + bits;
+}
+
+// Prints one Cilk function's body: Clang's statement printer, with spawns, syncs, returns,
+// cilk_scope blocks, declarations and casts printed by this helper.
+class FunctionPrinter : public clang::PrinterHelper {
+ public:
+  FunctionPrinter(clang::ASTContext& ctx, const CilkProgram& program, const CilkFunction& f)
+      : Ctx(ctx), Program(program), F(f), Policy(ctx.getLangOpts()) {
+    Policy.SuppressTagKeyword = false;
+    Policy.Bool = false;
+    for (const SpawnSite& s : f.spawns) Sites[s.statement] = &s;
+    Scopes.insert(f.scopes.begin(), f.scopes.end());
+  }
+
+  std::string run_function() {
+    std::string body;
+    llvm::raw_string_ostream os(body);
+    F.decl->getBody()->printPretty(os, this, Policy, 0);
+    os.flush();
+    const std::string tail = end_of_function();  // the implicit sync at the end: the last resume point
+    const bool waits = !F.spawns.empty();
+    std::string out = waits ? fmt::format("void {0}__run(__global {0}__task* cf_task, __global {0}__frame* cf_frame, "
+                                          "chanflow_ctx* cf_ctx) {{\n",
+                                          F.name)
+                            : fmt::format("void {0}__run(__global {0}__task* cf_task, chanflow_ctx* cf_ctx) {{\n", F.name);
+    for (const clang::ParmVarDecl* p : F.decl->parameters())
+      out += "  " + device_type(Ctx, p->getType().getUnqualifiedType(), true, F.field.at(p)) + ";\n";
+    if (waits) {
+      if (F.returns_value()) out += "  " + device_type(Ctx, F.decl->getReturnType().getUnqualifiedType(), true, "cf_ret") + ";\n";
+      out += fmt::format("  {}__frame cf_next; /* the frame a sync with children outstanding saves */\n", F.name);
+      out += "  uint cf_spawned = 0; /* children since the last sync */\n  cf_next.results = 0;\n";
+      out += "  if (cf_frame) {\n    switch (cf_frame->resume) {\n";
+      for (unsigned k = 1; k <= Resumes; ++k) out += fmt::format("    case {0}: goto cf_resume_{0};\n", k);
+      out += "    }\n  }\n";
+    }
+    for (const clang::ParmVarDecl* p : F.decl->parameters()) out += "  " + F.field.at(p) + " = cf_task->" + F.field.at(p) + ";\n";
+    return out + body + tail + "}\n";
+  }
+
+  bool handledStmt(clang::Stmt* s, llvm::raw_ostream& os) override {
+    if (auto it = Sites.find(s); it != Sites.end()) {
+      print_spawn(*it->second, os);
+      return true;
+    }
+    if (auto* call = llvm::dyn_cast<clang::CallExpr>(s)) {
+      const clang::FunctionDecl* callee = call->getDirectCallee();
+      if (callee && callee->getName() == "__chanflow_sync") {
+        os << "do {\n" << sync_point(scope_at(s), s->getBeginLoc()) << "} while (0)";
+        return true;
+      }
+    }
+    if (auto* r = llvm::dyn_cast<clang::ReturnStmt>(s)) {
+      print_return(r, os);
+      return true;
+    }
+    if (auto* c = llvm::dyn_cast<clang::CompoundStmt>(s); c && Scopes.count(c)) {
+      os << "{ /* cilk_scope */\n";
+      for (clang::Stmt* child : c->body()) print_statement(child, os);
+      os << sync_point(scope_at_end(c), c->getRBracLoc()) << "}\n";
+      return true;
+    }
+    if (auto* l = llvm::dyn_cast<clang::ForStmt>(s); l && l->getInit() && llvm::isa<clang::DeclStmt>(l->getInit())) {
+      // The loop's declarations go before it, in a block of their own (Clang's printer would
+      // print them itself, without device types or renaming).
+      os << "{\n";
+      for (const clang::Decl* decl : llvm::cast<clang::DeclStmt>(l->getInit())->decls()) print_declaration(decl, os);
+      os << "for (;";
+      if (l->getCond()) print_expr(l->getCond(), os);
+      os << ";";
+      if (l->getInc()) print_expr(l->getInc(), os);
+      os << ")\n";
+      print_statement(const_cast<clang::Stmt*>(l->getBody()), os);
+      os << "}\n";
+      return true;
+    }
+    if (auto* d = llvm::dyn_cast<clang::DeclStmt>(s)) {
+      for (const clang::Decl* decl : d->decls()) print_declaration(decl, os);
+      return true;
+    }
+    if (auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(s)) {
+      if (auto* v = llvm::dyn_cast<clang::VarDecl>(ref->getDecl()); v && F.field.count(v)) {
+        os << F.field.at(v);
+        return true;
+      }
+    }
+    if (auto* c = llvm::dyn_cast<clang::CStyleCastExpr>(s)) {
+      os << "(" << device_type(Ctx, c->getTypeAsWritten(), true) << ")";
+      print_expr(c->getSubExpr(), os);
+      return true;
+    }
+    return false;
+  }
+
+ private:
+  void print_expr(const clang::Stmt* e, llvm::raw_ostream& os) { e->printPretty(os, this, Policy, 0); }
+
+  void print_statement(clang::Stmt* s, llvm::raw_ostream& os) {
+    print_expr(s, os);
+    if (llvm::isa<clang::Expr>(s)) os << ";";
+    os << "\n";
+  }
+
+  void print_declaration(const clang::Decl* decl, llvm::raw_ostream& os) {
+    const auto* v = llvm::dyn_cast<clang::VarDecl>(decl);
+    if (!v) {
+      decl->print(os, Policy);
+      os << ";\n";
+      return;
+    }
+    const std::string name = F.field.count(v) ? F.field.at(v) : v->getNameAsString();
+    os << device_type(Ctx, v->getType().getUnqualifiedType(), true, name);
+    if (const clang::Expr* init = v->getInit()) {
+      os << " = ";
+      print_expr(init, os);
+    }
+    os << ";\n";
+  }
+
+  // A spawn, or a plain call (a spawn then a sync).
+  void print_spawn(const SpawnSite& s, llvm::raw_ostream& os) {
+    const CilkFunction& callee = *Program.cilk_function(s.callee);
+    if (s.declared) os << device_type(Ctx, s.declared->getType().getUnqualifiedType(), true, F.field.at(s.declared)) << ";\n";
+    const bool is_return = llvm::isa<clang::ReturnStmt>(s.statement);
+    os << "do {\n";
+    os << fmt::format("{0}__task cf_child;\n{{ const chanflow_task cf_header = CHANFLOW_TASK_INIT; cf_child.task = cf_header; }}\n",
+                      callee.name);
+    unsigned i = 0;
+    for (const clang::Expr* arg : s.call->arguments()) {
+      os << "cf_child." << callee.field.at(callee.decl->getParamDecl(i++)) << " = ";
+      print_expr(arg, os);
+      os << ";\n";
+    }
+    const std::string port = fmt::format("CHANFLOW_PORT({}__spawn, {})", F.name, callee.name);
+    if (s.result == ResultKind::None) {
+      os << "chanflow_spawn_void_child(cf_ctx, " << port << ", cf_child);\n";
+    } else {
+      os << fmt::format("if (cf_next.results < {}) {{\n  cf_next.site[cf_next.results] = {};\n", F.result_slots, s.site);
+      if (s.result == ResultKind::Memory) {
+        os << "  cf_next.dest[cf_next.results] = (ulong)&(";
+        print_expr(s.destination, os);
+        os << ");\n";
+      } else if (s.destination && !llvm::isa<clang::DeclRefExpr>(strip(s.destination))) {
+        os << "  cf_next.dest[cf_next.results] = (ulong)((uchar*)&(";
+        print_expr(s.destination, os);
+        os << ") - (uchar*)&" << F.field.at(s.root) << ");\n";
+      }
+      os << "}\n";
+      os << "chanflow_spawn_child(cf_ctx, " << port << ", cf_child, cf_next.results);\n++cf_next.results;\n";
+    }
+    os << "++cf_spawned;\n";
+    if (s.plain_call || is_return) os << sync_point(scope_at(s.statement), s.call->getEndLoc());
+    if (is_return) os << return_value(F.returns_value() ? "cf_ret" : "");
+    os << "} while (0)";
+    if (!llvm::isa<clang::Expr>(s.statement)) os << ";\n";
+  }
+
+  // return e; — e is evaluated first, then the implicit sync, then the value goes to the parent.
+  void print_return(const clang::ReturnStmt* r, llvm::raw_ostream& os) {
+    os << "{\n";
+    if (r->getRetValue() && F.returns_value()) {
+      os << (F.spawns.empty() ? device_type(Ctx, F.decl->getReturnType().getUnqualifiedType(), true, "cf_ret") : "cf_ret")
+         << " = ";
+      print_expr(r->getRetValue(), os);
+      os << ";\n";
+    } else if (r->getRetValue()) {
+      print_expr(r->getRetValue(), os);
+      os << ";\n";
+    }
+    if (!F.spawns.empty()) os << sync_point(scope_at(r), r->getBeginLoc());
+    os << return_value(r->getRetValue() && F.returns_value() ? "cf_ret" : "") << "}\n";
+  }
+
+  std::string return_value(const std::string& value) const {
+    if (value.empty()) return "return;\n";
+    return "chanflow_return(cf_ctx, " + to_bits(F.decl->getReturnType(), value) + ");\nreturn;\n";
+  }
+
+  std::string end_of_function() {
+    const auto* body = llvm::cast<clang::CompoundStmt>(F.decl->getBody());
+    if (F.spawns.empty() || (!body->body_empty() && llvm::isa<clang::ReturnStmt>(body->body_back()))) return "";
+    return sync_point(params_and_ret(), body->getRBracLoc()) + "return;\n";
+  }
+
+  // Whether children may be outstanding at `at`: a spawn written before it, or in a loop around it.
+  bool may_have_children(clang::SourceLocation at) {
+    const clang::SourceManager& sm = Ctx.getSourceManager();
+    for (const SpawnSite& s : F.spawns) {
+      if (sm.isBeforeInTranslationUnit(s.call->getBeginLoc(), at)) return true;
+      if (!s.in_loop) continue;
+      for (const clang::Stmt* p = parent(s.call); p && p != F.decl->getBody(); p = parent(p))
+        if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt>(p) && p->getSourceRange().fullyContains(clang::SourceRange(at, at)))
+          return true;
+    }
+    return false;
+  }
+
+  // A sync: with children outstanding, save what is in scope and end the kernel; resume here.
+  std::string sync_point(const std::vector<const clang::VarDecl*>& in_scope, clang::SourceLocation at) {
+    if (F.spawns.empty() || !may_have_children(at)) return "";
+    const unsigned k = ++Resumes;
+    std::string out = "if (cf_spawned) {\n";
+    out += fmt::format("  cf_next.resume = {};\n", k);
+    for (const clang::VarDecl* v : in_scope) out += copy("cf_next.locals." + F.field.at(v), F.field.at(v), false, v->getType());
+    if (F.returns_value()) out += "  cf_next.locals.cf_ret = cf_ret;\n";
+    out += "  chanflow_spawn_continuation(cf_ctx, cf_next);\n  return;\n}\n";
+    out += fmt::format("if (0) {{\ncf_resume_{}:\n", k);
+    for (const clang::VarDecl* v : in_scope) out += copy(F.field.at(v), "cf_frame->locals." + F.field.at(v), true, v->getType());
+    if (F.returns_value()) out += "  cf_ret = cf_frame->locals.cf_ret;\n";
+    out += deliveries(in_scope);
+    out += "  cf_spawned = 0;\n}\n";
+    return out;
+  }
+
+  // to = from, element by element for arrays; `from_frame`: the source is the frame (global memory).
+  std::string copy(const std::string& to, const std::string& from, bool from_frame, clang::QualType t) {
+    if (!t->isArrayType()) return "  " + to + " = " + from + ";\n";
+    clang::QualType element = t;
+    while (const clang::ArrayType* a = Ctx.getAsArrayType(element)) element = a->getElementType();
+    const std::string e = device_type(Ctx, element.getUnqualifiedType(), true);
+    return fmt::format("  for (uint cf_i = 0; cf_i < sizeof({0}) / sizeof({1}); ++cf_i) (({1}*)&{0})[cf_i] = "
+                       "(({3}const {1}*)&{2})[cf_i];\n",
+                       to, e, from, from_frame ? "__global " : "");
+  }
+
+  // Each filled slot to its destination, by the spawn site that filled it.
+  std::string deliveries(const std::vector<const clang::VarDecl*>& in_scope) {
+    if (!F.result_slots) return "";
+    std::set<const clang::VarDecl*> visible(in_scope.begin(), in_scope.end());
+    std::string cases;
+    for (const SpawnSite& s : F.spawns) {
+      if (s.result == ResultKind::None) continue;
+      const clang::QualType r = s.callee->getReturnType();
+      const std::string value = from_bits(Ctx, r, "cf_frame->slot[cf_i]");
+      if (llvm::isa<clang::ReturnStmt>(s.statement)) {
+        cases += fmt::format("    case {}: cf_ret = {}; break;\n", s.site, value);
+      } else if (s.result == ResultKind::Memory) {
+        const clang::QualType t = s.destination->getType();
+        cases += fmt::format("    case {}: *(__global {}*)cf_frame->dest[cf_i] = {}; break;\n", s.site,
+                             device_type(Ctx, t.getUnqualifiedType(), true), value);
+      } else if (visible.count(s.root)) {
+        const std::string root = F.field.at(s.root);
+        if (!s.destination || llvm::isa<clang::DeclRefExpr>(strip(s.destination))) {
+          cases += fmt::format("    case {}: {} = {}; break;\n", s.site, root, value);
+        } else {
+          cases += fmt::format("    case {}: *({}*)((uchar*)&{} + cf_frame->dest[cf_i]) = {}; break;\n", s.site,
+                               device_type(Ctx, s.destination->getType().getUnqualifiedType(), true), root, value);
+        }
+      }
+    }
+    if (cases.empty()) return "";
+    return "  for (uint cf_i = 0; cf_i < cf_frame->results; ++cf_i) {\n    switch (cf_frame->site[cf_i]) {\n" + cases +
+           "    }\n  }\n";
+  }
+
+  // The locals in scope just after statement `s`: parameters, then those declared before it in
+  // each enclosing block (and `s` itself if it declares one), and for-loop variables around it.
+  std::vector<const clang::VarDecl*> scope_at(const clang::Stmt* s) {
+    std::vector<const clang::VarDecl*> out = params_and_ret();
+    std::vector<const clang::VarDecl*> inner;
+    const clang::Stmt* child = s;
+    for (const clang::Stmt* p = parent(s); p; child = p, p = parent(p)) {
+      std::vector<const clang::VarDecl*> here;
+      if (auto* c = llvm::dyn_cast<clang::CompoundStmt>(p)) {
+        for (const clang::Stmt* item : c->body()) {
+          add_declared(item, here);
+          if (item == child) break;
+        }
+      } else if (auto* l = llvm::dyn_cast<clang::ForStmt>(p)) {
+        if (l->getInit() && l->getInit() != child) add_declared(l->getInit(), here);
+      }
+      inner.insert(inner.begin(), here.begin(), here.end());
+      if (p == F.decl->getBody()) break;
+    }
+    out.insert(out.end(), inner.begin(), inner.end());
+    return out;
+  }
+
+  std::vector<const clang::VarDecl*> scope_at_end(const clang::CompoundStmt* c) {
+    if (c->body_empty()) return scope_at(c);
+    std::vector<const clang::VarDecl*> out = scope_at(c->body_back());
+    for (const clang::Stmt* item : c->body()) {
+      std::vector<const clang::VarDecl*> here;
+      add_declared(item, here);
+      for (const clang::VarDecl* v : here)
+        if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+    }
+    return out;
+  }
+
+  std::vector<const clang::VarDecl*> params_and_ret() {
+    std::vector<const clang::VarDecl*> out(F.decl->param_begin(), F.decl->param_end());
+    return out;
+  }
+
+  static void add_declared(const clang::Stmt* s, std::vector<const clang::VarDecl*>& out) {
+    if (auto* d = llvm::dyn_cast<clang::DeclStmt>(s))
+      for (const clang::Decl* decl : d->decls())
+        if (auto* v = llvm::dyn_cast<clang::VarDecl>(decl); v && v->hasLocalStorage()) out.push_back(v);
+  }
+
+  const clang::Stmt* parent(const clang::Stmt* s) {
+    auto parents = Ctx.getParents(*s);
+    if (parents.empty()) return nullptr;
+    if (const auto* p = parents[0].get<clang::Stmt>()) return p;
+    if (const auto* v = parents[0].get<clang::VarDecl>()) {
+      auto vp = Ctx.getParents(*v);
+      if (!vp.empty()) return vp[0].get<clang::Stmt>();
+    }
+    return nullptr;
+  }
+
+  clang::ASTContext& Ctx;
+  const CilkProgram& Program;
+  const CilkFunction& F;
+  clang::PrintingPolicy Policy;
+  std::map<const clang::Stmt*, const SpawnSite*> Sites;
+  std::set<const clang::CompoundStmt*> Scopes;
+  unsigned Resumes = 0;
+};
+
+std::string helper_code(clang::ASTContext& ctx, const clang::FunctionDecl* f) {
+  clang::PrintingPolicy policy(ctx.getLangOpts());
+  policy.SuppressTagKeyword = false;
+  policy.Bool = false;
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  f->print(os, policy);
+  os << "\n";
+  return os.str();
+}
+
+}  // namespace
+
+std::string emit_device_code(clang::ASTContext& ctx, const CilkProgram& program) {
+  std::string out = fmt::format(
+      "/* Generated by chanflowc from {0}.c: its Cilk functions as kernel nodes (DESIGN.md decision 8).\n"
+      " * Each Cilk function F runs as F__run: from the top in F__spawn (a task), from a sync point in\n"
+      " * F__sync (a continuation frame, after its children returned). The types are in {0}.types.h. */\n",
+      program.name);
+  if (program.uses_double) out += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+  for (const clang::VarDecl* c : program.constants) {
+    std::string init;
+    llvm::raw_string_ostream os(init);
+    c->getInit()->printPretty(os, nullptr, clang::PrintingPolicy(ctx.getLangOpts()), 0);
+    out += "__constant " + device_type(ctx, c->getType(), false, c->getNameAsString()) + " = " + os.str() + ";\n";
+  }
+  for (const clang::FunctionDecl* h : program.helpers) out += "\n" + helper_code(ctx, h);
+  for (const CilkFunction& f : program.functions) {
+    FunctionPrinter printer(ctx, program, f);
+    out += "\n/* " + f.name + " */\n" + printer.run_function();
+    const std::string& n = f.name;
+    if (f.spawns.empty()) {
+      out += fmt::format("void {0}__task_body(__global {0}__task* t, chanflow_ctx* ctx) {{ {0}__run(t, ctx); }}\n"
+                         "CHANFLOW_YIELDING_KERNEL_NODE({0}__spawn, {0}__task, {0}__task_body)\n",
+                         n);
+      continue;
+    }
+    out += fmt::format(
+        "void {0}__task_body(__global {0}__task* t, chanflow_ctx* ctx) {{ {0}__run(t, 0, ctx); }}\n"
+        "CHANFLOW_YIELDING_KERNEL_NODE({0}__spawn, {0}__task, {0}__task_body)\n"
+        "void {0}__frame_body(__global {0}__frame* c, chanflow_ctx* ctx) {{ {0}__run(0, c, ctx); }}\n"
+        "CHANFLOW_CONTINUATION_NODE({0}__sync, {0}__frame, {0}__frame_body)\n",
+        n);
+    for (const CilkFunction* callee : f.continuation_spawns ? f.callees : std::set<const CilkFunction*>{})
+      out += fmt::format("#if CHANFLOW_PORT({0}__spawn, {1}) != CHANFLOW_PORT({0}__sync, {1})\n"
+                         "#error \"{0}'s two kernel nodes number their ports differently\"\n#endif\n",
+                         n, callee->name);
+  }
+  return out;
+}
+
+}  // namespace chanflow::compiler

@@ -1,0 +1,138 @@
+// The front end: runs Clang on the Cilk source with chanflow's keyword macros, records where each
+// keyword was written (preprocessor callbacks, never text matching), then hands the AST to the
+// analysis and the emitters. Clang's own diagnostics and ours go through one DiagnosticsEngine.
+#include "analysis.hpp"
+#include "chanflow/compiler.hpp"
+#include "compiler_config.hpp"
+#include "emit.hpp"
+
+#include <clang/AST/ASTConsumer.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/FrontendAction.h>
+#include <clang/Lex/PPCallbacks.h>
+#include <clang/Lex/Preprocessor.h>
+#include <clang/Tooling/CompilationDatabase.h>
+#include <clang/Tooling/Tooling.h>
+#include <llvm/Support/Path.h>
+
+namespace chanflow::compiler {
+namespace {
+
+// Records the token after each spawn / scope / cilk keyword, and rejects the Cilk constructs
+// chanflow does not lower where they are written.
+class KeywordRecorder : public clang::PPCallbacks {
+ public:
+  KeywordRecorder(clang::Preprocessor& pp, KeywordLocations& out) : PP(pp), Out(out) {
+    PP.setTokenWatcher([this](const clang::Token& Tok) { onToken(Tok); });
+  }
+
+  void MacroExpands(const clang::Token& NameTok, const clang::MacroDefinition& MD, clang::SourceRange,
+                    const clang::MacroArgs*) override {
+    const clang::MacroInfo* MI = MD.getMacroInfo();
+    if (!MI || !isChanflowHeader(MI->getDefinitionLoc())) return;
+    const llvm::StringRef Name = NameTok.getIdentifierInfo()->getName();
+    if (Name == "cilk_spawn" || Name == "spawn") {
+      Pending = &Out.spawn_targets;
+    } else if (Name == "cilk_scope") {
+      Pending = &Out.scope_braces;
+    } else if (Name == "cilk") {
+      Out.cilk_qualifiers.push_back(PP.getSourceManager().getExpansionLoc(NameTok.getLocation()));
+    } else if (Name == "inlet") {
+      reject(NameTok.getLocation(), "Cilk-5 inlets are not supported by chanflowc; assign the spawn's result to a "
+                                    "variable and combine the results after the sync");
+    } else if (Name == "SYNCHED") {
+      reject(NameTok.getLocation(), "SYNCHED is not supported by chanflowc");
+    } else if (Name == "cilk_for") {
+      reject(NameTok.getLocation(), "cilk_for is not supported by chanflowc yet; spawn in a loop instead");
+    } else if (Name == "cilk_reducer") {
+      reject(NameTok.getLocation(), "reducers (cilk_reducer) are not supported by chanflowc");
+    }
+  }
+
+ private:
+  void onToken(const clang::Token& Tok) {
+    if (!Pending) return;
+    Pending->insert(Tok.getLocation());
+    Pending = nullptr;
+  }
+
+  bool isChanflowHeader(clang::SourceLocation Loc) const {
+    const clang::SourceManager& SM = PP.getSourceManager();
+    const llvm::StringRef File = SM.getFilename(SM.getSpellingLoc(Loc));
+    return File.endswith("cilk/cilk.h") || File.endswith("cilk/cilk5.h");
+  }
+
+  void reject(clang::SourceLocation Loc, llvm::StringRef Message) {
+    clang::DiagnosticsEngine& D = PP.getDiagnostics();
+    D.Report(Loc, D.getCustomDiagID(clang::DiagnosticsEngine::Error, "%0")) << Message;
+  }
+
+  clang::Preprocessor& PP;
+  KeywordLocations& Out;
+  std::set<clang::SourceLocation>* Pending = nullptr;
+};
+
+class LowerConsumer : public clang::ASTConsumer {
+ public:
+  LowerConsumer(clang::CompilerInstance& ci, const KeywordLocations& keywords, const TranslateOptions& options,
+                std::optional<Translation>& out)
+      : CI(ci), Keywords(keywords), Options(options), Out(out) {}
+
+  void HandleTranslationUnit(clang::ASTContext& Ctx) override {
+    if (CI.getDiagnostics().hasErrorOccurred()) return;
+    std::optional<CilkProgram> Program = analyze(Ctx, Keywords, Options);
+    if (!Program || CI.getDiagnostics().hasErrorOccurred()) return;
+    Out = emit(Ctx, *Program);
+  }
+
+ private:
+  clang::CompilerInstance& CI;
+  const KeywordLocations& Keywords;
+  const TranslateOptions& Options;
+  std::optional<Translation>& Out;
+};
+
+class LowerAction : public clang::ASTFrontendAction {
+ public:
+  LowerAction(const TranslateOptions& options, std::optional<Translation>& out) : Options(options), Out(out) {}
+
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& CI, llvm::StringRef) override {
+    CI.getPreprocessor().addPPCallbacks(std::make_unique<KeywordRecorder>(CI.getPreprocessor(), Keywords));
+    return std::make_unique<LowerConsumer>(CI, Keywords, Options, Out);
+  }
+
+ private:
+  const TranslateOptions& Options;
+  std::optional<Translation>& Out;
+  KeywordLocations Keywords;
+};
+
+class LowerActionFactory : public clang::tooling::FrontendActionFactory {
+ public:
+  LowerActionFactory(const TranslateOptions& options, std::optional<Translation>& out) : Options(options), Out(out) {}
+  std::unique_ptr<clang::FrontendAction> create() override { return std::make_unique<LowerAction>(Options, Out); }
+
+ private:
+  const TranslateOptions& Options;
+  std::optional<Translation>& Out;
+};
+
+}  // namespace
+
+std::optional<Translation> translate(const TranslateOptions& options) {
+  const bool cilk5 = llvm::StringRef(options.input).endswith(".cilk");
+  std::vector<std::string> args = {"-x", "c", "-std=gnu11", "-D__chanflowc__=1", "-fsyntax-only",
+                                   "-resource-dir=" + std::string(config::kClangResourceDir),
+                                   "-I" + config::cilk_include_dir()};
+  if (cilk5) args.insert(args.end(), {"-include", "cilk/cilk5.h"});
+  args.insert(args.end(), options.clang_args.begin(), options.clang_args.end());
+  clang::tooling::FixedCompilationDatabase db(".", args);
+  clang::tooling::ClangTool tool(db, {options.input});
+  std::optional<Translation> out;
+  LowerActionFactory factory(options, out);
+  if (tool.run(&factory) != 0) return std::nullopt;
+  if (out) out->name = llvm::sys::path::stem(options.input).str();
+  return out;
+}
+
+}  // namespace chanflow::compiler

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Compiles a Cilk program with chanflowc and as its serial elision (cc with <cilk/cilk.h>), runs
+# both with the same arguments, and requires the same output. Extra environment (tiny channel
+# capacities, a dispatch mode) comes from the caller: CTest sets it per test.
+# usage: run_program.sh CHANFLOWC CILK_INCLUDE_DIR WORK_DIR SOURCE [ARGS...]
+set -euo pipefail
+chanflowc=$1 include=$2 work=$3 source=$4
+shift 4
+mkdir -p "$work"
+stem=$(basename "${source%.*}")
+elision_flags=()
+[[ "$source" == *.cilk ]] && elision_flags=(-include cilk/cilk5.h -x c)
+cc -std=gnu11 -O1 -w -I"$include" "${elision_flags[@]}" "$source" -o "$work/$stem.elision"
+"$chanflowc" "$source" -o "$work/$stem.chanflow"
+expected=$("$work/$stem.elision" "$@")
+actual=$("$work/$stem.chanflow" "$@")
+echo "serial elision: $expected"
+echo "chanflow:       $actual"
+[ "$expected" = "$actual" ] || { echo "MISMATCH" >&2; exit 1; }

@@ -1,0 +1,102 @@
+// chanflowc: compiles a Cilk program (OpenCilk's .c or Cilk-5's .cilk) into an executable whose
+// Cilk functions run as channel-flow graphs on an OpenCL device, like `clang -fopencilk`.
+//
+//   chanflowc fib.c -o fib                  the executable
+//   chanflowc fib.c --emit=cl,cpp -o out/   the generated OpenCL C, graph C++, host C, types, DOT
+#include "chanflow/compiler.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <unistd.h>
+
+namespace {
+
+int usage(int status) {
+  fmt::print(status ? stderr : stdout,
+             "usage: chanflowc FILE.c|FILE.cilk [-o OUTPUT] [--emit=cl,cpp,c,h,dot] [-I DIR] [-D NAME[=VALUE]]\n"
+             "                 [--max-loop-spawns=N] [--keep] [-v]\n"
+             "  -o OUTPUT            the executable (default: the input's stem); with --emit, a directory\n"
+             "  --emit=LIST          write the generated files instead of building: cl (kernel nodes), cpp (graph),\n"
+             "                       c (host code), h (shared types), dot (the channel-flow graph)\n"
+             "  --max-loop-spawns=N  most children loops may spawn before a sync (default 32)\n"
+             "  --keep               keep the build directory and say where it is\n");
+  return status;
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t comma; (comma = s.find(',', start)) != std::string::npos; start = comma + 1) out.push_back(s.substr(start, comma - start));
+  out.push_back(s.substr(start));
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  namespace cc = chanflow::compiler;
+  namespace fs = std::filesystem;
+  cc::TranslateOptions options;
+  std::string output;
+  std::vector<std::string> emit;
+  bool keep = false, verbose = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&](const char* flag) -> std::string {
+      if (a.size() > std::strlen(flag) && a.compare(0, std::strlen(flag), flag) == 0) return a.substr(std::strlen(flag));
+      if (i + 1 >= argc) {
+        fmt::print(stderr, "chanflowc: {} needs a value\n", flag);
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "-h" || a == "--help") return usage(0);
+    if (a == "-o" || a.rfind("-o", 0) == 0 && a.size() > 2) output = value("-o");
+    else if (a.rfind("--emit=", 0) == 0) emit = split(a.substr(7));
+    else if (a == "-I" || a.rfind("-I", 0) == 0) options.clang_args.push_back("-I" + value("-I"));
+    else if (a == "-D" || a.rfind("-D", 0) == 0) options.clang_args.push_back("-D" + value("-D"));
+    else if (a.rfind("--max-loop-spawns=", 0) == 0) {
+      const int n = std::atoi(a.c_str() + 18);
+      if (n < 1 || n > 4096) {
+        fmt::print(stderr, "chanflowc: --max-loop-spawns must be 1 to 4096\n");
+        return 2;
+      }
+      options.max_loop_spawns = static_cast<unsigned>(n);
+    } else if (a == "--keep") keep = true;
+    else if (a == "-v") verbose = true;
+    else if (!a.empty() && a[0] == '-') {
+      fmt::print(stderr, "chanflowc: unknown option '{}'\n", a);
+      return usage(2);
+    } else if (options.input.empty()) options.input = a;
+    else {
+      fmt::print(stderr, "chanflowc: one input file at a time ('{}' and '{}')\n", options.input, a);
+      return 2;
+    }
+  }
+  if (options.input.empty()) return usage(2);
+  if (!fs::exists(options.input)) {
+    fmt::print(stderr, "chanflowc: error: no such file: '{}'\n", options.input);
+    return 1;
+  }
+  std::optional<cc::Translation> t = cc::translate(options);
+  if (!t) return 1;
+  try {
+    if (!emit.empty()) {
+      for (const std::string& path : cc::write_outputs(*t, output.empty() ? "." : output, emit)) fmt::print("wrote {}\n", path);
+      return 0;
+    }
+    if (output.empty()) output = t->name;
+    const fs::path work = fs::temp_directory_path() / fmt::format("chanflowc-{}-{}", t->name, ::getpid());
+    fs::create_directories(work);
+    cc::build_executable(*t, {.output = output, .work_dir = work.string(), .keep = keep, .verbose = verbose});
+    if (keep) fmt::print(stderr, "chanflowc: the generated files are in {}\n", work.string());
+    else fs::remove_all(work);
+  } catch (const cc::BuildError& e) {
+    fmt::print(stderr, "chanflowc: error: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}
