@@ -3,6 +3,8 @@
 // and everything else it calls stays host code.
 #include "analysis.hpp"
 
+#include "emit.hpp"
+
 #include <clang/AST/ParentMapContext.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Basic/SourceManager.h>
@@ -239,7 +241,7 @@ class Analyzer {
     // Frame fields: parameters, then locals, each a unique name (shadowed names get a suffix).
     std::map<std::string, int> used;
     auto add = [&](const clang::VarDecl* v) {
-      std::string name = v->getNameAsString();
+      std::string name = device_name(v->getNameAsString());
       if (name.empty()) name = "unnamed";
       const int n = used[name]++;
       f.field[v] = n == 0 ? name : name + "__" + std::to_string(n);
@@ -298,7 +300,7 @@ class Analyzer {
   void check_return_type(const clang::FunctionDecl* d) {
     const clang::QualType r = d->getReturnType();
     if (r->isVoidType()) return;
-    if (r->isRecordType() || r->isArrayType() || Ctx.getTypeSize(r) > 64 || r->isRealFloatingType() && Ctx.getTypeSize(r) > 64)
+    if (r->isRecordType() || r->isArrayType() || Ctx.getTypeSize(r) > 64)
       error(d->getLocation(), "Cilk function '" + d->getNameAsString() + "' returns '" + r.getAsString() +
                                   "'; a Cilk function returns void, a scalar or a pointer (at most 8 bytes)");
   }

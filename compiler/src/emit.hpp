@@ -17,6 +17,7 @@ Translation emit(clang::ASTContext& ctx, const CilkProgram& program);
 /// as written (OpenCL C's default, private); typedefs from system headers desugared.
 std::string device_type(clang::ASTContext& ctx, clang::QualType type, bool global_pointers,
                         const std::string& declarator = "");
+clang::QualType device_qual_type(clang::ASTContext& ctx, clang::QualType type, bool global_pointers);
 
 std::string emit_types_header(clang::ASTContext& ctx, const CilkProgram& program);
 /// The header's two parts: the user's types device code needs, and each Cilk function's task,
@@ -30,6 +31,10 @@ std::string emit_dot(const CilkProgram& program);
 
 /// Per-port spawn bound: the most children of `callee` one segment of `caller` may spawn.
 unsigned spawn_bound(const CilkProgram& program, const CilkFunction& caller, const CilkFunction& callee);
+
+/// A user identifier as device code spells it: names OpenCL C reserves (address spaces, its scalar
+/// and vector types, `kernel`, ...) get a trailing underscore.
+std::string device_name(const std::string& name);
 
 /// Formats generated C, C++ or OpenCL C (clang-format's LLVM style, 110 columns).
 std::string format_code(const std::string& code, const std::string& file_name);

@@ -6,6 +6,7 @@
 // locals in scope into the next frame and ends the kernel; the frame resumes after the last child
 // returns, delivers the results and goes on. A sync with nothing outstanding is passed straight
 // through, so base cases never pay for a frame.
+#include "address_spaces.hpp"
 #include "analysis.hpp"
 #include "emit.hpp"
 
@@ -31,14 +32,121 @@ std::string from_bits(clang::ASTContext& ctx, clang::QualType t, const std::stri
   return "(" + device_type(ctx, t.getUnqualifiedType(), true) + ")" + bits;
 }
 
-// Prints one Cilk function's body: Clang's statement printer, with spawns, syncs, returns,
-// cilk_scope blocks, declarations and casts printed by this helper.
-class FunctionPrinter : public clang::PrinterHelper {
+// Prints device code: Clang's statement printer, with declarations, casts and calls given their
+// address spaces (address_spaces.hpp), loop declarations hoisted, and renamed locals renamed.
+class DevicePrinter : public clang::PrinterHelper {
  public:
-  FunctionPrinter(clang::ASTContext& ctx, const CilkProgram& program, const CilkFunction& f)
-      : Ctx(ctx), Program(program), F(f), Policy(ctx.getLangOpts()) {
+  DevicePrinter(clang::ASTContext& ctx, const FunctionSpaces& spaces, const std::map<const clang::VarDecl*, std::string>* names)
+      : Ctx(ctx), Policy(ctx.getLangOpts()), Spaces(spaces), Names(names) {
     Policy.SuppressTagKeyword = false;
     Policy.Bool = false;
+  }
+
+  bool handledStmt(clang::Stmt* s, llvm::raw_ostream& os) override {
+    if (auto* l = llvm::dyn_cast<clang::ForStmt>(s); l && l->getInit() && llvm::isa<clang::DeclStmt>(l->getInit())) {
+      // The loop's declarations go before it, in a block of their own (Clang's printer would
+      // print them itself, without address spaces or renaming).
+      os << "{\n";
+      for (const clang::Decl* decl : llvm::cast<clang::DeclStmt>(l->getInit())->decls()) print_declaration(decl, os);
+      os << "for (;";
+      if (l->getCond()) print_expr(l->getCond(), os);
+      os << ";";
+      if (l->getInc()) print_expr(l->getInc(), os);
+      os << ")\n";
+      print_statement(const_cast<clang::Stmt*>(l->getBody()), os);
+      os << "}\n";
+      return true;
+    }
+    if (auto* d = llvm::dyn_cast<clang::DeclStmt>(s)) {
+      for (const clang::Decl* decl : d->decls()) print_declaration(decl, os);
+      return true;
+    }
+    if (auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(s)) {
+      if (auto* v = llvm::dyn_cast<clang::VarDecl>(ref->getDecl())) {
+        const std::string name = name_of(v);
+        if (name != v->getNameAsString()) {
+          os << name;
+          return true;
+        }
+      }
+    }
+    if (auto* m = llvm::dyn_cast<clang::MemberExpr>(s)) {
+      const std::string field = m->getMemberDecl()->getNameAsString();
+      if (device_name(field) != field) {
+        print_expr(m->getBase(), os);
+        os << (m->isArrow() ? "->" : ".") << device_name(field);
+        return true;
+      }
+    }
+    if (auto* c = llvm::dyn_cast<clang::CStyleCastExpr>(s)) {
+      auto it = Spaces.casts.find(c);
+      os << "(" << device_type_in(Ctx, c->getTypeAsWritten(), it == Spaces.casts.end() ? Space::Global : it->second) << ")";
+      print_expr(c->getSubExpr(), os);
+      return true;
+    }
+    if (auto* call = llvm::dyn_cast<clang::CallExpr>(s)) {
+      if (auto it = Spaces.calls.find(call); it != Spaces.calls.end()) {
+        os << it->second->name << "(";
+        for (unsigned i = 0; i < call->getNumArgs(); ++i) {
+          if (i) os << ", ";
+          print_expr(call->getArg(i), os);
+        }
+        os << ")";
+        return true;
+      }
+    }
+    return false;
+  }
+
+ protected:
+  void print_expr(const clang::Stmt* e, llvm::raw_ostream& os) { e->printPretty(os, this, Policy, 0); }
+
+  void print_statement(clang::Stmt* s, llvm::raw_ostream& os) {
+    print_expr(s, os);
+    if (llvm::isa<clang::Expr>(s)) os << ";";
+    os << "\n";
+  }
+
+  std::string name_of(const clang::VarDecl* v) const {
+    return Names && Names->count(v) ? Names->at(v) : device_name(v->getNameAsString());
+  }
+
+  Space space_of(const clang::VarDecl* v) const {
+    auto it = Spaces.vars.find(v);
+    return it == Spaces.vars.end() ? Space::Global : it->second;
+  }
+
+  std::string type_of(const clang::VarDecl* v, const std::string& name) const {
+    return device_type_in(Ctx, v->getType().getUnqualifiedType(), space_of(v), name);
+  }
+
+  void print_declaration(const clang::Decl* decl, llvm::raw_ostream& os) {
+    const auto* v = llvm::dyn_cast<clang::VarDecl>(decl);
+    if (!v) {
+      decl->print(os, Policy);
+      os << ";\n";
+      return;
+    }
+    os << type_of(v, name_of(v));
+    if (const clang::Expr* init = v->getInit()) {
+      os << " = ";
+      print_expr(init, os);
+    }
+    os << ";\n";
+  }
+
+  clang::ASTContext& Ctx;
+  clang::PrintingPolicy Policy;
+  const FunctionSpaces& Spaces;
+  const std::map<const clang::VarDecl*, std::string>* Names;
+};
+
+// Prints one Cilk function's body: spawns, syncs, returns and cilk_scope blocks lowered, the rest
+// as DevicePrinter prints device code.
+class FunctionPrinter : public DevicePrinter {
+ public:
+  FunctionPrinter(clang::ASTContext& ctx, const CilkProgram& program, const CilkFunction& f, const FunctionSpaces& spaces)
+      : DevicePrinter(ctx, spaces, &f.field), Program(program), F(f) {
     for (const SpawnSite& s : f.spawns) Sites[s.statement] = &s;
     Scopes.insert(f.scopes.begin(), f.scopes.end());
   }
@@ -90,67 +198,14 @@ class FunctionPrinter : public clang::PrinterHelper {
       os << sync_point(scope_at_end(c), c->getRBracLoc()) << "}\n";
       return true;
     }
-    if (auto* l = llvm::dyn_cast<clang::ForStmt>(s); l && l->getInit() && llvm::isa<clang::DeclStmt>(l->getInit())) {
-      // The loop's declarations go before it, in a block of their own (Clang's printer would
-      // print them itself, without device types or renaming).
-      os << "{\n";
-      for (const clang::Decl* decl : llvm::cast<clang::DeclStmt>(l->getInit())->decls()) print_declaration(decl, os);
-      os << "for (;";
-      if (l->getCond()) print_expr(l->getCond(), os);
-      os << ";";
-      if (l->getInc()) print_expr(l->getInc(), os);
-      os << ")\n";
-      print_statement(const_cast<clang::Stmt*>(l->getBody()), os);
-      os << "}\n";
-      return true;
-    }
-    if (auto* d = llvm::dyn_cast<clang::DeclStmt>(s)) {
-      for (const clang::Decl* decl : d->decls()) print_declaration(decl, os);
-      return true;
-    }
-    if (auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(s)) {
-      if (auto* v = llvm::dyn_cast<clang::VarDecl>(ref->getDecl()); v && F.field.count(v)) {
-        os << F.field.at(v);
-        return true;
-      }
-    }
-    if (auto* c = llvm::dyn_cast<clang::CStyleCastExpr>(s)) {
-      os << "(" << device_type(Ctx, c->getTypeAsWritten(), true) << ")";
-      print_expr(c->getSubExpr(), os);
-      return true;
-    }
-    return false;
+    return DevicePrinter::handledStmt(s, os);
   }
 
  private:
-  void print_expr(const clang::Stmt* e, llvm::raw_ostream& os) { e->printPretty(os, this, Policy, 0); }
-
-  void print_statement(clang::Stmt* s, llvm::raw_ostream& os) {
-    print_expr(s, os);
-    if (llvm::isa<clang::Expr>(s)) os << ";";
-    os << "\n";
-  }
-
-  void print_declaration(const clang::Decl* decl, llvm::raw_ostream& os) {
-    const auto* v = llvm::dyn_cast<clang::VarDecl>(decl);
-    if (!v) {
-      decl->print(os, Policy);
-      os << ";\n";
-      return;
-    }
-    const std::string name = F.field.count(v) ? F.field.at(v) : v->getNameAsString();
-    os << device_type(Ctx, v->getType().getUnqualifiedType(), true, name);
-    if (const clang::Expr* init = v->getInit()) {
-      os << " = ";
-      print_expr(init, os);
-    }
-    os << ";\n";
-  }
-
   // A spawn, or a plain call (a spawn then a sync).
   void print_spawn(const SpawnSite& s, llvm::raw_ostream& os) {
     const CilkFunction& callee = *Program.cilk_function(s.callee);
-    if (s.declared) os << device_type(Ctx, s.declared->getType().getUnqualifiedType(), true, F.field.at(s.declared)) << ";\n";
+    if (s.declared) os << type_of(s.declared, F.field.at(s.declared)) << ";\n";
     const bool is_return = llvm::isa<clang::ReturnStmt>(s.statement);
     os << "do {\n";
     os << fmt::format("{0}__task cf_child;\n{{ const chanflow_task cf_header = CHANFLOW_TASK_INIT; cf_child.task = cf_header; }}\n",
@@ -231,11 +286,13 @@ class FunctionPrinter : public clang::PrinterHelper {
     const unsigned k = ++Resumes;
     std::string out = "if (cf_spawned) {\n";
     out += fmt::format("  cf_next.resume = {};\n", k);
-    for (const clang::VarDecl* v : in_scope) out += copy("cf_next.locals." + F.field.at(v), F.field.at(v), false, v->getType());
+    for (const clang::VarDecl* v : in_scope)
+      if (space_of(v) != Space::Private) out += copy("cf_next.locals." + F.field.at(v), F.field.at(v), false, v->getType());
     if (F.returns_value()) out += "  cf_next.locals.cf_ret = cf_ret;\n";
     out += "  chanflow_spawn_continuation(cf_ctx, cf_next);\n  return;\n}\n";
     out += fmt::format("if (0) {{\ncf_resume_{}:\n", k);
-    for (const clang::VarDecl* v : in_scope) out += copy(F.field.at(v), "cf_frame->locals." + F.field.at(v), true, v->getType());
+    for (const clang::VarDecl* v : in_scope)
+      if (space_of(v) != Space::Private) out += copy(F.field.at(v), "cf_frame->locals." + F.field.at(v), true, v->getType());
     if (F.returns_value()) out += "  cf_ret = cf_frame->locals.cf_ret;\n";
     out += deliveries(in_scope);
     out += "  cf_spawned = 0;\n}\n";
@@ -340,24 +397,29 @@ class FunctionPrinter : public clang::PrinterHelper {
     return nullptr;
   }
 
-  clang::ASTContext& Ctx;
   const CilkProgram& Program;
   const CilkFunction& F;
-  clang::PrintingPolicy Policy;
   std::map<const clang::Stmt*, const SpawnSite*> Sites;
   std::set<const clang::CompoundStmt*> Scopes;
   unsigned Resumes = 0;
 };
 
-std::string helper_code(clang::ASTContext& ctx, const clang::FunctionDecl* f) {
-  clang::PrintingPolicy policy(ctx.getLangOpts());
-  policy.SuppressTagKeyword = false;
-  policy.Bool = false;
-  std::string out;
-  llvm::raw_string_ostream os(out);
-  f->print(os, policy);
-  os << "\n";
-  return os.str();
+// A helper as compiled for one combination of address spaces.
+std::string helper_code(clang::ASTContext& ctx, const FunctionSpaces& fs) {
+  const clang::FunctionDecl* f = fs.decl;
+  std::string out = device_type_in(ctx, f->getReturnType(), fs.result, "") + " " + fs.name + "(";
+  for (unsigned i = 0; i < f->getNumParams(); ++i) {
+    const clang::ParmVarDecl* p = f->getParamDecl(i);
+    auto it = fs.vars.find(p);
+    out += (i ? ", " : "") + device_type_in(ctx, p->getType(), it == fs.vars.end() ? Space::Unknown : it->second,
+                                            device_name(p->getNameAsString()));
+  }
+  out += ") ";
+  std::string body;
+  llvm::raw_string_ostream os(body);
+  DevicePrinter printer(ctx, fs, nullptr);
+  f->getBody()->printPretty(os, &printer, clang::PrintingPolicy(ctx.getLangOpts()), 0);
+  return out + os.str() + "\n";
 }
 
 }  // namespace
@@ -375,9 +437,10 @@ std::string emit_device_code(clang::ASTContext& ctx, const CilkProgram& program)
     c->getInit()->printPretty(os, nullptr, clang::PrintingPolicy(ctx.getLangOpts()), 0);
     out += "__constant " + device_type(ctx, c->getType(), false, c->getNameAsString()) + " = " + os.str() + ";\n";
   }
-  for (const clang::FunctionDecl* h : program.helpers) out += "\n" + helper_code(ctx, h);
+  const AddressSpaces spaces(ctx, program);
+  for (const FunctionSpaces* h : spaces.helpers()) out += "\n" + helper_code(ctx, *h);
   for (const CilkFunction& f : program.functions) {
-    FunctionPrinter printer(ctx, program, f);
+    FunctionPrinter printer(ctx, program, f, spaces.cilk_function(f));
     out += "\n/* " + f.name + " */\n" + printer.run_function();
     const std::string& n = f.name;
     if (f.spawns.empty()) {

@@ -9,12 +9,16 @@
 #include <clang/Tooling/Core/Replacement.h>
 #include <fmt/format.h>
 
+#include <set>
+
 namespace chanflow::compiler {
 namespace {
 
 bool in_main_file(clang::ASTContext& ctx, const clang::Decl* d) {
   return ctx.getSourceManager().isInMainFile(d->getLocation());
 }
+
+}  // namespace
 
 // The type with system typedefs desugared and, where asked, every pointer to global memory.
 clang::QualType device_qual_type(clang::ASTContext& ctx, clang::QualType t, bool global) {
@@ -48,6 +52,8 @@ clang::QualType device_qual_type(clang::ASTContext& ctx, clang::QualType t, bool
   return t;
 }
 
+namespace {
+
 clang::PrintingPolicy policy(clang::ASTContext& ctx) {
   clang::PrintingPolicy p(ctx.getLangOpts());
   p.SuppressTagKeyword = false;
@@ -61,7 +67,7 @@ std::string record_body(clang::ASTContext& ctx, const clang::RecordDecl* r) {
   if (!r->getName().empty()) out += " " + r->getNameAsString();
   out += " {\n";
   for (const clang::FieldDecl* f : r->fields()) {
-    std::string field = device_type(ctx, f->getType(), true, f->getNameAsString());
+    std::string field = device_type(ctx, f->getType(), true, device_name(f->getNameAsString()));
     if (f->isBitField()) field += " : " + std::to_string(f->getBitWidthValue(ctx));
     out += "  " + field + ";\n";
   }
@@ -86,6 +92,24 @@ const clang::TagDecl* anonymous_tag(clang::QualType t) {
 }
 
 }  // namespace
+
+std::string device_name(const std::string& name) {
+  static const std::set<std::string> reserved = {
+      "global", "local", "constant", "private", "generic", "kernel", "read_only", "write_only", "read_write",
+      "uniform", "pipe", "half", "bool", "uchar", "ushort", "uint", "ulong", "quad", "image1d_t", "image2d_t",
+      "image3d_t", "sampler_t", "event_t", "size_t", "ptrdiff_t", "intptr_t", "uintptr_t", "complex", "imaginary"};
+  if (reserved.count(name)) return name + "_";
+  static const char* const vectors[] = {"char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float",
+                                        "double", "half", "bool"};
+  for (const char* v : vectors) {
+    const std::string base = v;
+    if (name.size() > base.size() && name.compare(0, base.size(), base) == 0) {
+      const std::string n = name.substr(base.size());
+      if (n == "2" || n == "3" || n == "4" || n == "8" || n == "16") return name + "_";
+    }
+  }
+  return name;
+}
 
 std::string device_type(clang::ASTContext& ctx, clang::QualType type, bool global_pointers,
                         const std::string& declarator) {

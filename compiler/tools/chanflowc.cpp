@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
       return argv[++i];
     };
     if (a == "-h" || a == "--help") return usage(0);
-    if (a == "-o" || a.rfind("-o", 0) == 0 && a.size() > 2) output = value("-o");
+    if (a.rfind("-o", 0) == 0) output = value("-o");
     else if (a.rfind("--emit=", 0) == 0) emit = split(a.substr(7));
     else if (a == "-I" || a.rfind("-I", 0) == 0) options.clang_args.push_back("-I" + value("-I"));
     else if (a == "-D" || a.rfind("-D", 0) == 0) options.clang_args.push_back("-D" + value("-D"));

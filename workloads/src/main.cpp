@@ -7,6 +7,7 @@
 #include "../soak/soak.hpp"
 #include "chanflow/channel.hpp"
 #include "common/bench_common.hpp"
+#include "run_cilk_file.hpp"
 #include "run_command.hpp"
 #include "chanflow/opencl.hpp"
 
@@ -73,6 +74,7 @@ int bench_status(const nlohmann::json& rows) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (workloads::is_cilk_file_run(argc, argv)) return workloads::run_cilk_file(argc, argv);
   CLI::App app{"chanflow: fine-grain task parallelism through channels on OpenCL devices"};
   app.require_subcommand(1);
   std::string device;
