@@ -12,7 +12,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-build-sanitize}
 jobs=$(nproc 2>/dev/null || echo 2)
-cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCHANFLOW_SANITIZE=address,undefined >/dev/null
+# The compiled workloads' graphs come from the regular build's chanflowc (not rebuilt with sanitizers).
+chanflowc=$(pwd)/build/bin/chanflowc
+[ -x "$chanflowc" ] || { echo "tests/sanitize.sh: build chanflowc first (cmake --build build)" >&2; exit 1; }
+cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCHANFLOW_SANITIZE=address,undefined \
+  -DCHANFLOW_CHANFLOWC="$chanflowc" >/dev/null
 cmake --build "$dir" -j "$jobs" --target chanflow_tests chanflow_cli
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -35,7 +39,8 @@ ctest --test-dir "$dir" --output-on-failure -R '^cli_'
 # memcpy into and out of host staging, its queue's locks), not the memory accesses of the
 # kernels PoCL compiles.
 echo "== sanitize: doctest under ThreadSanitizer, one process"
-cmake -S . -B "$dir-thread" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCHANFLOW_SANITIZE=thread >/dev/null
+cmake -S . -B "$dir-thread" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCHANFLOW_SANITIZE=thread \
+  -DCHANFLOW_CHANFLOWC="$chanflowc" >/dev/null
 cmake --build "$dir-thread" -j "$jobs" --target chanflow_tests
 # The oneTBB baselines are left out here: libtbb is not built with ThreadSanitizer, so the
 # happens-before its task_group::wait gives is invisible and every task's result reads as a race.

@@ -29,6 +29,9 @@ struct SmallCase {
   std::uint64_t size;
   std::uint32_t tiny_capacity;  // one work-group's worst-case request per level (wg 16)
   bool yields_when_tiny;        // whether a level outgrows it
+  // The same for chanflow-compiled (0: the same): its loops may spawn --max-loop-spawns children
+  // (queens.c: 18, QUEENS_MAX), where the hand-built graph asks for n.
+  std::uint32_t compiled_tiny_capacity = 0;
 };
 
 // Work-groups of 16: fib spawns 2 children per task, queens up to n (10 here), sort 4. Sort 70,000
@@ -37,7 +40,7 @@ struct SmallCase {
 // (ready frames left unswept after a stall), until the stall recovery swept continuations first.
 constexpr std::uint32_t kWg = 16;
 // Strassen at the workload's base case (64) recurses two levels at 256, one at 128.
-const SmallCase kCases[] = {{"fib", 18, 2 * kWg, true},          {"queens", 10, 10 * kWg, true},
+const SmallCase kCases[] = {{"fib", 18, 2 * kWg, true},          {"queens", 10, 10 * kWg, true, 18 * kWg},
                             {"sort", 70000, 4 * kWg, true},       {"sort-u64", 70000, 4 * kWg, true},
                             {"strassen", 256, 7 * kWg, false},    {"strassen-f64", 128, 7 * kWg, false}};
 
@@ -50,15 +53,16 @@ TEST_SUITE("workloads") {
       for (const char* policy : {"levelized", "greedy"})
         for (const Sweeps mode : dispatch_modes())
           for (const std::uint32_t capacity : {0u, c.tiny_capacity}) {
-            workloads::ChanflowSettings s;
-            s.policy = policy;
-            s.capacity = capacity;
-            s.cilk.wg_size = kWg;
-            s.cilk.device_sweeps = mode;
-            auto instance = w.prepare(runtime(), c.size, 1, s);
             for (const auto& impl : w.impls()) {
               if (impl.rfind("chanflow", 0) != 0) continue;
               if (impl == "chanflow-naive" && capacity != 0) continue;  // one channel: tiny cannot hold the tree
+              workloads::ChanflowSettings s;
+              s.policy = policy;
+              s.capacity = impl == "chanflow-compiled" && capacity && c.compiled_tiny_capacity ? c.compiled_tiny_capacity
+                                                                                               : capacity;
+              s.cilk.wg_size = kWg;
+              s.cilk.device_sweeps = mode;
+              auto instance = w.prepare(runtime(), c.size, 1, s);
               const std::string workload = c.workload, policy_name = policy, dispatch = to_string(mode);
               CAPTURE(workload);
               CAPTURE(impl);
@@ -70,7 +74,8 @@ TEST_SUITE("workloads") {
               REQUIRE(m.stats);
               CHECK(m.stats->ces > 0);
               // Tiny levels make tasks yield under host dispatch (sweeps claim only what fits).
-              if (c.yields_when_tiny && capacity != 0 && mode == Sweeps::Off && impl == "chanflow")
+              if (c.yields_when_tiny && capacity != 0 && mode == Sweeps::Off &&
+                  (impl == "chanflow" || impl == "chanflow-compiled"))
                 CHECK(m.stats->yields > 0);
             }
           }

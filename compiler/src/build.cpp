@@ -81,7 +81,7 @@ void build_executable(const Translation& t, const BuildOptions& build) {
   require_tool(cc);
   require_tool(cxx);
   std::string includes = " -I" + quote(dir.string());
-  for (const char* d : config::kIncludeDirs) includes += " -I" + quote(d);
+  for (const std::string& d : config::include_dirs()) includes += " -I" + quote(d);
   std::string defines;
   for (const char* d : config::kDefinitions) defines += std::string(" ") + d;
   const fs::path host_o = dir / (t.name + ".host.o"), graph_o = dir / (t.name + ".graph.o");
@@ -94,7 +94,7 @@ void build_executable(const Translation& t, const BuildOptions& build) {
                        quote((dir / (t.name + ".graph.cpp")).string()), quote(graph_o.string())),
            dir / "graph.log", build);
   std::string libs;
-  for (const char* l : config::kLinkLibraries) libs += " " + (l[0] == '-' ? std::string(l) : quote(l));
+  for (const std::string& l : config::link_libraries()) libs += " " + (l[0] == '-' ? l : quote(l));
   run_step(fmt::format("linking {}", build.output),
            fmt::format("{} {} {} -o {}{}", cxx, quote(host_o.string()), quote(graph_o.string()), quote(build.output), libs),
            dir / "link.log", build);

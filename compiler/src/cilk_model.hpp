@@ -58,7 +58,25 @@ struct CilkFunction {
   /// Whether code after a sync can spawn: only then does the continuation node have output ports
   /// (a continuation that only returns never needs room, so it can always run).
   bool continuation_spawns = false;
+  /// Locals some sync point saves (live after it), found while the device code is emitted, which
+  /// comes first: the frame holds only these.
+  mutable std::set<const clang::VarDecl*> saved;
   bool returns_value() const { return !decl->getReturnType()->isVoidType(); }
+  /// Result-carrying spawn sites: with one, the frame needs no per-slot site numbers.
+  unsigned result_sites() const {
+    unsigned n = 0;
+    for (const SpawnSite& s : spawns) n += s.result != ResultKind::None;
+    return n;
+  }
+  /// Whether some result goes somewhere the continuation cannot name by itself (a part of a
+  /// local picked at the spawn, or memory through a pointer): the frame records it per slot.
+  bool results_need_destinations() const {
+    for (const SpawnSite& s : spawns)
+      if (s.result == ResultKind::Memory ||
+          (s.result == ResultKind::Local && s.destination && !llvm::isa<clang::DeclRefExpr>(s.destination->IgnoreParenImpCasts())))
+        return true;
+    return false;
+  }
 };
 
 struct CilkProgram {

@@ -147,7 +147,11 @@ class FunctionPrinter : public DevicePrinter {
  public:
   FunctionPrinter(clang::ASTContext& ctx, const CilkProgram& program, const CilkFunction& f, const FunctionSpaces& spaces)
       : DevicePrinter(ctx, spaces, &f.field), Program(program), F(f) {
-    for (const SpawnSite& s : f.spawns) Sites[s.statement] = &s;
+    for (const SpawnSite& s : f.spawns) {
+      Sites[s.statement] = &s;
+      if (s.root) ResultRoots.insert(s.root);
+    }
+    collect_uses(f.decl->getBody());
     Scopes.insert(f.scopes.begin(), f.scopes.end());
   }
 
@@ -184,7 +188,7 @@ class FunctionPrinter : public DevicePrinter {
     if (auto* call = llvm::dyn_cast<clang::CallExpr>(s)) {
       const clang::FunctionDecl* callee = call->getDirectCallee();
       if (callee && callee->getName() == "__chanflow_sync") {
-        os << "do {\n" << sync_point(scope_at(s), s->getBeginLoc()) << "} while (0)";
+        os << "do {\n" << sync_point(live(scope_at(s), s), s->getBeginLoc()) << "} while (0)";
         return true;
       }
     }
@@ -220,7 +224,8 @@ class FunctionPrinter : public DevicePrinter {
     if (s.result == ResultKind::None) {
       os << "chanflow_spawn_void_child(cf_ctx, " << port << ", cf_child);\n";
     } else {
-      os << fmt::format("if (cf_next.results < {}) {{\n  cf_next.site[cf_next.results] = {};\n", F.result_slots, s.site);
+      os << fmt::format("if (cf_next.results < {}) {{\n", F.result_slots);
+      if (F.result_sites() > 1) os << fmt::format("  cf_next.site[cf_next.results] = {};\n", s.site);
       if (s.result == ResultKind::Memory) {
         os << "  cf_next.dest[cf_next.results] = (ulong)&(";
         print_expr(s.destination, os);
@@ -234,7 +239,9 @@ class FunctionPrinter : public DevicePrinter {
       os << "chanflow_spawn_child(cf_ctx, " << port << ", cf_child, cf_next.results);\n++cf_next.results;\n";
     }
     os << "++cf_spawned;\n";
-    if (s.plain_call || is_return) os << sync_point(scope_at(s.statement), s.call->getEndLoc());
+    if (s.plain_call || is_return)
+      os << sync_point(is_return ? std::vector<const clang::VarDecl*>{} : live(scope_at(s.statement), s.statement),
+                       s.call->getEndLoc());
     if (is_return) os << return_value(F.returns_value() ? "cf_ret" : "");
     os << "} while (0)";
     if (!llvm::isa<clang::Expr>(s.statement)) os << ";\n";
@@ -252,7 +259,7 @@ class FunctionPrinter : public DevicePrinter {
       print_expr(r->getRetValue(), os);
       os << ";\n";
     }
-    if (!F.spawns.empty()) os << sync_point(scope_at(r), r->getBeginLoc());
+    if (!F.spawns.empty()) os << sync_point({}, r->getBeginLoc());  // only the value survives
     os << return_value(r->getRetValue() && F.returns_value() ? "cf_ret" : "") << "}\n";
   }
 
@@ -264,7 +271,39 @@ class FunctionPrinter : public DevicePrinter {
   std::string end_of_function() {
     const auto* body = llvm::cast<clang::CompoundStmt>(F.decl->getBody());
     if (F.spawns.empty() || (!body->body_empty() && llvm::isa<clang::ReturnStmt>(body->body_back()))) return "";
-    return sync_point(params_and_ret(), body->getRBracLoc()) + "return;\n";
+    return sync_point({}, body->getRBracLoc()) + "return;\n";
+  }
+
+  // Of the locals in scope at a sync, those the code after it may use, and those results are
+  // delivered into. A local is kept if it is named after the sync in the source, or anywhere in a
+  // loop around it (the next iteration); with a goto in the function, every local is kept.
+  std::vector<const clang::VarDecl*> live(const std::vector<const clang::VarDecl*>& in_scope, const clang::Stmt* at) {
+    if (HasGoto) return in_scope;
+    const clang::SourceManager& sm = Ctx.getSourceManager();
+    std::vector<clang::SourceRange> loops;
+    for (const clang::Stmt* p = parent(at); p && p != F.decl->getBody(); p = parent(p))
+      if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt>(p)) loops.push_back(p->getSourceRange());
+    std::vector<const clang::VarDecl*> out;
+    for (const clang::VarDecl* v : in_scope) {
+      bool used = ResultRoots.count(v) != 0;
+      for (clang::SourceLocation use : Uses[v]) {
+        if (used) break;
+        used = sm.isBeforeInTranslationUnit(at->getEndLoc(), use);
+        for (const clang::SourceRange& loop : loops)
+          used = used || (!sm.isBeforeInTranslationUnit(use, loop.getBegin()) && !sm.isBeforeInTranslationUnit(loop.getEnd(), use));
+      }
+      if (used) out.push_back(v);
+    }
+    return out;
+  }
+
+  // Where each local is named, and whether the function jumps (for live()).
+  void collect_uses(const clang::Stmt* s) {
+    if (!s) return;
+    if (auto* r = llvm::dyn_cast<clang::DeclRefExpr>(s))
+      if (auto* v = llvm::dyn_cast<clang::VarDecl>(r->getDecl())) Uses[v].push_back(r->getLocation());
+    if (llvm::isa<clang::GotoStmt, clang::IndirectGotoStmt>(s)) HasGoto = true;
+    for (const clang::Stmt* c : s->children()) collect_uses(c);
   }
 
   // Whether children may be outstanding at `at`: a spawn written before it, or in a loop around it.
@@ -287,7 +326,10 @@ class FunctionPrinter : public DevicePrinter {
     std::string out = "if (cf_spawned) {\n";
     out += fmt::format("  cf_next.resume = {};\n", k);
     for (const clang::VarDecl* v : in_scope)
-      if (space_of(v) != Space::Private) out += copy("cf_next.locals." + F.field.at(v), F.field.at(v), false, v->getType());
+      if (space_of(v) != Space::Private) {
+        F.saved.insert(v);
+        out += copy("cf_next.locals." + F.field.at(v), F.field.at(v), false, v->getType());
+      }
     if (F.returns_value()) out += "  cf_next.locals.cf_ret = cf_ret;\n";
     out += "  chanflow_spawn_continuation(cf_ctx, cf_next);\n  return;\n}\n";
     out += fmt::format("if (0) {{\ncf_resume_{}:\n", k);
@@ -336,7 +378,8 @@ class FunctionPrinter : public DevicePrinter {
       }
     }
     if (cases.empty()) return "";
-    return "  for (uint cf_i = 0; cf_i < cf_frame->results; ++cf_i) {\n    switch (cf_frame->site[cf_i]) {\n" + cases +
+    const std::string site = F.result_sites() > 1 ? "cf_frame->site[cf_i]" : "0";
+    return "  for (uint cf_i = 0; cf_i < cf_frame->results; ++cf_i) {\n    switch (" + site + ") {\n" + cases +
            "    }\n  }\n";
   }
 
@@ -400,6 +443,9 @@ class FunctionPrinter : public DevicePrinter {
   const CilkProgram& Program;
   const CilkFunction& F;
   std::map<const clang::Stmt*, const SpawnSite*> Sites;
+  std::set<const clang::VarDecl*> ResultRoots;
+  std::map<const clang::VarDecl*, std::vector<clang::SourceLocation>> Uses;
+  bool HasGoto = false;
   std::set<const clang::CompoundStmt*> Scopes;
   unsigned Resumes = 0;
 };

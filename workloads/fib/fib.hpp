@@ -3,6 +3,8 @@
 
 #include "common/workload.hpp"
 
+#include <chanflow/cilk_runtime.hpp>
+
 #include <cstdint>
 
 extern "C" long fib(long n);  // fib.c's serial elision
@@ -43,6 +45,9 @@ FibResult fib_naive(const Runtime& runtime, std::uint32_t n, SchedulingPolicy& p
 /// Builds the Figure 4-10 graph (a task stack and a continuation stack) and runs fib(n).
 FibResult fib_cilk(const Runtime& runtime, std::uint32_t n, SchedulingPolicy& policy, const CilkOptions& options = {},
                    const RunOptions& run_options = {});
+
+/// fib.c compiled by chanflowc (the generated graph of fib_compiled.cpp), run on `runtime`.
+FibResult fib_compiled(const Runtime& runtime, std::uint32_t n, const cilk::Settings& settings);
 
 /// oneTBB task_group, a task per call (fib.c's granularity).
 std::uint64_t fib_tbb_fine(std::uint32_t n);

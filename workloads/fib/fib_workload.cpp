@@ -30,6 +30,15 @@ class FibInstance final : public Instance {
     } else if (impl == "tbb-fine" || impl == "tbb-cutoff") {
       m.threads = tbb_threads();
       m.ms = time_ms([&] { value = impl == "tbb-fine" ? fib_tbb_fine(n_) : fib_tbb_cutoff(n_); });
+    } else if (impl == "chanflow-compiled") {
+      m.threads = 0;
+      const cilk::Settings cilk{.capacity = settings_.capacity ? settings_.capacity : kCilkCapacity,
+                                .wg_size = settings_.cilk.wg_size, .policy = settings_.policy,
+                                .sweeps = settings_.cilk.device_sweeps, .trace_path = settings_.trace_path};
+      FibResult r;
+      m.ms = time_ms([&] { r = fib_compiled(runtime_, n_, cilk); });
+      value = r.value;
+      m.stats = std::move(r.stats);
     } else if (impl == "chanflow" || impl == "chanflow-naive") {
       m.threads = 0;
       const auto policy = make_policy(settings_.policy);
@@ -67,7 +76,7 @@ class Fib final : public Workload {
   std::string_view name() const override { return "fib"; }
   std::string_view size_name() const override { return "n"; }
   std::vector<std::string> impls() const override {
-    return {"serial", "tbb-fine", "tbb-cutoff", "chanflow", "chanflow-naive"};
+    return {"serial", "tbb-fine", "tbb-cutoff", "chanflow", "chanflow-naive", "chanflow-compiled"};
   }
   std::vector<std::uint64_t> sizes(SizeSet set) const override {
     if (set == SizeSet::Default) return {24};

@@ -3,6 +3,8 @@
 
 #include "common/workload.hpp"
 
+#include <chanflow/cilk_runtime.hpp>
+
 #include <cstdint>
 
 namespace chanflow::workloads {
@@ -47,6 +49,9 @@ std::uint64_t queens_tbb_cutoff(std::uint32_t n);
 /// Rows that spawn in queens_tbb_cutoff: 3 rows make about n³/2 (~1,000 at n = 13) tasks of
 /// a few hundred µs each: enough to balance any CPU's cores, few enough that spawning is noise.
 inline constexpr std::uint32_t kQueensTbbTaskRows = 3;
+
+/// queens.c compiled by chanflowc (the generated graph of queens_compiled.cpp), run on `runtime`.
+QueensResult queens_compiled(const Runtime& runtime, std::uint32_t n, const cilk::Settings& settings);
 
 /// Solutions of the n×n board (OEIS A000170) for n = 1..18: checks the serial elision.
 std::uint64_t queens_known(std::uint32_t n);

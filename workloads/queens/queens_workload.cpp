@@ -33,6 +33,15 @@ class QueensInstance final : public Instance {
         m.ms = time_ms([&] { r = queens_cilk(runtime_, n_, *policy, cilk, {.trace_path = settings_.trace_path}); });
         value = r.value;
         m.stats = std::move(r.stats);
+      } else if (impl == "chanflow-compiled") {
+        m.threads = 0;
+        const cilk::Settings cilk{.capacity = settings_.capacity ? settings_.capacity : 1u << 16,
+                                  .wg_size = settings_.cilk.wg_size, .policy = settings_.policy,
+                                  .sweeps = settings_.cilk.device_sweeps, .trace_path = settings_.trace_path};
+        QueensResult r;
+        m.ms = time_ms([&] { r = queens_compiled(runtime_, n_, cilk); });
+        value = r.value;
+        m.stats = std::move(r.stats);
       } else {
         throw std::invalid_argument(fmt::format("queens has no implementation '{}'", impl));
       }
@@ -58,7 +67,9 @@ class Queens final : public Workload {
  public:
   std::string_view name() const override { return "queens"; }
   std::string_view size_name() const override { return "n"; }
-  std::vector<std::string> impls() const override { return {"serial", "tbb-fine", "tbb-cutoff", "chanflow"}; }
+  std::vector<std::string> impls() const override {
+    return {"serial", "tbb-fine", "tbb-cutoff", "chanflow", "chanflow-compiled"};
+  }
   std::vector<std::uint64_t> sizes(SizeSet set) const override {
     if (set == SizeSet::Default) return {13};
     return {10, 12, 13, 14, 15};

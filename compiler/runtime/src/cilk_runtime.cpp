@@ -59,7 +59,21 @@ class Process {
     return process;
   }
 
+  void use(const Runtime& runtime, const Settings& settings) {
+    std::lock_guard lock(mutex_);
+    external_ = &runtime;
+    settings_ = settings;
+    map_for_host_ = !runtime.caps().svm_fine_buffer;
+    totals_.device = runtime.caps().name;
+  }
+
+  RunStats last_stats() {
+    std::lock_guard lock(mutex_);
+    return last_;
+  }
+
   const Runtime& runtime() {
+    if (external_) return *external_;
     std::call_once(once_, [this] {
       try {
         runtime_ = std::make_unique<Runtime>(DeviceSelection{.profiling = !env_string("CHANFLOW_TRACE", "").empty()});
@@ -68,6 +82,7 @@ class Process {
       }
       map_for_host_ = !runtime_->caps().svm_fine_buffer;
       totals_.device = runtime_->caps().name;
+      settings_ = settings_from_environment();
       if (env_string("CHANFLOW_STATS", "") == "1") std::atexit([] { Process::get().print_stats(); });
     });
     return *runtime_;
@@ -102,11 +117,14 @@ class Process {
   std::uint64_t call(BuildFunction build, const char* root_stack, const void* task, std::size_t task_bytes) {
     const Runtime& rt = runtime();
     std::lock_guard lock(mutex_);
+    // An embedding program (chanflow bench) reports failures itself; a compiled program says why and exits.
     try {
       return run(rt, build, root_stack, task, task_bytes);
     } catch (const OpenCLError& e) {
+      if (external_) throw;
       fail(fmt::format("OpenCL error: {}", e.what()));
     } catch (const std::exception& e) {
+      if (external_) throw;
       fail(e.what());
     }
   }
@@ -114,10 +132,8 @@ class Process {
  private:
   std::uint64_t run(const Runtime& rt, BuildFunction build, const char* root_stack, const void* task,
                     std::size_t task_bytes) {
-    const std::uint32_t capacity = env_u32("CHANFLOW_CAPACITY", 4096);
-    Graph graph(rt, {.wg_size = env_u32("CHANFLOW_WG", 64),
-                     .device_sweeps = sweeps_from_string(env_string("CHANFLOW_DISPATCH", "auto"))});
-    ProgramGraph program(graph, capacity);
+    Graph graph(rt, {.wg_size = settings_.wg_size, .device_sweeps = settings_.sweeps});
+    ProgramGraph program(graph, settings_.capacity);
     build(program);
     ChannelStackNode* root = nullptr;
     for (ChannelStackNode* s : stacks_of(program, root_stack)) root = s;
@@ -133,18 +149,15 @@ class Process {
     std::memcpy(root_task.data(), &slot, sizeof slot);  // chanflow_task::ret: the root returns here
     root->push_bytes(0, root_task.data(), root_task.size());
 
-    const std::string policy_name = env_string("CHANFLOW_POLICY", "levelized");
     Levelized levelized;
     Greedy greedy;
-    if (policy_name != "levelized" && policy_name != "greedy")
-      fail(fmt::format("CHANFLOW_POLICY={} is not a policy (levelized or greedy)", policy_name));
-    SchedulingPolicy& policy = policy_name == "greedy" ? static_cast<SchedulingPolicy&>(greedy) : levelized;
+    SchedulingPolicy& policy = settings_.policy == "greedy" ? static_cast<SchedulingPolicy&>(greedy) : levelized;
 
     if (map_for_host_)
       for (auto& [p, block] : heap_) unmap(p);
     RunStats stats;
     try {
-      stats = graph.run(policy, {.trace_path = env_string("CHANFLOW_TRACE", "")});
+      stats = graph.run(policy, {.trace_path = settings_.trace_path});
     } catch (...) {
       if (map_for_host_)
         for (auto& [p, block] : heap_) map(p, block.size());
@@ -155,7 +168,25 @@ class Process {
     std::uint64_t value = 0;
     rt.svm_read(&value, result.get(), sizeof value);
     add(stats);
+    last_ = stats;
     return value;
+  }
+
+  static Settings settings_from_environment() {
+    Settings s;
+    s.capacity = env_u32("CHANFLOW_CAPACITY", s.capacity);
+    s.wg_size = env_u32("CHANFLOW_WG", s.wg_size);
+    s.policy = env_string("CHANFLOW_POLICY", "levelized");
+    if (s.policy != "levelized" && s.policy != "greedy")
+      fail(fmt::format("CHANFLOW_POLICY={} is not a policy (levelized or greedy)", s.policy));
+    const std::string dispatch = env_string("CHANFLOW_DISPATCH", "auto");
+    try {
+      s.sweeps = sweeps_from_string(dispatch);
+    } catch (const std::exception&) {
+      fail(fmt::format("CHANFLOW_DISPATCH={} is not a dispatch mode (auto, claimed, planned or host)", dispatch));
+    }
+    s.trace_path = env_string("CHANFLOW_TRACE", "");
+    return s;
   }
 
   static std::vector<ChannelStackNode*> stacks_of(ProgramGraph& program, const char* name) {
@@ -200,6 +231,9 @@ class Process {
 
   std::once_flag once_;
   std::unique_ptr<Runtime> runtime_;
+  const Runtime* external_ = nullptr;  // use(): the embedding program's device
+  Settings settings_;
+  RunStats last_;
   bool map_for_host_ = false;
   std::recursive_mutex mutex_;
   std::map<void*, SvmBuffer> heap_;  // destroyed before runtime_ (declared after it)
@@ -230,6 +264,10 @@ KernelNode& ProgramGraph::kernel(const char* name, std::size_t input_ce_bytes) {
 std::uint64_t call(BuildFunction build, const char* root_stack, const void* task, std::size_t task_bytes) {
   return Process::get().call(build, root_stack, task, task_bytes);
 }
+
+void use(const Runtime& runtime, const Settings& settings) { Process::get().use(runtime, settings); }
+
+RunStats last_stats() { return Process::get().last_stats(); }
 
 }  // namespace chanflow::cilk
 

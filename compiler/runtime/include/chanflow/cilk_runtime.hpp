@@ -40,6 +40,23 @@ class ProgramGraph {
 
 using BuildFunction = void (*)(ProgramGraph&);
 
+/// How calls run; by default read from the environment (above) at the first call.
+struct Settings {
+  std::uint32_t capacity = 4096;  ///< CEs per stack level
+  std::uint32_t wg_size = 64;
+  std::string policy = "levelized";  ///< or "greedy"
+  Sweeps sweeps = Sweeps::Auto;
+  std::string trace_path;  ///< a Chrome trace of each call (the last one stays)
+};
+
+/// For a program that embeds compiled Cilk functions in its own C++ (chanflow bench): the calls
+/// that follow run on `runtime` with `settings`, instead of the process's own device and the
+/// environment. The runtime must outlive those calls.
+void use(const Runtime& runtime, const Settings& settings);
+
+/// The statistics of the last call.
+RunStats last_stats();
+
 /// Runs `root_stack`'s function on `task` (a task CE, its chanflow_task header zero) and returns
 /// the 64 bits of its result.
 std::uint64_t call(BuildFunction build, const char* root_stack, const void* task, std::size_t task_bytes);

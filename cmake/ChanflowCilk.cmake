@@ -1,0 +1,63 @@
+# Cilk programs built with chanflowc at build time (part of chanflow's CMake package):
+#
+#   chanflow_add_cilk_executable(fib fib.c [CHANFLOWC_ARGS -I include ...])
+#     an executable from a Cilk source (.c with OpenCilk keywords, .cilk for Cilk-5), as
+#     `chanflowc fib.c -o fib` makes it: Cilk functions run as channel-flow graphs.
+#   chanflow_add_cilk_graphs(target fib.c [CHANFLOWC_ARGS ...])
+#     adds to a C++ target the graphs of a Cilk source's functions and their entry points
+#     (<stem>__call_on_device, types in <stem>.types.h), without the source's host code.
+
+function(_chanflow_cilk_generate source out_var dir_var)
+  cmake_parse_arguments(ARG "" "" "CHANFLOWC_ARGS;EMIT" ${ARGN})
+  get_filename_component(src "${source}" ABSOLUTE)
+  get_filename_component(stem "${source}" NAME_WE)
+  string(MD5 tag "${src}")
+  string(SUBSTRING "${tag}" 0 8 tag)
+  set(dir "${CMAKE_CURRENT_BINARY_DIR}/chanflowc/${stem}-${tag}")
+  if(TARGET chanflowc)
+    set(compiler chanflowc)
+  else()
+    set(compiler chanflow::chanflowc)
+  endif()
+  set(outputs)
+  foreach(kind IN LISTS ARG_EMIT)
+    if(kind STREQUAL "c")
+      list(APPEND outputs "${dir}/${stem}.host.c")
+    elseif(kind STREQUAL "cpp")
+      list(APPEND outputs "${dir}/${stem}.graph.cpp")
+    elseif(kind STREQUAL "h")
+      list(APPEND outputs "${dir}/${stem}.types.h")
+    endif()
+  endforeach()
+  string(REPLACE ";" "," emit "${ARG_EMIT}")
+  add_custom_command(OUTPUT ${outputs}
+    COMMAND ${compiler} "${src}" --emit=${emit} -o "${dir}" ${ARG_CHANFLOWC_ARGS}
+    DEPENDS "${src}" ${compiler}
+    COMMENT "chanflowc ${source}" VERBATIM)
+  set(${out_var} ${outputs} PARENT_SCOPE)
+  set(${dir_var} ${dir} PARENT_SCOPE)
+endfunction()
+
+function(chanflow_add_cilk_executable name source)
+  cmake_parse_arguments(ARG "" "" "CHANFLOWC_ARGS" ${ARGN})
+  _chanflow_cilk_generate("${source}" outputs dir EMIT c cpp h CHANFLOWC_ARGS ${ARG_CHANFLOWC_ARGS})
+  add_executable(${name} ${outputs})
+  target_include_directories(${name} PRIVATE "${dir}")
+  if(TARGET chanflow_cilk_runtime)
+    target_link_libraries(${name} PRIVATE chanflow_cilk_runtime chanflow_cilk_header)
+  else()
+    target_link_libraries(${name} PRIVATE chanflow::cilk_runtime chanflow::cilk_header)
+  endif()
+endfunction()
+
+function(chanflow_add_cilk_graphs target source)
+  cmake_parse_arguments(ARG "" "" "CHANFLOWC_ARGS" ${ARGN})
+  _chanflow_cilk_generate("${source}" outputs dir EMIT cpp h CHANFLOWC_ARGS ${ARG_CHANFLOWC_ARGS})
+  target_sources(${target} PRIVATE ${outputs})
+  target_include_directories(${target} PRIVATE "${dir}")
+  if(TARGET chanflow_cilk_runtime)
+    target_link_libraries(${target} PRIVATE chanflow_cilk_runtime)
+  else()
+    target_link_libraries(${target} PRIVATE chanflow::cilk_runtime)
+  endif()
+endfunction()

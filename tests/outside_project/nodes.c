@@ -1,0 +1,19 @@
+/* A Cilk program built by the outside project with chanflow_add_cilk_executable: counts the nodes
+ * of a complete binary tree of the given depth. */
+#include <cilk/cilk.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+long nodes(int depth) {
+  if (depth == 0) return 1;
+  long left = cilk_spawn nodes(depth - 1);
+  long right = cilk_spawn nodes(depth - 1);
+  cilk_sync;
+  return left + right + 1;
+}
+
+int main(int argc, char *argv[]) {
+  int depth = argc > 1 ? atoi(argv[1]) : 12;
+  printf("nodes(%d) = %ld\n", depth, nodes(depth));
+  return 0;
+}

@@ -1,0 +1,23 @@
+// fib.c as chanflowc compiles it (impl chanflow-compiled): the generated graph (fib.graph.cpp,
+// built by chanflow_add_cilk_graphs), called as fib.c's host stub would call it.
+#include "fib.hpp"
+
+#include <chanflow/cilk_runtime.hpp>
+
+#include "fib.types.h"
+
+extern "C" unsigned long long fib__call_on_device(const fib__task* task);
+
+namespace chanflow::workloads {
+
+FibResult fib_compiled(const Runtime& runtime, std::uint32_t n, const cilk::Settings& settings) {
+  cilk::use(runtime, settings);
+  fib__task task{};
+  task.n = n;
+  FibResult r;
+  r.value = fib__call_on_device(&task);
+  r.stats = cilk::last_stats();
+  return r;
+}
+
+}  // namespace chanflow::workloads
