@@ -220,7 +220,12 @@ class FunctionPrinter : public DevicePrinter {
       print_expr(arg, os);
       os << ";\n";
     }
-    const std::string port = fmt::format("CHANFLOW_PORT({}__spawn, {})", F.name, callee.name);
+    // The task node's port, or the continuation node's where code after a sync spawns (its ports
+    // are the children's only: it waits again in its own frame).
+    const std::string port =
+        F.continuation_spawns
+            ? fmt::format("(cf_frame ? CHANFLOW_PORT({0}__sync, {1}) : CHANFLOW_PORT({0}__spawn, {1}))", F.name, callee.name)
+            : fmt::format("CHANFLOW_PORT({}__spawn, {})", F.name, callee.name);
     if (s.result == ResultKind::None) {
       os << "chanflow_spawn_void_child(cf_ctx, " << port << ", cf_child);\n";
     } else {
@@ -331,7 +336,9 @@ class FunctionPrinter : public DevicePrinter {
         out += copy("cf_next.locals." + F.field.at(v), F.field.at(v), false, v->getType());
       }
     if (F.returns_value()) out += "  cf_next.locals.cf_ret = cf_ret;\n";
-    out += "  chanflow_spawn_continuation(cf_ctx, cf_next);\n  return;\n}\n";
+    out += F.continuation_spawns ? "  if (cf_frame) chanflow_continue_in_place(cf_ctx, cf_next);\n"
+                                   "  else chanflow_spawn_continuation(cf_ctx, cf_next);\n  return;\n}\n"
+                                 : "  chanflow_spawn_continuation(cf_ctx, cf_next);\n  return;\n}\n";
     out += fmt::format("if (0) {{\ncf_resume_{}:\n", k);
     for (const clang::VarDecl* v : in_scope)
       if (space_of(v) != Space::Private) out += copy(F.field.at(v), "cf_frame->locals." + F.field.at(v), true, v->getType());
@@ -357,22 +364,24 @@ class FunctionPrinter : public DevicePrinter {
     if (!F.result_slots) return "";
     std::set<const clang::VarDecl*> visible(in_scope.begin(), in_scope.end());
     std::string cases;
+    const bool one_site = F.result_sites() == 1;  // then the frame keeps no site numbers: case 0
     for (const SpawnSite& s : F.spawns) {
       if (s.result == ResultKind::None) continue;
+      const unsigned label = one_site ? 0u : s.site;
       const clang::QualType r = s.callee->getReturnType();
       const std::string value = from_bits(Ctx, r, "cf_frame->slot[cf_i]");
       if (llvm::isa<clang::ReturnStmt>(s.statement)) {
-        cases += fmt::format("    case {}: cf_ret = {}; break;\n", s.site, value);
+        cases += fmt::format("    case {}: cf_ret = {}; break;\n", label, value);
       } else if (s.result == ResultKind::Memory) {
         const clang::QualType t = s.destination->getType();
-        cases += fmt::format("    case {}: *(__global {}*)cf_frame->dest[cf_i] = {}; break;\n", s.site,
+        cases += fmt::format("    case {}: *(__global {}*)cf_frame->dest[cf_i] = {}; break;\n", label,
                              device_type(Ctx, t.getUnqualifiedType(), true), value);
       } else if (visible.count(s.root)) {
         const std::string root = F.field.at(s.root);
         if (!s.destination || llvm::isa<clang::DeclRefExpr>(strip(s.destination))) {
-          cases += fmt::format("    case {}: {} = {}; break;\n", s.site, root, value);
+          cases += fmt::format("    case {}: {} = {}; break;\n", label, root, value);
         } else {
-          cases += fmt::format("    case {}: *({}*)((uchar*)&{} + cf_frame->dest[cf_i]) = {}; break;\n", s.site,
+          cases += fmt::format("    case {}: *({}*)((uchar*)&{} + cf_frame->dest[cf_i]) = {}; break;\n", label,
                                device_type(Ctx, s.destination->getType().getUnqualifiedType(), true), root, value);
         }
       }
@@ -501,10 +510,6 @@ std::string emit_device_code(clang::ASTContext& ctx, const CilkProgram& program)
         "void {0}__frame_body(__global {0}__frame* c, chanflow_ctx* ctx) {{ {0}__run(0, c, ctx); }}\n"
         "CHANFLOW_CONTINUATION_NODE({0}__sync, {0}__frame, {0}__frame_body)\n",
         n);
-    for (const CilkFunction* callee : f.continuation_spawns ? f.callees : std::set<const CilkFunction*>{})
-      out += fmt::format("#if CHANFLOW_PORT({0}__spawn, {1}) != CHANFLOW_PORT({0}__sync, {1})\n"
-                         "#error \"{0}'s two kernel nodes number their ports differently\"\n#endif\n",
-                         n, callee->name);
   }
   return out;
 }

@@ -101,9 +101,12 @@ std::string emit_graph_cpp(const CilkProgram& program, const std::string& types_
     out += fmt::format("  auto& {0}__spawn = p.kernel(\"{0}__spawn\", sizeof({0}__task));\n  make_edge({0}, {0}__spawn);\n", n);
     if (f.spawns.empty()) continue;
     out += fmt::format("  auto& {0}__sync = p.kernel(\"{0}__sync\", sizeof({0}__frame));\n  make_edge({0}_cont, {0}__sync);\n", n);
+    // The continuation node has children ports only where code after a sync spawns: it waits for
+    // them in its own frame (chanflow_continue_in_place), so it never needs room on its own stack.
     for (const char* node : {"__spawn", "__sync"}) {
-      if (node == std::string("__sync") && !f.continuation_spawns) break;  // it only returns
-      out += fmt::format("  make_edge({0}{1}, {0}_cont, chanflow::Continuation{{}});\n", n, node);
+      const bool task = node == std::string("__spawn");
+      if (!task && !f.continuation_spawns) break;  // it only returns
+      if (task) out += fmt::format("  make_edge({0}{1}, {0}_cont, chanflow::Continuation{{}});\n", n, node);
       for (const CilkFunction* callee : f.callees)
         out += fmt::format("  make_edge({0}{1}, {2}, chanflow::Children{{.max_per_item = {3}}});\n", n, node, callee->name,
                            spawn_bound(program, f, *callee));
@@ -126,8 +129,9 @@ std::string emit_dot(const CilkProgram& program) {
     out += fmt::format("  \"{0}_cont\" [shape=box3d, label=\"{0}_cont\\ncontinuation stack\"];\n", f.name);
     out += fmt::format("  \"{0}__sync\" [shape=ellipse];\n  \"{0}_cont\" -> \"{0}__sync\";\n", f.name);
     for (const char* node : {"__spawn", "__sync"}) {
-      if (node == std::string("__sync") && !f.continuation_spawns) break;
-      out += fmt::format("  \"{0}{1}\" -> \"{0}_cont\" [label=\"continuation (same depth)\", style=dashed];\n", f.name, node);
+      const bool task = node == std::string("__spawn");
+      if (!task && !f.continuation_spawns) break;
+      if (task) out += fmt::format("  \"{0}{1}\" -> \"{0}_cont\" [label=\"continuation (same depth)\", style=dashed];\n", f.name, node);
       for (const CilkFunction* callee : f.callees)
         out += fmt::format("  \"{0}{1}\" -> \"{2}\" [label=\"children (depth + 1), up to {3}\"];\n", f.name, node,
                            callee->name, spawn_bound(program, f, *callee));

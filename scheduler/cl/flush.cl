@@ -13,9 +13,16 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
   uint cont_index = task ? task->cont_index : 0u;
   uint children = 0;
   uint refused = CHANFLOW_NO_PORT;
-  for (uint p = 0; p < env->ports && env->cont_port != CHANFLOW_NO_PORT; ++p) {
+  const int joins = env->cont_port != CHANFLOW_NO_PORT || ctx->in_place;
+  for (uint p = 0; p < env->ports; ++p) {
     const uint patch_base = chanflow_patch_base(env, p);
     for (uint k = 0; k < ctx->count[p]; ++k) children += ctx->patch[patch_base + k] != 0u;
+  }
+  if (children && !joins) chanflow_report(env, CHANFLOW_ERR_NO_CONTINUATION, 0u, 0u);
+  if (ctx->in_place) { /* before any child is published: the join counter they will count down */
+    __global chanflow_frame* self = (__global chanflow_frame*)ctx->link;
+    self->pending = children;
+    if (children == 0u) ctx->ready_frame = (ulong)self;
   }
   for (uint p = 0; p < env->ports; ++p) {
     /* A sweep's deepest level may name a level not made yet (0): nothing fits there. */
@@ -60,9 +67,10 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
     const uint patch_base = chanflow_patch_base(env, p);
     for (uint k = 0; k < n && !is_cont; ++k) {
       const uint slot = ctx->patch[patch_base + k];
-      if (slot != 0 && env->cont_port != CHANFLOW_NO_PORT) {
-        __global chanflow_channel* cont = (__global chanflow_channel*)env->port[env->cont_port];
-        const ulong frame = (ulong)(cont->data + (size_t)cont_index * cont->ce_bytes);
+      if (slot != 0 && joins) {
+        __global chanflow_channel* cont =
+            ctx->in_place ? 0 : (__global chanflow_channel*)env->port[env->cont_port];
+        const ulong frame = ctx->in_place ? (ulong)ctx->link : (ulong)(cont->data + (size_t)cont_index * cont->ce_bytes);
         __global chanflow_task* child = (__global chanflow_task*)(dst + k * words);
         child->ret = slot == CHANFLOW_VOID_SLOT ? 0ul : frame + CHANFLOW_FRAME_BYTES + 8u * (slot - 1u);
         child->ret_frame = frame;

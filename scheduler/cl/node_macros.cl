@@ -80,9 +80,11 @@
     ctx.link = (__global ulong*)frame;                                                          \
     if (ce) body(ce, &ctx);                                                                     \
     chanflow_flush(&ctx, 0, 0u, wg);                                                            \
+    /* Waiting again in place: the frame lives on, and its children may already run it. */      \
+    const int again = ce && ctx.in_place;                                                       \
     /* The frame's scratch lives until its continuation has run. */                             \
-    if (ce && frame->scratch && env->in_scratch) chanflow_scratch_give(env->in_scratch, frame->scratch); \
-    chanflow_join(chanflow_returns(&ctx, ce != 0) ? frame->ret_frame : 0ul, ctx.ready_frame, wg); \
-    chanflow_tfree_index(in, index, active, wg);                                                \
+    if (ce && !again && frame->scratch && env->in_scratch) chanflow_scratch_give(env->in_scratch, frame->scratch); \
+    chanflow_join(chanflow_returns(&ctx, ce != 0 && !again) ? frame->ret_frame : 0ul, ctx.ready_frame, wg); \
+    chanflow_tfree_index(in, index, active && !again, wg);                                      \
   }                                                                                             \
   CHANFLOW_NODE_KERNEL(name, continuation)

@@ -69,6 +69,7 @@ typedef struct {
   __global const chanflow_node_env* env;
   __global ulong* link;                   /* the CE's {ret, ret_frame} (tasks and frames), or 0 */
   ulong ready_frame;                      /* this task's continuation, flushed with no children */
+  uint in_place;                          /* a continuation that waits again in its own frame */
   __local const uint* prepaid;            /* credits a sweep took per port for this batch, or 0 */
   uint count[CHANFLOW_MAX_PORTS];
   uint patch[CHANFLOW_STAGED_CES];        /* per staged CE: return slot + 1 to patch, or 0 */
@@ -105,7 +106,9 @@ void chanflow_spawn_bytes(chanflow_ctx* ctx, uint port, const void* value, uint 
                     env->ports);
     return;
   }
-  if (ret_slot != 0u && env->cont_port == CHANFLOW_NO_PORT) {
+  /* A continuation node may record children first and wait for them in its own frame
+   * (chanflow_continue_in_place); the flush checks that it did. */
+  if (ret_slot != 0u && env->cont_port == CHANFLOW_NO_PORT && !env->frames) {
     chanflow_report(env, CHANFLOW_ERR_NO_CONTINUATION, port, 0u);
     return;
   }
@@ -147,6 +150,27 @@ void chanflow_spawn_bytes(chanflow_ctx* ctx, uint port, const void* value, uint 
 #define chanflow_spawn_continuation(ctx, value) \
   chanflow_spawn_bytes((ctx), (ctx)->env->cont_port, &(value), sizeof(value), 0u)
 
+/* In a continuation node: a sync after more spawns, waited for in this same frame rather than a
+ * new one on a continuation port. `value` (this node's frame type) is written over the frame
+ * after its chanflow_frame header; the children recorded in this run return into its slots, and
+ * the last of them makes it ready again. The frame is not freed meanwhile, so a function that
+ * syncs several times needs no room for a second frame (a continuation feeding its own level
+ * could otherwise fill it and stall). */
+void chanflow_continue_in_place_bytes(chanflow_ctx* ctx, const void* value, uint bytes) {
+  __global const chanflow_node_env* env = ctx->env;
+  if (!env->frames || !ctx->link || bytes != env->in->ce_bytes) {
+    chanflow_report(env, CHANFLOW_ERR_NODE_KIND, env->frames, bytes);
+    return;
+  }
+  /* Byte copies: character types may alias the frame's fields (a uint copy of a struct written
+   * as longs let the compiler drop the stores). */
+  __global uchar* frame = (__global uchar*)ctx->link;
+  const uchar* src = (const uchar*)value;
+  for (uint b = CHANFLOW_FRAME_BYTES; b < bytes; ++b) frame[b] = src[b];
+  ctx->in_place = 1u;
+}
+#define chanflow_continue_in_place(ctx, value) chanflow_continue_in_place_bytes((ctx), &(value), sizeof(value))
+
 /* Returns `value` from this task or continuation into its result slot. The parent is told
  * (its join counter) when the task has finished, after the flush, not here. */
 void chanflow_return(chanflow_ctx* ctx, ulong value) {
@@ -157,6 +181,7 @@ void chanflow_ctx_init(chanflow_ctx* ctx, __global const chanflow_node_env* env)
   ctx->env = env;
   ctx->link = 0;
   ctx->ready_frame = 0;
+  ctx->in_place = 0;
   ctx->prepaid = 0;
   for (uint p = 0; p < CHANFLOW_MAX_PORTS; ++p) ctx->count[p] = 0;
 }
