@@ -24,6 +24,17 @@ const clang::Expr* strip(const clang::Expr* e) {
   return e;
 }
 
+const clang::Stmt* parent_stmt(clang::ASTContext& ctx, const clang::Stmt* s) {
+  auto parents = ctx.getParents(*s);
+  if (parents.empty()) return nullptr;
+  if (const auto* p = parents[0].get<clang::Stmt>()) return p;
+  if (const auto* v = parents[0].get<clang::VarDecl>()) {
+    auto vp = ctx.getParents(*v);
+    if (!vp.empty()) return vp[0].get<clang::Stmt>();
+  }
+  return nullptr;
+}
+
 namespace {
 
 bool is_sync_call(const clang::CallExpr* call) {
@@ -320,16 +331,7 @@ class Analyzer {
     return false;
   }
 
-  const clang::Stmt* parent_stmt(const clang::Stmt* s) {
-    auto parents = Ctx.getParents(*s);
-    if (parents.empty()) return nullptr;
-    if (const auto* p = parents[0].get<clang::Stmt>()) return p;
-    if (const auto* v = parents[0].get<clang::VarDecl>()) {
-      auto vp = Ctx.getParents(*v);
-      if (!vp.empty()) return vp[0].get<clang::Stmt>();
-    }
-    return nullptr;
-  }
+  const clang::Stmt* parent_stmt(const clang::Stmt* s) { return compiler::parent_stmt(Ctx, s); }
 
   // Climbs from an expression through casts and parentheses to the node that uses its value.
   clang::DynTypedNode user_of(const clang::Expr* e, const clang::Expr** top) {

@@ -19,4 +19,7 @@ std::optional<CilkProgram> analyze(clang::ASTContext& ctx, const KeywordLocation
 /// The expression with implicit casts, parentheses and cleanups looked through.
 const clang::Expr* strip(const clang::Expr* e);
 
+/// The statement around `s` (through a variable declaration, for its initializer), or null.
+const clang::Stmt* parent_stmt(clang::ASTContext& ctx, const clang::Stmt* s);
+
 }  // namespace chanflow::compiler

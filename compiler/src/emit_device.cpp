@@ -438,16 +438,7 @@ class FunctionPrinter : public DevicePrinter {
         if (auto* v = llvm::dyn_cast<clang::VarDecl>(decl); v && v->hasLocalStorage()) out.push_back(v);
   }
 
-  const clang::Stmt* parent(const clang::Stmt* s) {
-    auto parents = Ctx.getParents(*s);
-    if (parents.empty()) return nullptr;
-    if (const auto* p = parents[0].get<clang::Stmt>()) return p;
-    if (const auto* v = parents[0].get<clang::VarDecl>()) {
-      auto vp = Ctx.getParents(*v);
-      if (!vp.empty()) return vp[0].get<clang::Stmt>();
-    }
-    return nullptr;
-  }
+  const clang::Stmt* parent(const clang::Stmt* s) { return parent_stmt(Ctx, s); }
 
   const CilkProgram& Program;
   const CilkFunction& F;

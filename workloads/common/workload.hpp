@@ -4,6 +4,7 @@
 #pragma once
 
 #include "chanflow/chanflow.hpp"
+#include "chanflow/cilk_runtime.hpp"
 #include "common/bench_common.hpp"
 
 #include <cstdint>
@@ -34,6 +35,13 @@ struct ChanflowSettings {
   std::uint32_t capacity = 0;        ///< CEs per channel or stack level; 0: the workload's default
   CilkOptions cilk;                  ///< its capacity_per_level is replaced by the one above
   std::string trace_path;            ///< a Chrome trace of the chanflow run, if set
+
+  /// The same for a program chanflowc compiled (impl chanflow-compiled), with the capacity asked
+  /// for, or `fallback` if none was.
+  cilk::Settings compiled_settings(std::uint32_t fallback) const {
+    return {.capacity = capacity ? capacity : fallback, .wg_size = cilk.wg_size, .policy = policy,
+            .sweeps = cilk.device_sweeps, .trace_path = trace_path};
+  }
 
   /// `cilk` with the capacity asked for, or `fallback` if none was.
   CilkOptions cilk_with_capacity(std::uint32_t fallback) const {

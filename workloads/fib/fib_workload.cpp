@@ -32,9 +32,7 @@ class FibInstance final : public Instance {
       m.ms = time_ms([&] { value = impl == "tbb-fine" ? fib_tbb_fine(n_) : fib_tbb_cutoff(n_); });
     } else if (impl == "chanflow-compiled") {
       m.threads = 0;
-      const cilk::Settings cilk{.capacity = settings_.capacity ? settings_.capacity : kCilkCapacity,
-                                .wg_size = settings_.cilk.wg_size, .policy = settings_.policy,
-                                .sweeps = settings_.cilk.device_sweeps, .trace_path = settings_.trace_path};
+      const cilk::Settings cilk = settings_.compiled_settings(kCilkCapacity);
       FibResult r;
       m.ms = time_ms([&] { r = fib_compiled(runtime_, n_, cilk); });
       value = r.value;

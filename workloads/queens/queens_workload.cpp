@@ -35,9 +35,7 @@ class QueensInstance final : public Instance {
         m.stats = std::move(r.stats);
       } else if (impl == "chanflow-compiled") {
         m.threads = 0;
-        const cilk::Settings cilk{.capacity = settings_.capacity ? settings_.capacity : 1u << 16,
-                                  .wg_size = settings_.cilk.wg_size, .policy = settings_.policy,
-                                  .sweeps = settings_.cilk.device_sweeps, .trace_path = settings_.trace_path};
+        const cilk::Settings cilk = settings_.compiled_settings(1u << 16);
         QueensResult r;
         m.ms = time_ms([&] { r = queens_compiled(runtime_, n_, cilk); });
         value = r.value;
