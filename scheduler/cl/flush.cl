@@ -57,8 +57,9 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
       f->channel = out;
       f->index = t.index;
       f->pending = children;
-      f->scratch = 0ul;
-      if (env->cont_scratch) {
+      f->scratch = ctx->task_scratch; /* taken by the body (chanflow_task_scratch), or 0 */
+      ctx->task_scratch = 0ul;
+      if (!f->scratch && env->cont_scratch) {
         f->scratch = chanflow_scratch_take(env->cont_scratch, t.index);
         if (!f->scratch) chanflow_report(env, CHANFLOW_ERR_SCRATCH, env->depth, env->cont_scratch->blocks);
       }
@@ -79,6 +80,12 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
     if (is_cont) t.n = t.total = 0u; /* frames are enqueued by chanflow_join */
     enq(out, &t, wg);
     if (task && refused == CHANFLOW_NO_PORT && p + 1 > from_port) task->resume_port = p + 1;
+  }
+  /* A block the body took that no frame received: no frame was reserved (a base case, a yield
+   * before the frame), or this was a replay (chanflow_task_scratch). */
+  if (ctx->task_scratch) {
+    chanflow_scratch_give(env->cont_scratch, ctx->task_scratch);
+    ctx->task_scratch = 0ul;
   }
   return refused;
 }

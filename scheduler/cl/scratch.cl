@@ -10,8 +10,13 @@
  *   __global float* t = (__global float*)chanflow_parent_scratch(ctx);  // in a child task
  *   __global float* t = (__global float*)chanflow_frame_scratch(&c->frame); // in the continuation
  *
- * The task itself cannot: its frame is reserved at the flush, after its body. A continuation
- * that spawns another continuation gets a fresh block for it. */
+ * A continuation that spawns another continuation gets a fresh block for it.
+ *
+ * The task itself cannot reach that block: its frame is reserved at the flush, after its body.
+ * A stack made with FrameScratch::taken_by_tasks instead lets the task take its block first,
+ * with chanflow_task_scratch (for a Cilk function's locals whose address goes to a child: they
+ * must live until the sync). The flush hands the block to the frame it reserves, or gives it
+ * back if it reserves none (a base case, a yield before the frame). */
 
 /* A free block of `pool`, or 0. `hint` spreads the search (a frame's slot). */
 ulong chanflow_scratch_take(__global const chanflow_scratch_pool* pool, uint hint) {
@@ -36,6 +41,46 @@ void chanflow_scratch_give(__global const chanflow_scratch_pool* pool, ulong blo
   const uint b = (uint)((block - pool->base) / pool->block_bytes);
   mem_fence(CLK_GLOBAL_MEM_FENCE);
   atomic_and(pool->bitmap + b / 32u, ~(1u << (b % 32u)));
+}
+
+/* The block of this run of a task's body (see above; its continuation stack needs
+ * FrameScratch::taken_by_tasks), taken on the first call: the body keeps its locals there and
+ * passes their addresses to its children through chanflow_scratch_published. 0 after reporting
+ * CHANFLOW_ERR_SCRATCH (the run fails): the body should return.
+ *
+ * A task resumed after yielding past its continuation port (ctx->from_port > 0) already has its
+ * frame, whose block holds what its first run wrote, and children that point into it and may
+ * have run. Its re-run gets a block of its own to write, so that nothing it repeats lands in the
+ * frame's; chanflow_scratch_published maps addresses into it onto the frame's block. */
+__global void* chanflow_task_scratch(chanflow_ctx* ctx) {
+  if (ctx->task_scratch) return (__global void*)ctx->task_scratch;
+  __global const chanflow_node_env* env = ctx->env;
+  __global const chanflow_scratch_pool* pool = env->cont_scratch;
+  if (!pool || !ctx->link) {
+    chanflow_report(env, CHANFLOW_ERR_SCRATCH, env->depth, 0u);
+    return 0;
+  }
+  const ulong block = chanflow_scratch_take(pool, (uint)get_global_id(0));
+  if (!block) {
+    chanflow_report(env, CHANFLOW_ERR_SCRATCH, env->depth, pool->blocks);
+    return 0;
+  }
+  ctx->task_scratch = block;
+  ctx->published_scratch = block;
+  if (ctx->from_port > env->cont_port) {
+    __global const chanflow_task* task = (__global const chanflow_task*)ctx->link;
+    __global chanflow_channel* cont = (__global chanflow_channel*)env->port[env->cont_port];
+    ctx->published_scratch = ((__global const chanflow_frame*)(cont->data + (size_t)task->cont_index * cont->ce_bytes))->scratch;
+  }
+  return (__global void*)block;
+}
+
+/* Where the children see `address`: an address into this run's task scratch block moved to the
+ * block the frame keeps (they differ only on a replay, see chanflow_task_scratch). */
+ulong chanflow_scratch_published(const chanflow_ctx* ctx, ulong address) {
+  const ulong block = ctx->task_scratch;
+  if (!block || address < block || address - block >= ctx->env->cont_scratch->block_bytes) return address;
+  return ctx->published_scratch + (address - block);
 }
 
 /* The scratch block of a frame (0 if its stack has no scratch). */

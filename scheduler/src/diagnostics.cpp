@@ -35,8 +35,12 @@ std::string describe(const chanflow_status& s, const Graph& g) {
                          "itself), but it has no Continuation port",
                          node);
     case CHANFLOW_ERR_SCRATCH:
-      return fmt::format("kernel node '{}' reserved a frame at level {} whose frame scratch pool was empty (all {} "
-                         "blocks taken): more frames were live at that level than FrameScratch::max_frames allows",
+      if (s.extra == 0)
+        return fmt::format("kernel node '{}' took a task scratch block (chanflow_task_scratch) at level {}, but its "
+                           "continuation stack has no frame scratch (set_frame_scratch with taken_by_tasks)",
+                           node, s.detail);
+      return fmt::format("kernel node '{}' found the frame scratch pool of level {} empty (all {} blocks taken): more "
+                         "frames were live at that level than FrameScratch::max_frames allows",
                          node, s.detail, s.extra);
     case CHANFLOW_ERR_YIELD_SPACE:
       return fmt::format("kernel node '{}' wrote more restart contexts than its dispatch had items", node);

@@ -16,7 +16,8 @@ std::size_t FrameScratch::block_bytes(std::uint32_t level) const {
 }
 
 std::uint32_t FrameScratch::blocks(std::uint32_t level, std::uint32_t capacity) const {
-  return max_frames ? std::min(capacity, std::max<std::uint32_t>(max_frames(level), 1)) : capacity;
+  const std::uint32_t frames = max_frames ? std::min(capacity, std::max<std::uint32_t>(max_frames(level), 1)) : capacity;
+  return taken_by_tasks ? frames + capacity : frames;
 }
 
 ChannelStackNode& ChannelStackNode::set_frame_scratch(FrameScratch scratch) {

@@ -50,6 +50,53 @@ void tree_post_sync(__global TreeFrame* f, chanflow_ctx* ctx) {
 }
 CHANFLOW_CONTINUATION_NODE(tree_sync, TreeFrame, tree_post_sync)
 
+/* Task scratch (chanflow_task_scratch, FrameScratch::taken_by_tasks): a Fibonacci-shaped tree
+ * (children `depth` - 1 and `depth` - 2, leaves at depth 1 or 0: fib(depth + 1) leaves) whose task
+ * keeps the two words its children report into in its own block, taken before it spawns, and
+ * passes their addresses down as a Cilk function passes `&x`. The left child goes to stack A,
+ * the right to stack B: two ports, so a yield can come between them, after the left child is
+ * published. The body writes a poison value into both words before it spawns; a re-run that
+ * wrote it into the frame's block again could wipe a report a finished left child made. */
+typedef struct {
+  chanflow_task task;
+  uint depth;
+  uint pad;
+  __global ulong* out; /* where this task's count goes: a word of its parent's block, or the result */
+} PairTask;
+
+typedef struct {
+  chanflow_frame frame;
+  __global ulong* out;
+} PairFrame;
+
+#define PAIR_POISON 0x5eedul
+
+void pair_pre_sync(__global PairTask* t, chanflow_ctx* ctx) {
+  if (t->depth <= 1u) {
+    *t->out = 1ul;
+    return;
+  }
+  __global ulong* own = (__global ulong*)chanflow_task_scratch(ctx);
+  if (!own) return;
+  own[0] = own[1] = PAIR_POISON;
+  const PairFrame f = {CHANFLOW_FRAME_INIT, t->out};
+  chanflow_spawn_continuation(ctx, f);
+  for (uint s = 0; s < 2u; ++s) {
+    const PairTask child = {CHANFLOW_TASK_INIT, t->depth - 1u - s, 0u,
+                            (__global ulong*)chanflow_scratch_published(ctx, (ulong)(own + s))};
+    chanflow_spawn_void_child(ctx, 1u + s, child);
+  }
+}
+CHANFLOW_YIELDING_KERNEL_NODE(pair_a, PairTask, pair_pre_sync)
+CHANFLOW_YIELDING_KERNEL_NODE(pair_b, PairTask, pair_pre_sync)
+
+void pair_post_sync(__global PairFrame* f, chanflow_ctx* ctx) {
+  (void)ctx;
+  __global ulong* own = (__global ulong*)chanflow_frame_scratch(&f->frame);
+  *f->out = own[0] + own[1];
+}
+CHANFLOW_CONTINUATION_NODE(pair_sync, PairFrame, pair_post_sync)
+
 /* Atomic floating-point addition: every CE i adds i % 8 + 1 to one float and i + 1 to one
  * double. */
 typedef struct {

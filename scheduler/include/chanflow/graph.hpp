@@ -90,6 +90,12 @@ struct FrameScratch {
   /// saves memory where the recursion cannot fill a level (Strassen: 7^level frames at most);
   /// a frame that finds no block fails the run with a device-side error.
   std::function<std::uint32_t(std::uint32_t level)> max_frames;
+  /// Whether tasks take their blocks themselves, at the start of their bodies
+  /// (chanflow_task_scratch: locals whose address a Cilk function passes to its children),
+  /// rather than the flush when it reserves the frame. The flush hands such a block to the frame,
+  /// or gives it back if it reserves none; a level's pool then also holds a block for every task
+  /// its task level can hold (the same capacity again), so a task never waits for one either.
+  bool taken_by_tasks = false;
 
   /// What a level's pool holds, for a stack of `capacity` CEs per level: its block size (bytes
   /// rounded up to 128), its block count, and their product, the memory the pool allocates
