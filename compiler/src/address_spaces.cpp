@@ -164,8 +164,11 @@ Space AddressSpaces::expr_space(FunctionSpaces& fs, const clang::Expr* e) {
 Space AddressSpaces::storage_space(FunctionSpaces& fs, const clang::Expr* e) {
   e = e->IgnoreParenImpCasts();
   if (auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
-    if (auto* v = llvm::dyn_cast<clang::VarDecl>(ref->getDecl()))
-      return v->hasGlobalStorage() ? Space::Constant : Space::Private;
+    if (auto* v = llvm::dyn_cast<clang::VarDecl>(ref->getDecl())) {
+      if (v->hasGlobalStorage()) return Space::Constant;
+      const CilkFunction* f = program_.cilk_function(fs.decl);
+      return f && f->is_boxed(v) ? Space::Global : Space::Private;  // boxed: in the task's scratch block
+    }
     return Space::Unknown;
   }
   if (auto* m = llvm::dyn_cast<clang::MemberExpr>(e))

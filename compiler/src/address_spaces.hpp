@@ -1,7 +1,8 @@
 // Address spaces for device code. OpenCL C 1.2 (and PoCL 3.1 under every -cl-std) has no generic
 // address space: an unqualified pointer is private. chanflowc infers where each pointer points,
 // per function and call: pointers a Cilk function receives or keeps in memory point to global
-// memory (SVM); `&local` and a local array point to private memory; const globals are __constant.
+// memory (SVM); `&local` and a local array point to private memory, unless the local is boxed (its
+// address goes to a child: it lives in global memory, cilk_model.hpp); const globals are __constant.
 // A helper called with different address spaces gets one copy per combination.
 #pragma once
 

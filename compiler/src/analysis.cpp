@@ -266,6 +266,9 @@ class Analyzer {
       }
       add(v);
     }
+    for (const clang::VarDecl* v : f.locals)
+      if (Boxed.count(v)) f.boxed.push_back(v);
+    Boxed.clear();
     unsigned fixed = 0;
     bool loops = false;
     for (const SpawnSite& s : f.spawns) {
@@ -447,35 +450,28 @@ class Analyzer {
     return true;
   }
 
-  // Arguments reach the child by value; a pointer to the parent's private locals would not.
+  // Arguments reach the child by value; a local whose address one of them is must outlive the
+  // task's body (it is boxed: kept in the task's scratch block until the sync).
   void check_spawn_arguments(const SpawnSite& site, const CilkFunction&) {
-    for (const clang::Expr* arg : site.call->arguments()) {
-      if (const clang::VarDecl* v = private_address(arg))
-        error(arg->getBeginLoc(), "passing the address of local '" + v->getNameAsString() + "' to " +
-                                      (site.plain_call ? "a Cilk function" : "a spawned function") +
-                                      " is not supported yet (chanflowc part 1): pass the value, or memory from "
-                                      "malloc in main");
-    }
+    for (const clang::Expr* arg : site.call->arguments()) addressed_locals(arg, Boxed);
   }
 
-  // The local whose address `e` may be (&x, &x.f, &a[i], an array decaying, and arithmetic on those).
-  const clang::VarDecl* private_address(const clang::Expr* e) {
+  // The locals whose address `e` may be (&x, &x.f, &a[i], an array decaying, and arithmetic on
+  // those), added to `out`.
+  void addressed_locals(const clang::Expr* e, std::set<const clang::VarDecl*>& out) {
     e = e->IgnoreParens();
     if (auto* c = llvm::dyn_cast<clang::CastExpr>(e)) {
-      if (c->getCastKind() == clang::CK_ArrayToPointerDecay) return local_root(c->getSubExpr());
-      return private_address(c->getSubExpr());
+      if (c->getCastKind() != clang::CK_ArrayToPointerDecay) return addressed_locals(c->getSubExpr(), out);
+      if (const clang::VarDecl* v = local_root(c->getSubExpr())) out.insert(v);
+    } else if (auto* u = llvm::dyn_cast<clang::UnaryOperator>(e); u && u->getOpcode() == clang::UO_AddrOf) {
+      if (const clang::VarDecl* v = local_root(u->getSubExpr())) out.insert(v);
+    } else if (auto* b = llvm::dyn_cast<clang::BinaryOperator>(e); b && (b->isAdditiveOp() || b->getOpcode() == clang::BO_Comma)) {
+      if (b->isAdditiveOp()) addressed_locals(b->getLHS(), out);
+      addressed_locals(b->getRHS(), out);
+    } else if (auto* c = llvm::dyn_cast<clang::ConditionalOperator>(e)) {
+      addressed_locals(c->getTrueExpr(), out);
+      addressed_locals(c->getFalseExpr(), out);
     }
-    if (auto* u = llvm::dyn_cast<clang::UnaryOperator>(e); u && u->getOpcode() == clang::UO_AddrOf)
-      return local_root(u->getSubExpr());
-    if (auto* b = llvm::dyn_cast<clang::BinaryOperator>(e); b && b->isAdditiveOp()) {
-      if (const clang::VarDecl* v = private_address(b->getLHS())) return v;
-      return private_address(b->getRHS());
-    }
-    if (auto* c = llvm::dyn_cast<clang::ConditionalOperator>(e)) {
-      if (const clang::VarDecl* v = private_address(c->getTrueExpr())) return v;
-      return private_address(c->getFalseExpr());
-    }
-    return nullptr;
   }
 
   const clang::VarDecl* local_root(const clang::Expr* e) {
@@ -658,6 +654,7 @@ class Analyzer {
   std::map<const clang::FunctionDecl*, BodyFacts> Facts;
   std::vector<const clang::FunctionDecl*> Order;
   std::vector<const clang::FunctionDecl*> CilkOrder;
+  std::set<const clang::VarDecl*> Boxed;  // the function being described: locals its children get the address of
 };
 
 }  // namespace

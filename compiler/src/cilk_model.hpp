@@ -7,6 +7,7 @@
 #include <clang/AST/Expr.h>
 #include <clang/AST/Stmt.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -53,6 +54,11 @@ struct CilkFunction {
   std::vector<const clang::CompoundStmt*> scopes;  ///< cilk_scope blocks (a sync at their end)
   std::vector<const clang::VarDecl*> locals;  ///< every local variable, in order (frame fields)
   std::map<const clang::VarDecl*, std::string> field;  ///< local -> unique frame field name
+  /// Locals whose address a child gets (`cilk_spawn f(&x)`), in declaration order: they live in
+  /// a block the task owns from its body until its last sync (the library's task scratch), not
+  /// in private memory, and are not copied into the frame.
+  std::vector<const clang::VarDecl*> boxed;
+  bool is_boxed(const clang::VarDecl* v) const { return std::find(boxed.begin(), boxed.end(), v) != boxed.end(); }
   std::set<const CilkFunction*> callees;  ///< functions it spawns or calls
   unsigned result_slots = 0;  ///< most results one segment can wait for (the frame's slots)
   /// Whether code after a sync can spawn: only then does the continuation node have output ports

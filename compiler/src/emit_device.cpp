@@ -120,7 +120,7 @@ class DevicePrinter : public clang::PrinterHelper {
     return device_type_in(Ctx, v->getType().getUnqualifiedType(), space_of(v), name);
   }
 
-  void print_declaration(const clang::Decl* decl, llvm::raw_ostream& os) {
+  virtual void print_declaration(const clang::Decl* decl, llvm::raw_ostream& os) {
     const auto* v = llvm::dyn_cast<clang::VarDecl>(decl);
     if (!v) {
       decl->print(os, Policy);
@@ -146,13 +146,19 @@ class DevicePrinter : public clang::PrinterHelper {
 class FunctionPrinter : public DevicePrinter {
  public:
   FunctionPrinter(clang::ASTContext& ctx, const CilkProgram& program, const CilkFunction& f, const FunctionSpaces& spaces)
-      : DevicePrinter(ctx, spaces, &f.field), Program(program), F(f) {
+      : DevicePrinter(ctx, spaces, nullptr), Program(program), F(f), Printed(f.field) {
     for (const SpawnSite& s : f.spawns) {
       Sites[s.statement] = &s;
       if (s.root) ResultRoots.insert(s.root);
     }
     collect_uses(f.decl->getBody());
     Scopes.insert(f.scopes.begin(), f.scopes.end());
+    for (const clang::VarDecl* v : f.boxed) Printed[v] = "cf_box->" + f.field.at(v);
+    Names = &Printed;
+    // The box is taken where its first local is declared (base cases that return before never
+    // take one), or at the top where a parameter is boxed or a jump could skip a declaration.
+    BoxAtEntry = HasJump;
+    for (const clang::VarDecl* v : f.boxed) BoxAtEntry = BoxAtEntry || llvm::isa<clang::ParmVarDecl>(v);
   }
 
   std::string run_function() {
@@ -167,7 +173,13 @@ class FunctionPrinter : public DevicePrinter {
                                           F.name)
                             : fmt::format("void {0}__run(__global {0}__task* cf_task, chanflow_ctx* cf_ctx) {{\n", F.name);
     for (const clang::ParmVarDecl* p : F.decl->parameters())
-      out += "  " + device_type(Ctx, p->getType().getUnqualifiedType(), true, F.field.at(p)) + ";\n";
+      if (!F.is_boxed(p)) out += "  " + device_type(Ctx, p->getType().getUnqualifiedType(), true, F.field.at(p)) + ";\n";
+    if (!F.boxed.empty()) {
+      out += fmt::format("  /* locals whose address children get: the task's scratch block, kept by its frame */\n"
+                         "  __global {0}__box* cf_box = cf_frame ? (__global {0}__box*)chanflow_frame_scratch(&cf_frame->frame) : 0;\n",
+                         F.name);
+      if (BoxAtEntry) out += "  " + take_box();
+    }
     if (waits) {
       if (F.returns_value()) out += "  " + device_type(Ctx, F.decl->getReturnType().getUnqualifiedType(), true, "cf_ret") + ";\n";
       out += fmt::format("  {}__frame cf_next; /* the frame a sync with children outstanding saves */\n", F.name);
@@ -176,8 +188,26 @@ class FunctionPrinter : public DevicePrinter {
       for (unsigned k = 1; k <= Resumes; ++k) out += fmt::format("    case {0}: goto cf_resume_{0};\n", k);
       out += "    }\n  }\n";
     }
-    for (const clang::ParmVarDecl* p : F.decl->parameters()) out += "  " + F.field.at(p) + " = cf_task->" + F.field.at(p) + ";\n";
+    for (const clang::ParmVarDecl* p : F.decl->parameters()) out += "  " + ref(p) + " = cf_task->" + F.field.at(p) + ";\n";
     return out + body + tail + "}\n";
+  }
+
+  // A boxed local's declaration: its initial value stored in the box (taken here if need be).
+  void print_declaration(const clang::Decl* decl, llvm::raw_ostream& os) override {
+    const auto* v = llvm::dyn_cast<clang::VarDecl>(decl);
+    if (!v || !F.is_boxed(v)) return DevicePrinter::print_declaration(decl, os);
+    if (!BoxAtEntry && !BoxTaken) os << take_box();
+    const clang::Expr* init = v->getInit();
+    if (!init) return;
+    if (!v->getType()->isArrayType()) {
+      os << ref(v) << " = ";
+      print_expr(init, os);
+      os << ";\n";
+      return;
+    }
+    os << "{\n" << type_of(v, "cf_init") << " = ";  // an initializer list: through a private copy
+    print_expr(init, os);
+    os << ";\n" << copy(ref(v), "cf_init", false, v->getType(), true) << "}\n";
   }
 
   bool handledStmt(clang::Stmt* s, llvm::raw_ostream& os) override {
@@ -195,6 +225,16 @@ class FunctionPrinter : public DevicePrinter {
     if (auto* r = llvm::dyn_cast<clang::ReturnStmt>(s)) {
       print_return(r, os);
       return true;
+    }
+    if (auto* d = llvm::dyn_cast<clang::DeclStmt>(s); d && !BoxAtEntry) {  // `long x, y;`: one take
+      for (const clang::Decl* decl : d->decls())
+        if (auto* v = llvm::dyn_cast<clang::VarDecl>(decl); v && F.is_boxed(v)) {
+          os << take_box();
+          BoxTaken = true;
+          DevicePrinter::handledStmt(s, os);
+          BoxTaken = false;
+          return true;
+        }
     }
     if (auto* c = llvm::dyn_cast<clang::CompoundStmt>(s); c && Scopes.count(c)) {
       os << "{ /* cilk_scope */\n";
@@ -216,9 +256,10 @@ class FunctionPrinter : public DevicePrinter {
                       callee.name);
     unsigned i = 0;
     for (const clang::Expr* arg : s.call->arguments()) {
-      os << "cf_child." << callee.field.at(callee.decl->getParamDecl(i++)) << " = ";
+      const clang::ParmVarDecl* param = callee.decl->getParamDecl(i++);
+      os << "cf_child." << callee.field.at(param) << " = ";
       print_expr(arg, os);
-      os << ";\n";
+      os << ";\n" << published("cf_child." + callee.field.at(param), param->getType());
     }
     // The task node's port, or the continuation node's where code after a sync spawns (its ports
     // are the children's only: it waits again in its own frame).
@@ -232,13 +273,14 @@ class FunctionPrinter : public DevicePrinter {
       os << fmt::format("if (cf_next.results < {}) {{\n", F.result_slots);
       if (F.result_sites() > 1) os << fmt::format("  cf_next.site[cf_next.results] = {};\n", s.site);
       if (s.result == ResultKind::Memory) {
-        os << "  cf_next.dest[cf_next.results] = (ulong)&(";
+        os << "  cf_next.dest[cf_next.results] = " << (F.boxed.empty() ? "(ulong)&(" : "chanflow_scratch_published(cf_ctx, (ulong)&(");
         print_expr(s.destination, os);
-        os << ");\n";
+        os << (F.boxed.empty() ? ");\n" : "));\n");
       } else if (s.destination && !llvm::isa<clang::DeclRefExpr>(strip(s.destination))) {
-        os << "  cf_next.dest[cf_next.results] = (ulong)((uchar*)&(";
+        const std::string bytes = F.is_boxed(s.root) ? "(__global uchar*)" : "(uchar*)";
+        os << "  cf_next.dest[cf_next.results] = (ulong)(" << bytes << "&(";
         print_expr(s.destination, os);
-        os << ") - (uchar*)&" << F.field.at(s.root) << ");\n";
+        os << ") - " << bytes << "&" << ref(s.root) << ");\n";
       }
       os << "}\n";
       os << "chanflow_spawn_child(cf_ctx, " << port << ", cf_child, cf_next.results);\n++cf_next.results;\n";
@@ -308,6 +350,7 @@ class FunctionPrinter : public DevicePrinter {
     if (auto* r = llvm::dyn_cast<clang::DeclRefExpr>(s))
       if (auto* v = llvm::dyn_cast<clang::VarDecl>(r->getDecl())) Uses[v].push_back(r->getLocation());
     if (llvm::isa<clang::GotoStmt, clang::IndirectGotoStmt>(s)) HasGoto = true;
+    if (llvm::isa<clang::GotoStmt, clang::IndirectGotoStmt, clang::SwitchStmt>(s)) HasJump = true;
     for (const clang::Stmt* c : s->children()) collect_uses(c);
   }
 
@@ -330,33 +373,38 @@ class FunctionPrinter : public DevicePrinter {
     const unsigned k = ++Resumes;
     std::string out = "if (cf_spawned) {\n";
     out += fmt::format("  cf_next.resume = {};\n", k);
-    for (const clang::VarDecl* v : in_scope)
-      if (space_of(v) != Space::Private) {
-        F.saved.insert(v);
-        out += copy("cf_next.locals." + F.field.at(v), F.field.at(v), false, v->getType());
+    for (const clang::VarDecl* v : in_scope) {
+      if (F.is_boxed(v)) continue;  // it stays where it is
+      if (space_of(v) == Space::Private) {
+        private_pointer_after_sync(v, at);
+        continue;
       }
+      F.saved.insert(v);
+      out += copy("cf_next.locals." + F.field.at(v), F.field.at(v), false, v->getType());
+    }
     if (F.returns_value()) out += "  cf_next.locals.cf_ret = cf_ret;\n";
     out += F.continuation_spawns ? "  if (cf_frame) chanflow_continue_in_place(cf_ctx, cf_next);\n"
                                    "  else chanflow_spawn_continuation(cf_ctx, cf_next);\n  return;\n}\n"
                                  : "  chanflow_spawn_continuation(cf_ctx, cf_next);\n  return;\n}\n";
     out += fmt::format("if (0) {{\ncf_resume_{}:\n", k);
     for (const clang::VarDecl* v : in_scope)
-      if (space_of(v) != Space::Private) out += copy(F.field.at(v), "cf_frame->locals." + F.field.at(v), true, v->getType());
+      if (F.saved.count(v) && !F.is_boxed(v)) out += copy(F.field.at(v), "cf_frame->locals." + F.field.at(v), true, v->getType());
     if (F.returns_value()) out += "  cf_ret = cf_frame->locals.cf_ret;\n";
     out += deliveries(in_scope);
     out += "  cf_spawned = 0;\n}\n";
     return out;
   }
 
-  // to = from, element by element for arrays; `from_frame`: the source is the frame (global memory).
-  std::string copy(const std::string& to, const std::string& from, bool from_frame, clang::QualType t) {
+  // to = from, element by element for arrays; `from_frame`: the source is in global memory (the
+  // frame), `to_box`: the destination is (the box).
+  std::string copy(const std::string& to, const std::string& from, bool from_frame, clang::QualType t, bool to_box = false) {
     if (!t->isArrayType()) return "  " + to + " = " + from + ";\n";
     clang::QualType element = t;
     while (const clang::ArrayType* a = Ctx.getAsArrayType(element)) element = a->getElementType();
     const std::string e = device_type(Ctx, element.getUnqualifiedType(), true);
-    return fmt::format("  for (uint cf_i = 0; cf_i < sizeof({0}) / sizeof({1}); ++cf_i) (({1}*)&{0})[cf_i] = "
+    return fmt::format("  for (uint cf_i = 0; cf_i < sizeof({0}) / sizeof({1}); ++cf_i) (({4}{1}*)&{0})[cf_i] = "
                        "(({3}const {1}*)&{2})[cf_i];\n",
-                       to, e, from, from_frame ? "__global " : "");
+                       to, e, from, from_frame ? "__global " : "", to_box ? "__global " : "");
   }
 
   // Each filled slot to its destination, by the spawn site that filled it.
@@ -377,12 +425,13 @@ class FunctionPrinter : public DevicePrinter {
         cases += fmt::format("    case {}: *(__global {}*)cf_frame->dest[cf_i] = {}; break;\n", label,
                              device_type(Ctx, t.getUnqualifiedType(), true), value);
       } else if (visible.count(s.root)) {
-        const std::string root = F.field.at(s.root);
+        const std::string root = ref(s.root);
+        const std::string space = F.is_boxed(s.root) ? "__global " : "";
         if (!s.destination || llvm::isa<clang::DeclRefExpr>(strip(s.destination))) {
           cases += fmt::format("    case {}: {} = {}; break;\n", label, root, value);
         } else {
-          cases += fmt::format("    case {}: *({}*)((uchar*)&{} + cf_frame->dest[cf_i]) = {}; break;\n", label,
-                               device_type(Ctx, s.destination->getType().getUnqualifiedType(), true), root, value);
+          cases += fmt::format("    case {}: *({}{}*)(({}uchar*)&{} + cf_frame->dest[cf_i]) = {}; break;\n", label, space,
+                               device_type(Ctx, s.destination->getType().getUnqualifiedType(), true), space, root, value);
         }
       }
     }
@@ -440,8 +489,57 @@ class FunctionPrinter : public DevicePrinter {
 
   const clang::Stmt* parent(const clang::Stmt* s) { return parent_stmt(Ctx, s); }
 
+  // How a local is named in device code: its field name, or its place in the box.
+  std::string ref(const clang::VarDecl* v) const { return Printed.at(v); }
+
+  std::string take_box() const {
+    return fmt::format("if (!cf_box) {{\n  cf_box = (__global {}__box*)chanflow_task_scratch(cf_ctx);\n"
+                       "  if (!cf_box) return; /* the run fails: the pool was empty */\n}}\n",
+                       F.name);
+  }
+
+  // With boxed locals, the pointers in a child's argument `to` (of type `t`) that point into this
+  // run's box are moved to the frame's (they differ on a re-run after a yield: the library's
+  // chanflow_scratch_published); pointers inside structs and arrays too.
+  std::string published(const std::string& to, clang::QualType t) {
+    if (F.boxed.empty()) return "";
+    t = t.getCanonicalType();
+    if (t->isPointerType())
+      return fmt::format("{0} = ({1})chanflow_scratch_published(cf_ctx, (ulong){0});\n", to,
+                         device_type(Ctx, t.getUnqualifiedType(), true));
+    if (const clang::ConstantArrayType* a = Ctx.getAsConstantArrayType(t)) {
+      const std::string index = fmt::format("cf_k{}", to.size());  // unique per nesting depth
+      const std::string inner = published(to + "[" + index + "]", a->getElementType());
+      if (inner.empty()) return "";
+      return fmt::format("for (uint {0} = 0; {0} < {1}u; ++{0}) {{\n{2}}}\n", index, a->getSize().getZExtValue(), inner);
+    }
+    std::string out;
+    if (const auto* r = t->getAs<clang::RecordType>())
+      for (const clang::FieldDecl* fd : r->getDecl()->fields())
+        out += published(to + "." + device_name(fd->getNameAsString()), fd->getType());
+    return out;
+  }
+
+  // A pointer to private memory does not survive a sync: the kernel that took it has ended.
+  void private_pointer_after_sync(const clang::VarDecl* v, clang::SourceLocation at) {
+    if (!Reported.insert(v).second) return;
+    clang::DiagnosticsEngine& d = Ctx.getDiagnostics();
+    d.Report(at, d.getCustomDiagID(clang::DiagnosticsEngine::Error,
+                                   "pointer '%0' into a local is used after this sync; the sync ends the kernel that "
+                                   "holds the local's private copy, so chanflowc cannot keep the pointer: take the "
+                                   "address again after the sync, or pass it to a spawned function first (that "
+                                   "keeps the local until the sync)"))
+        << v->getName();
+    d.Report(v->getLocation(), d.getCustomDiagID(clang::DiagnosticsEngine::Note, "'%0' declared here")) << v->getName();
+  }
+
   const CilkProgram& Program;
   const CilkFunction& F;
+  std::map<const clang::VarDecl*, std::string> Printed;  // every local's name in device code
+  bool BoxAtEntry = false;
+  bool BoxTaken = false;  // printing a declaration statement whose take is already printed
+  std::set<const clang::VarDecl*> Reported;
+  bool HasJump = false;
   std::map<const clang::Stmt*, const SpawnSite*> Sites;
   std::set<const clang::VarDecl*> ResultRoots;
   std::map<const clang::VarDecl*, std::vector<clang::SourceLocation>> Uses;

@@ -94,6 +94,10 @@ std::string emit_graph_cpp(const CilkProgram& program, const std::string& types_
   for (const CilkFunction& f : program.functions) {
     out += fmt::format("  auto& {0} = p.task_stack(\"{0}\", sizeof({0}__task));\n", f.name);
     if (!f.spawns.empty()) out += fmt::format("  auto& {0}_cont = p.continuation_stack(\"{0}_cont\", sizeof({0}__frame));\n", f.name);
+    if (!f.boxed.empty())
+      out += fmt::format("  {0}_cont.set_frame_scratch({{.bytes = [](std::uint32_t) {{ return sizeof({0}__box); }}, "
+                         ".taken_by_tasks = true}});\n",
+                         f.name);
   }
   for (const CilkFunction& f : program.functions) {
     const std::string& n = f.name;

@@ -174,6 +174,12 @@ std::string emit_frame_types(clang::ASTContext& ctx, const CilkProgram& program)
       out += fmt::format("  chanflow_u64 dest[{}];   /* where slot i goes: an offset in a local, or an address */\n",
                          f.result_slots);
     out += fmt::format("  {0}__locals locals;\n}} {0}__frame;\n\n", n);
+    if (f.boxed.empty()) continue;
+    out += "/* The locals whose address its children get: in the task's scratch block until its last sync. */\n"
+           "typedef struct {\n";
+    for (const clang::VarDecl* v : f.boxed)
+      out += "  " + device_type(ctx, v->getType().getUnqualifiedType(), true, f.field.at(v)) + ";\n";
+    out += fmt::format("}} {}__box;\n\n", n);
   }
   return out;
 }

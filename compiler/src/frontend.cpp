@@ -82,7 +82,8 @@ class LowerConsumer : public clang::ASTConsumer {
     if (CI.getDiagnostics().hasErrorOccurred()) return;
     std::optional<CilkProgram> Program = analyze(Ctx, Keywords, Options);
     if (!Program || CI.getDiagnostics().hasErrorOccurred()) return;
-    Out = emit(Ctx, *Program);
+    Translation t = emit(Ctx, *Program);  // it may still report what only lowering finds
+    if (!CI.getDiagnostics().hasErrorOccurred()) Out = std::move(t);
   }
 
  private:

@@ -25,13 +25,6 @@ int writes_global(int n) {
   return y;
 }
 
-int address_of_local(int *out) {
-  int local = 0;
-  cilk_spawn address_of_local(&local);
-  cilk_sync;
-  return local;
-}
-
 int recursive_helper(int n) { return n <= 0 ? 0 : recursive_helper(n - 1); }
 
 int calls_recursive(int n) {
