@@ -277,6 +277,10 @@ class Analyzer {
       else ++fixed;
     }
     f.result_slots = fixed + (loops ? Program.max_loop_spawns : 0);
+    f.static_slots = !loops && fixed <= 32 && !has_goto(d->getBody());
+    unsigned slot = 0;
+    for (SpawnSite& s : f.spawns)
+      if (s.result != ResultKind::None) s.slot = slot++;
     f.continuation_spawns = spawns_after_sync(f);
     check_device_code(d, b, true);
   }
@@ -324,6 +328,14 @@ class Analyzer {
     if (t->isSpecificBuiltinType(clang::BuiltinType::LongDouble))
       error(loc, (llvm::Twine("a ") + what + " of type 'long double' cannot live on an OpenCL device").str());
     if (t->isFunctionPointerType()) error(loc, "function pointers are not supported in Cilk functions");
+  }
+
+  static bool has_goto(const clang::Stmt* s) {
+    if (!s) return false;
+    if (llvm::isa<clang::GotoStmt, clang::IndirectGotoStmt>(s)) return true;
+    for (const clang::Stmt* c : s->children())
+      if (has_goto(c)) return true;
+    return false;
   }
 
   bool inside_loop(const clang::Stmt* s, const clang::FunctionDecl* f) {

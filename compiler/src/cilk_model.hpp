@@ -42,6 +42,7 @@ struct SpawnSite {
   bool plain_call = false;  ///< written without spawn: a sync follows at once
   bool in_loop = false;
   unsigned site = 0;        ///< index among the function's sites (the continuation's delivery switch)
+  unsigned slot = 0;        ///< with static slots (CilkFunction::static_slots): its own result slot
 };
 
 /// A Cilk function: becomes a task stack and node, and a continuation stack and node.
@@ -61,6 +62,15 @@ struct CilkFunction {
   bool is_boxed(const clang::VarDecl* v) const { return std::find(boxed.begin(), boxed.end(), v) != boxed.end(); }
   std::set<const CilkFunction*> callees;  ///< functions it spawns or calls
   unsigned result_slots = 0;  ///< most results one segment can wait for (the frame's slots)
+  /// No result-carrying spawn in a loop (nor a goto): each site has a slot of its own, known when
+  /// the code is written, and the frame keeps a bit per slot filled instead of a count and the
+  /// site numbers. Otherwise slots are filled in spawn order and each records its site.
+  bool static_slots = false;
+  /// Sync points a frame can resume at, and whether one saves the return value (a `return e`
+  /// with children outstanding), found while the device code is emitted (it comes first): with
+  /// one resume point the frame keeps no resume index.
+  mutable unsigned resume_points = 0;
+  mutable bool saves_return = false;
   /// Whether code after a sync can spawn: only then does the continuation node have output ports
   /// (a continuation that only returns never needs room, so it can always run).
   bool continuation_spawns = false;

@@ -141,6 +141,14 @@ class DevicePrinter : public clang::PrinterHelper {
   const std::map<const clang::VarDecl*, std::string>* Names;
 };
 
+// A sync point: its statement, where it syncs, and whether that is the statement's end (a
+// cilk_scope block, the function's body).
+struct SyncAt {
+  const clang::Stmt* stmt;
+  clang::SourceLocation loc;
+  bool end;
+};
+
 // Prints one Cilk function's body: spawns, syncs, returns and cilk_scope blocks lowered, the rest
 // as DevicePrinter prints device code.
 class FunctionPrinter : public DevicePrinter {
@@ -162,11 +170,9 @@ class FunctionPrinter : public DevicePrinter {
   }
 
   std::string run_function() {
-    std::string body;
-    llvm::raw_string_ostream os(body);
-    F.decl->getBody()->printPretty(os, this, Policy, 0);
-    os.flush();
-    const std::string tail = end_of_function();  // the implicit sync at the end: the last resume point
+    print_body();  // a first pass counts the resume points: with one, the frame needs no index
+    TotalResumes = F.resume_points = Resumes;
+    const std::string body = print_body();
     const bool waits = !F.spawns.empty();
     std::string out = waits ? fmt::format("void {0}__run(__global {0}__task* cf_task, __global {0}__frame* cf_frame, "
                                           "chanflow_ctx* cf_ctx) {{\n",
@@ -183,13 +189,28 @@ class FunctionPrinter : public DevicePrinter {
     if (waits) {
       if (F.returns_value()) out += "  " + device_type(Ctx, F.decl->getReturnType().getUnqualifiedType(), true, "cf_ret") + ";\n";
       out += fmt::format("  {}__frame cf_next; /* the frame a sync with children outstanding saves */\n", F.name);
-      out += "  uint cf_spawned = 0; /* children since the last sync */\n  cf_next.results = 0;\n";
-      out += "  if (cf_frame) {\n    switch (cf_frame->resume) {\n";
-      for (unsigned k = 1; k <= Resumes; ++k) out += fmt::format("    case {0}: goto cf_resume_{0};\n", k);
-      out += "    }\n  }\n";
+      out += "  uint cf_spawned = 0; /* children since the last sync */\n";
+      if (!F.static_slots) out += "  cf_next.results = 0;\n";
+      else if (F.result_slots) out += "  cf_next.filled = 0;\n";
+      if (TotalResumes == 1) out += "  if (cf_frame) goto cf_resume_1;\n";
+      if (TotalResumes > 1) {
+        out += "  if (cf_frame) {\n    switch (cf_frame->resume) {\n";
+        for (unsigned k = 1; k <= TotalResumes; ++k) out += fmt::format("    case {0}: goto cf_resume_{0};\n", k);
+        out += "    }\n  }\n";
+      }
     }
     for (const clang::ParmVarDecl* p : F.decl->parameters()) out += "  " + ref(p) + " = cf_task->" + F.field.at(p) + ";\n";
-    return out + body + tail + "}\n";
+    return out + body + "}\n";
+  }
+
+  // The body with spawns, syncs and returns lowered, and the implicit sync at its end.
+  std::string print_body() {
+    Resumes = 0;
+    std::string body;
+    llvm::raw_string_ostream os(body);
+    F.decl->getBody()->printPretty(os, this, Policy, 0);
+    os.flush();
+    return body + end_of_function();
   }
 
   // A boxed local's declaration: its initial value stored in the box (taken here if need be).
@@ -218,7 +239,8 @@ class FunctionPrinter : public DevicePrinter {
     if (auto* call = llvm::dyn_cast<clang::CallExpr>(s)) {
       const clang::FunctionDecl* callee = call->getDirectCallee();
       if (callee && callee->getName() == "__chanflow_sync") {
-        os << "do {\n" << sync_point(live(scope_at(s), s), s->getBeginLoc()) << "} while (0)";
+        const SyncAt at{s, s->getBeginLoc(), false};
+        os << "do {\n" << sync_point(live(scope_at(s), at), at, false) << "} while (0)";
         return true;
       }
     }
@@ -239,7 +261,8 @@ class FunctionPrinter : public DevicePrinter {
     if (auto* c = llvm::dyn_cast<clang::CompoundStmt>(s); c && Scopes.count(c)) {
       os << "{ /* cilk_scope */\n";
       for (clang::Stmt* child : c->body()) print_statement(child, os);
-      os << sync_point(scope_at_end(c), c->getRBracLoc()) << "}\n";
+      const SyncAt at{c, c->getRBracLoc(), true};
+      os << sync_point(live(scope_at_end(c), at), at, false) << "}\n";
       return true;
     }
     return DevicePrinter::handledStmt(s, os);
@@ -269,29 +292,40 @@ class FunctionPrinter : public DevicePrinter {
             : fmt::format("CHANFLOW_PORT({}__spawn, {})", F.name, callee.name);
     if (s.result == ResultKind::None) {
       os << "chanflow_spawn_void_child(cf_ctx, " << port << ", cf_child);\n";
+    } else if (F.static_slots) {  // its own slot
+      os << fmt::format("cf_next.filled |= {}u;\n", 1u << s.slot);
+      print_destination(s, std::to_string(s.slot), os);
+      os << fmt::format("chanflow_spawn_child(cf_ctx, {}, cf_child, {});\n", port, s.slot);
     } else {
       os << fmt::format("if (cf_next.results < {}) {{\n", F.result_slots);
       if (F.result_sites() > 1) os << fmt::format("  cf_next.site[cf_next.results] = {};\n", s.site);
-      if (s.result == ResultKind::Memory) {
-        os << "  cf_next.dest[cf_next.results] = " << (F.boxed.empty() ? "(ulong)&(" : "chanflow_scratch_published(cf_ctx, (ulong)&(");
-        print_expr(s.destination, os);
-        os << (F.boxed.empty() ? ");\n" : "));\n");
-      } else if (s.destination && !llvm::isa<clang::DeclRefExpr>(strip(s.destination))) {
-        const std::string bytes = F.is_boxed(s.root) ? "(__global uchar*)" : "(uchar*)";
-        os << "  cf_next.dest[cf_next.results] = (ulong)(" << bytes << "&(";
-        print_expr(s.destination, os);
-        os << ") - " << bytes << "&" << ref(s.root) << ");\n";
-      }
+      print_destination(s, "cf_next.results", os);
       os << "}\n";
       os << "chanflow_spawn_child(cf_ctx, " << port << ", cf_child, cf_next.results);\n++cf_next.results;\n";
     }
     os << "++cf_spawned;\n";
-    if (s.plain_call || is_return)
-      os << sync_point(is_return ? std::vector<const clang::VarDecl*>{} : live(scope_at(s.statement), s.statement),
-                       s.call->getEndLoc());
+    if (s.plain_call || is_return) {
+      const SyncAt at{s.statement, s.call->getEndLoc(), false};
+      os << sync_point(is_return ? std::vector<const clang::VarDecl*>{} : live(scope_at(s.statement), at), at, false);
+    }
     if (is_return) os << return_value(F.returns_value() ? "cf_ret" : "");
     os << "} while (0)";
     if (!llvm::isa<clang::Expr>(s.statement)) os << ";\n";
+  }
+
+  // Where a result goes, recorded in the next frame's dest[slot] when the continuation cannot name
+  // it by itself: an address (memory through a pointer), or an offset in a local (a[i], s.f).
+  void print_destination(const SpawnSite& s, const std::string& slot, llvm::raw_ostream& os) {
+    if (s.result == ResultKind::Memory) {
+      os << "  cf_next.dest[" << slot << "] = " << (F.boxed.empty() ? "(ulong)&(" : "chanflow_scratch_published(cf_ctx, (ulong)&(");
+      print_expr(s.destination, os);
+      os << (F.boxed.empty() ? ");\n" : "));\n");
+    } else if (s.destination && !llvm::isa<clang::DeclRefExpr>(strip(s.destination))) {
+      const std::string bytes = F.is_boxed(s.root) ? "(__global uchar*)" : "(uchar*)";
+      os << "  cf_next.dest[" << slot << "] = (ulong)(" << bytes << "&(";
+      print_expr(s.destination, os);
+      os << ") - " << bytes << "&" << ref(s.root) << ");\n";
+    }
   }
 
   // return e; — e is evaluated first, then the implicit sync, then the value goes to the parent.
@@ -306,7 +340,7 @@ class FunctionPrinter : public DevicePrinter {
       print_expr(r->getRetValue(), os);
       os << ";\n";
     }
-    if (!F.spawns.empty()) os << sync_point({}, r->getBeginLoc());  // only the value survives
+    if (!F.spawns.empty()) os << sync_point({}, SyncAt{r, r->getBeginLoc(), false}, r->getRetValue() != nullptr);  // only the value survives
     os << return_value(r->getRetValue() && F.returns_value() ? "cf_ret" : "") << "}\n";
   }
 
@@ -318,24 +352,24 @@ class FunctionPrinter : public DevicePrinter {
   std::string end_of_function() {
     const auto* body = llvm::cast<clang::CompoundStmt>(F.decl->getBody());
     if (F.spawns.empty() || (!body->body_empty() && llvm::isa<clang::ReturnStmt>(body->body_back()))) return "";
-    return sync_point({}, body->getRBracLoc()) + "return;\n";
+    return sync_point({}, SyncAt{body, body->getRBracLoc(), true}, false) + "return;\n";
   }
 
   // Of the locals in scope at a sync, those the code after it may use, and those results are
   // delivered into. A local is kept if it is named after the sync in the source, or anywhere in a
   // loop around it (the next iteration); with a goto in the function, every local is kept.
-  std::vector<const clang::VarDecl*> live(const std::vector<const clang::VarDecl*>& in_scope, const clang::Stmt* at) {
+  std::vector<const clang::VarDecl*> live(const std::vector<const clang::VarDecl*>& in_scope, const SyncAt& at) {
     if (HasGoto) return in_scope;
     const clang::SourceManager& sm = Ctx.getSourceManager();
     std::vector<clang::SourceRange> loops;
-    for (const clang::Stmt* p = parent(at); p && p != F.decl->getBody(); p = parent(p))
+    for (const clang::Stmt* p = parent(at.stmt); p && p != F.decl->getBody(); p = parent(p))
       if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt>(p)) loops.push_back(p->getSourceRange());
     std::vector<const clang::VarDecl*> out;
     for (const clang::VarDecl* v : in_scope) {
-      bool used = ResultRoots.count(v) != 0;
+      bool used = pending_root(v, at);
       for (clang::SourceLocation use : Uses[v]) {
         if (used) break;
-        used = sm.isBeforeInTranslationUnit(at->getEndLoc(), use);
+        used = sm.isBeforeInTranslationUnit(at.stmt->getEndLoc(), use);
         for (const clang::SourceRange& loop : loops)
           used = used || (!sm.isBeforeInTranslationUnit(use, loop.getBegin()) && !sm.isBeforeInTranslationUnit(loop.getEnd(), use));
       }
@@ -354,43 +388,109 @@ class FunctionPrinter : public DevicePrinter {
     for (const clang::Stmt* c : s->children()) collect_uses(c);
   }
 
-  // Whether children may be outstanding at `at`: a spawn written before it, or in a loop around it.
-  bool may_have_children(clang::SourceLocation at) {
+  // Whether statement `p` runs before `at` on every path to it: `p` is a statement of a block that
+  // encloses `at` (or, for a block's end, of that block), written before the part holding `at`.
+  bool precedes(const clang::Stmt* p, const SyncAt& at) {
+    const auto* block = llvm::dyn_cast_or_null<clang::CompoundStmt>(parent(p));
+    if (!block) return false;
+    if (at.end && at.stmt == block) return true;
+    const clang::Stmt* x = at.stmt;
+    while (x && parent(x) != block) x = parent(x);
+    if (!x || x == p) return false;
+    for (const clang::Stmt* item : block->body()) {
+      if (item == p) return true;
+      if (item == x) return false;
+    }
+    return false;
+  }
+
+  // The sync points other than returns: each statement, and where it syncs.
+  std::vector<std::pair<const clang::Stmt*, clang::SourceLocation>> sync_points() const {
+    std::vector<std::pair<const clang::Stmt*, clang::SourceLocation>> out;
+    for (const clang::CallExpr* c : F.syncs) out.emplace_back(c, c->getBeginLoc());
+    for (const clang::CompoundStmt* c : F.scopes) out.emplace_back(c, c->getRBracLoc());
+    for (const SpawnSite& s : F.spawns)
+      if (s.plain_call && !llvm::isa<clang::ReturnStmt>(s.statement)) out.emplace_back(s.statement, s.call->getEndLoc());
+    return out;
+  }
+
+  // Whether spawn `s` may have a child outstanding at `at`: it is written before `at` (or in a
+  // loop around it), and no sync point after it runs before `at` on every path (none can be
+  // relied on in a function with goto or switch).
+  bool outstanding(const SpawnSite& s, const SyncAt& at) {
+    const clang::SourceManager& sm = Ctx.getSourceManager();
+    bool reaches = sm.isBeforeInTranslationUnit(s.call->getBeginLoc(), at.loc);
+    for (const clang::Stmt* p = parent(s.call); !reaches && s.in_loop && p && p != F.decl->getBody(); p = parent(p))
+      reaches = llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt>(p) &&
+                p->getSourceRange().fullyContains(clang::SourceRange(at.loc, at.loc));
+    if (!reaches || HasJump) return reaches;
+    for (const auto& [point, where] : sync_points())
+      if ((point == s.statement || sm.isBeforeInTranslationUnit(s.call->getBeginLoc(), where)) && precedes(point, at))
+        return false;
+    return true;
+  }
+
+  bool may_have_children(const SyncAt& at) {
+    for (const SpawnSite& s : F.spawns)
+      if (outstanding(s, at)) return true;
+    return false;
+  }
+
+  // Whether a result may be delivered into local `v` at `at`.
+  bool pending_root(const clang::VarDecl* v, const SyncAt& at) {
+    for (const SpawnSite& s : F.spawns)
+      if (s.root == v && outstanding(s, at)) return true;
+    return false;
+  }
+
+  // Whether a spawn's result certainly overwrites all of local `v` at `at`: the spawn runs on
+  // every path to `at`, once, with no sync between, so `v`'s value before it need not be saved.
+  bool overwritten(const clang::VarDecl* v, const SyncAt& at) {
+    if (HasJump) return false;
     const clang::SourceManager& sm = Ctx.getSourceManager();
     for (const SpawnSite& s : F.spawns) {
-      if (sm.isBeforeInTranslationUnit(s.call->getBeginLoc(), at)) return true;
-      if (!s.in_loop) continue;
-      for (const clang::Stmt* p = parent(s.call); p && p != F.decl->getBody(); p = parent(p))
-        if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt>(p) && p->getSourceRange().fullyContains(clang::SourceRange(at, at)))
-          return true;
+      if (s.root != v || s.in_loop || s.result != ResultKind::Local || !outstanding(s, at)) continue;
+      if (s.destination && !llvm::isa<clang::DeclRefExpr>(strip(s.destination))) continue;  // a part of it
+      if (!precedes(s.statement, at)) continue;
+      bool between = false;
+      for (const auto& [point, where] : sync_points())
+        between = between || (point != s.statement && sm.isBeforeInTranslationUnit(s.call->getBeginLoc(), where) &&
+                               sm.isBeforeInTranslationUnit(where, at.loc));
+      if (!between) return true;
     }
     return false;
   }
 
   // A sync: with children outstanding, save what is in scope and end the kernel; resume here.
-  std::string sync_point(const std::vector<const clang::VarDecl*>& in_scope, clang::SourceLocation at) {
+  // `keep_return`: the return value is computed before it (`return e;`) and saved too.
+  std::string sync_point(const std::vector<const clang::VarDecl*>& in_scope, const SyncAt& at, bool keep_return) {
     if (F.spawns.empty() || !may_have_children(at)) return "";
     const unsigned k = ++Resumes;
+    keep_return = keep_return && F.returns_value();
     std::string out = "if (cf_spawned) {\n";
-    out += fmt::format("  cf_next.resume = {};\n", k);
+    if (TotalResumes > 1) out += fmt::format("  cf_next.resume = {};\n", k);
+    std::vector<const clang::VarDecl*> saved;
     for (const clang::VarDecl* v : in_scope) {
-      if (F.is_boxed(v)) continue;  // it stays where it is
+      if (F.is_boxed(v) || overwritten(v, at)) continue;  // it stays where it is; a result replaces it
       if (space_of(v) == Space::Private) {
-        private_pointer_after_sync(v, at);
+        private_pointer_after_sync(v, at.loc);
         continue;
       }
       F.saved.insert(v);
+      saved.push_back(v);
       out += copy("cf_next.locals." + F.field.at(v), F.field.at(v), false, v->getType());
     }
-    if (F.returns_value()) out += "  cf_next.locals.cf_ret = cf_ret;\n";
+    if (keep_return) {
+      F.saves_return = true;
+      out += "  cf_next.locals.cf_ret = cf_ret;\n";
+    }
     out += F.continuation_spawns ? "  if (cf_frame) chanflow_continue_in_place(cf_ctx, cf_next);\n"
                                    "  else chanflow_spawn_continuation(cf_ctx, cf_next);\n  return;\n}\n"
                                  : "  chanflow_spawn_continuation(cf_ctx, cf_next);\n  return;\n}\n";
     out += fmt::format("if (0) {{\ncf_resume_{}:\n", k);
-    for (const clang::VarDecl* v : in_scope)
-      if (F.saved.count(v) && !F.is_boxed(v)) out += copy(F.field.at(v), "cf_frame->locals." + F.field.at(v), true, v->getType());
-    if (F.returns_value()) out += "  cf_ret = cf_frame->locals.cf_ret;\n";
-    out += deliveries(in_scope);
+    for (const clang::VarDecl* v : saved) out += copy(F.field.at(v), "cf_frame->locals." + F.field.at(v), true, v->getType());
+    if (keep_return) out += "  cf_ret = cf_frame->locals.cf_ret;\n";
+    out += deliveries(in_scope, at);
     out += "  cf_spawned = 0;\n}\n";
     return out;
   }
@@ -407,35 +507,41 @@ class FunctionPrinter : public DevicePrinter {
                        to, e, from, from_frame ? "__global " : "", to_box ? "__global " : "");
   }
 
-  // Each filled slot to its destination, by the spawn site that filled it.
-  std::string deliveries(const std::vector<const clang::VarDecl*>& in_scope) {
+  // Each filled slot to its destination, by the spawn site that filled it: with static slots, the
+  // slot of each site that may be outstanding here if its bit is set; otherwise the slots filled,
+  // by the site each records.
+  std::string deliveries(const std::vector<const clang::VarDecl*>& in_scope, const SyncAt& at) {
     if (!F.result_slots) return "";
     std::set<const clang::VarDecl*> visible(in_scope.begin(), in_scope.end());
-    std::string cases;
+    std::string out, cases;
     const bool one_site = F.result_sites() == 1;  // then the frame keeps no site numbers: case 0
     for (const SpawnSite& s : F.spawns) {
       if (s.result == ResultKind::None) continue;
-      const unsigned label = one_site ? 0u : s.site;
-      const clang::QualType r = s.callee->getReturnType();
-      const std::string value = from_bits(Ctx, r, "cf_frame->slot[cf_i]");
+      const std::string slot = F.static_slots ? std::to_string(s.slot) : "cf_i";
+      const std::string value = from_bits(Ctx, s.callee->getReturnType(), "cf_frame->slot[" + slot + "]");
+      std::string store;
       if (llvm::isa<clang::ReturnStmt>(s.statement)) {
-        cases += fmt::format("    case {}: cf_ret = {}; break;\n", label, value);
+        store = "cf_ret = " + value + ";";
       } else if (s.result == ResultKind::Memory) {
-        const clang::QualType t = s.destination->getType();
-        cases += fmt::format("    case {}: *(__global {}*)cf_frame->dest[cf_i] = {}; break;\n", label,
-                             device_type(Ctx, t.getUnqualifiedType(), true), value);
+        store = fmt::format("*(__global {}*)cf_frame->dest[{}] = {};",
+                            device_type(Ctx, s.destination->getType().getUnqualifiedType(), true), slot, value);
       } else if (visible.count(s.root)) {
         const std::string root = ref(s.root);
         const std::string space = F.is_boxed(s.root) ? "__global " : "";
-        if (!s.destination || llvm::isa<clang::DeclRefExpr>(strip(s.destination))) {
-          cases += fmt::format("    case {}: {} = {}; break;\n", label, root, value);
-        } else {
-          cases += fmt::format("    case {}: *({}{}*)(({}uchar*)&{} + cf_frame->dest[cf_i]) = {}; break;\n", label, space,
-                               device_type(Ctx, s.destination->getType().getUnqualifiedType(), true), space, root, value);
-        }
+        if (!s.destination || llvm::isa<clang::DeclRefExpr>(strip(s.destination)))
+          store = root + " = " + value + ";";
+        else
+          store = fmt::format("*({}{}*)(({}uchar*)&{} + cf_frame->dest[{}]) = {};", space,
+                              device_type(Ctx, s.destination->getType().getUnqualifiedType(), true), space, root, slot,
+                              value);
       }
+      if (store.empty()) continue;
+      if (!F.static_slots)
+        cases += fmt::format("    case {}: {} break;\n", one_site ? 0u : s.site, store);
+      else if (outstanding(s, at))
+        out += fmt::format("  if (cf_frame->filled & {}u) {}\n", 1u << s.slot, store);
     }
-    if (cases.empty()) return "";
+    if (cases.empty()) return out;
     const std::string site = F.result_sites() > 1 ? "cf_frame->site[cf_i]" : "0";
     return "  for (uint cf_i = 0; cf_i < cf_frame->results; ++cf_i) {\n    switch (" + site + ") {\n" + cases +
            "    }\n  }\n";
@@ -535,6 +641,7 @@ class FunctionPrinter : public DevicePrinter {
 
   const CilkProgram& Program;
   const CilkFunction& F;
+  unsigned TotalResumes = 0;  // found by the first pass over the body
   std::map<const clang::VarDecl*, std::string> Printed;  // every local's name in device code
   bool BoxAtEntry = false;
   bool BoxTaken = false;  // printing a declaration statement whose take is already printed

@@ -159,21 +159,27 @@ std::string emit_frame_types(clang::ASTContext& ctx, const CilkProgram& program)
       out += "  " + device_type(ctx, p->getType().getUnqualifiedType(), true, f.field.at(p)) + ";\n";
     out += fmt::format("}} {}__task;\n\n", n);
     if (f.spawns.empty()) continue;
-    out += "typedef struct {\n";
-    for (const clang::VarDecl* v : f.locals)
-      if (f.saved.count(v)) out += "  " + device_type(ctx, v->getType().getUnqualifiedType(), true, f.field.at(v)) + ";\n";
-    if (f.returns_value()) out += "  " + device_type(ctx, f.decl->getReturnType().getUnqualifiedType(), true, "cf_ret") + ";\n";
-    if (f.saved.empty() && !f.returns_value()) out += "  chanflow_u32 unused;\n";
-    out += fmt::format("}} {}__locals;\n\n", n);
+    const bool has_locals = !f.saved.empty() || f.saves_return;
+    if (has_locals) {
+      out += "typedef struct {\n";
+      for (const clang::VarDecl* v : f.locals)
+        if (f.saved.count(v)) out += "  " + device_type(ctx, v->getType().getUnqualifiedType(), true, f.field.at(v)) + ";\n";
+      if (f.saves_return)
+        out += "  " + device_type(ctx, f.decl->getReturnType().getUnqualifiedType(), true, "cf_ret") + ";\n";
+      out += fmt::format("}} {}__locals;\n\n", n);
+    }
     out += "typedef struct {\n  chanflow_frame frame;\n";
     if (f.result_slots) out += fmt::format("  chanflow_u64 slot[{}]; /* results, at CHANFLOW_FRAME_BYTES + 8 * i */\n", f.result_slots);
-    out += "  chanflow_u32 resume;  /* the sync point it resumes after */\n  chanflow_u32 results; /* slots filled */\n";
-    if (f.result_slots && f.result_sites() > 1)
+    if (f.resume_points > 1) out += "  chanflow_u32 resume;  /* the sync point it resumes after */\n";
+    if (f.static_slots && f.result_slots) out += "  chanflow_u32 filled;  /* bit i: slot i was spawned for */\n";
+    if (!f.static_slots) out += "  chanflow_u32 results; /* slots filled */\n";
+    if (!f.static_slots && f.result_slots && f.result_sites() > 1)
       out += fmt::format("  chanflow_u32 site[{}];   /* the spawn that fills slot i */\n", f.result_slots);
     if (f.result_slots && f.results_need_destinations())
       out += fmt::format("  chanflow_u64 dest[{}];   /* where slot i goes: an offset in a local, or an address */\n",
                          f.result_slots);
-    out += fmt::format("  {0}__locals locals;\n}} {0}__frame;\n\n", n);
+    if (has_locals) out += fmt::format("  {}__locals locals;\n", n);
+    out += fmt::format("}} {}__frame;\n\n", n);
     if (f.boxed.empty()) continue;
     out += "/* The locals whose address its children get: in the task's scratch block until its last sync. */\n"
            "typedef struct {\n";
