@@ -35,6 +35,34 @@ const clang::Stmt* parent_stmt(clang::ASTContext& ctx, const clang::Stmt* s) {
   return nullptr;
 }
 
+static const clang::VarDecl* addressed_root(const clang::Expr* e, bool globals) {
+  for (e = e->IgnoreParenImpCasts();;) {
+    if (auto* m = llvm::dyn_cast<clang::MemberExpr>(e); m && !m->isArrow()) e = m->getBase()->IgnoreParenImpCasts();
+    else if (auto* a = llvm::dyn_cast<clang::ArraySubscriptExpr>(e); a && a->getBase()->IgnoreParenImpCasts()->getType()->isArrayType())
+      e = a->getBase()->IgnoreParenImpCasts();
+    else break;
+  }
+  if (auto* r = llvm::dyn_cast<clang::DeclRefExpr>(e))
+    if (auto* v = llvm::dyn_cast<clang::VarDecl>(r->getDecl()); v && (v->hasLocalStorage() || globals)) return v;
+  return nullptr;
+}
+
+void addressed_variables(const clang::Expr* e, std::set<const clang::VarDecl*>& out, bool globals) {
+  e = e->IgnoreParens();
+  if (auto* c = llvm::dyn_cast<clang::CastExpr>(e)) {
+    if (c->getCastKind() != clang::CK_ArrayToPointerDecay) return addressed_variables(c->getSubExpr(), out, globals);
+    if (const clang::VarDecl* v = addressed_root(c->getSubExpr(), globals)) out.insert(v);
+  } else if (auto* u = llvm::dyn_cast<clang::UnaryOperator>(e); u && u->getOpcode() == clang::UO_AddrOf) {
+    if (const clang::VarDecl* v = addressed_root(u->getSubExpr(), globals)) out.insert(v);
+  } else if (auto* b = llvm::dyn_cast<clang::BinaryOperator>(e); b && (b->isAdditiveOp() || b->getOpcode() == clang::BO_Comma)) {
+    if (b->isAdditiveOp()) addressed_variables(b->getLHS(), out, globals);
+    addressed_variables(b->getRHS(), out, globals);
+  } else if (auto* c = llvm::dyn_cast<clang::ConditionalOperator>(e)) {
+    addressed_variables(c->getTrueExpr(), out, globals);
+    addressed_variables(c->getFalseExpr(), out, globals);
+  }
+}
+
 namespace {
 
 bool is_sync_call(const clang::CallExpr* call) {
@@ -465,37 +493,7 @@ class Analyzer {
   // Arguments reach the child by value; a local whose address one of them is must outlive the
   // task's body (it is boxed: kept in the task's scratch block until the sync).
   void check_spawn_arguments(const SpawnSite& site, const CilkFunction&) {
-    for (const clang::Expr* arg : site.call->arguments()) addressed_locals(arg, Boxed);
-  }
-
-  // The locals whose address `e` may be (&x, &x.f, &a[i], an array decaying, and arithmetic on
-  // those), added to `out`.
-  void addressed_locals(const clang::Expr* e, std::set<const clang::VarDecl*>& out) {
-    e = e->IgnoreParens();
-    if (auto* c = llvm::dyn_cast<clang::CastExpr>(e)) {
-      if (c->getCastKind() != clang::CK_ArrayToPointerDecay) return addressed_locals(c->getSubExpr(), out);
-      if (const clang::VarDecl* v = local_root(c->getSubExpr())) out.insert(v);
-    } else if (auto* u = llvm::dyn_cast<clang::UnaryOperator>(e); u && u->getOpcode() == clang::UO_AddrOf) {
-      if (const clang::VarDecl* v = local_root(u->getSubExpr())) out.insert(v);
-    } else if (auto* b = llvm::dyn_cast<clang::BinaryOperator>(e); b && (b->isAdditiveOp() || b->getOpcode() == clang::BO_Comma)) {
-      if (b->isAdditiveOp()) addressed_locals(b->getLHS(), out);
-      addressed_locals(b->getRHS(), out);
-    } else if (auto* c = llvm::dyn_cast<clang::ConditionalOperator>(e)) {
-      addressed_locals(c->getTrueExpr(), out);
-      addressed_locals(c->getFalseExpr(), out);
-    }
-  }
-
-  const clang::VarDecl* local_root(const clang::Expr* e) {
-    for (e = e->IgnoreParenImpCasts();;) {
-      if (auto* m = llvm::dyn_cast<clang::MemberExpr>(e); m && !m->isArrow()) e = m->getBase()->IgnoreParenImpCasts();
-      else if (auto* a = llvm::dyn_cast<clang::ArraySubscriptExpr>(e); a && a->getBase()->IgnoreParenImpCasts()->getType()->isArrayType())
-        e = a->getBase()->IgnoreParenImpCasts();
-      else break;
-    }
-    if (auto* r = llvm::dyn_cast<clang::DeclRefExpr>(e))
-      if (auto* v = llvm::dyn_cast<clang::VarDecl>(r->getDecl()); v && v->hasLocalStorage()) return v;
-    return nullptr;
+    for (const clang::Expr* arg : site.call->arguments()) addressed_variables(arg, Boxed, false);
   }
 
   // ---- device code: what Cilk functions and helpers may not do

@@ -9,6 +9,7 @@
 #include <clang/AST/ASTContext.h>
 
 #include <optional>
+#include <set>
 
 namespace chanflow::compiler {
 
@@ -21,5 +22,9 @@ const clang::Expr* strip(const clang::Expr* e);
 
 /// The statement around `s` (through a variable declaration, for its initializer), or null.
 const clang::Stmt* parent_stmt(clang::ASTContext& ctx, const clang::Stmt* s);
+
+/// The variables whose address the pointer value `e` may be (&x, &x.f, &a[i], an array decaying,
+/// and arithmetic and conditionals on those), added to `out`: locals only, or globals too.
+void addressed_variables(const clang::Expr* e, std::set<const clang::VarDecl*>& out, bool globals);
 
 }  // namespace chanflow::compiler

@@ -1,8 +1,10 @@
 // The host side of a compiled Cilk program: the user's source as host C, each Cilk function's body
 // replaced by a stub that runs the graph (main and its other functions unchanged, their heap
 // memory redirected to SVM by <chanflow/cilk_host.h>), and the C++ that builds the graph.
+#include "analysis.hpp"
 #include "emit.hpp"
 
+#include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Basic/SourceManager.h>
 #include <clang/Rewrite/Core/Rewriter.h>
 #include <fmt/format.h>
@@ -33,6 +35,40 @@ std::string stub_body(clang::ASTContext& ctx, const CilkFunction& f) {
   return out + "}";
 }
 
+// Host code's calls of Cilk functions whose pointer arguments point into a variable of the host
+// (a local of main, a global): the device cannot reach the host's stack or data, so each such
+// argument lends a copy of the variable in SVM for the call (chanflow_cilk_borrow, copied back
+// when the graph has run).
+void lend_host_variables(clang::ASTContext& ctx, const CilkProgram& program, clang::Rewriter& rewriter) {
+  struct Calls : clang::RecursiveASTVisitor<Calls> {
+    const CilkProgram& Program;
+    std::vector<const clang::CallExpr*> Found;
+    explicit Calls(const CilkProgram& program) : Program(program) {}
+    bool VisitCallExpr(clang::CallExpr* c) {
+      if (Program.cilk_function(c->getDirectCallee())) Found.push_back(c);
+      return true;
+    }
+  };
+  clang::SourceManager& sm = ctx.getSourceManager();
+  for (const clang::Decl* d : ctx.getTranslationUnitDecl()->decls()) {
+    const auto* f = llvm::dyn_cast<clang::FunctionDecl>(d);
+    if (!f || !f->hasBody() || program.cilk_function(f) || !sm.isInMainFile(sm.getExpansionLoc(f->getLocation()))) continue;
+    Calls calls(program);
+    calls.TraverseStmt(f->getBody());
+    for (const clang::CallExpr* call : calls.Found)
+      for (const clang::Expr* arg : call->arguments()) {
+        if (!arg->getType()->isPointerType()) continue;
+        std::set<const clang::VarDecl*> roots;
+        addressed_variables(arg, roots, true);
+        if (roots.size() != 1) continue;
+        const std::string v = (*roots.begin())->getNameAsString();
+        const clang::CharSourceRange range = sm.getExpansionRange(arg->getSourceRange());
+        rewriter.InsertTextBefore(range.getBegin(), fmt::format("chanflow_cilk_borrow(&({0}), sizeof({0}), (", v));
+        rewriter.InsertTextAfterToken(range.getEnd(), "))");
+      }
+  }
+}
+
 }  // namespace
 
 std::string emit_host_c(clang::ASTContext& ctx, const CilkProgram& program) {
@@ -57,6 +93,7 @@ std::string emit_host_c(clang::ASTContext& ctx, const CilkProgram& program) {
     // The stub is shorter than the body: keep the lines after it numbered as in the source.
     rewriter.ReplaceText(body, stub_body(ctx, f) + fmt::format("\n#line {} \"{}\"\n", sm.getExpansionLineNumber(body.getEnd()), program.path));
   }
+  lend_host_variables(ctx, program, rewriter);
   if (first.isValid()) {
     const unsigned line = sm.getExpansionLineNumber(first);
     rewriter.InsertTextBefore(first, declarations + fmt::format("#line {} \"{}\"\n", line, program.path));
