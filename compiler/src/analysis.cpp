@@ -294,9 +294,13 @@ class Analyzer {
       }
       add(v);
     }
+    // Arguments reach a child by value: a local whose address one of them is must outlive the
+    // task's body (it is boxed: kept in the task's scratch block until the sync).
+    std::set<const clang::VarDecl*> addressed;
+    for (const SpawnSite& s : f.spawns)
+      for (const clang::Expr* arg : s.call->arguments()) addressed_variables(arg, addressed, false);
     for (const clang::VarDecl* v : f.locals)
-      if (Boxed.count(v)) f.boxed.push_back(v);
-    Boxed.clear();
+      if (addressed.count(v)) f.boxed.push_back(v);
     unsigned fixed = 0;
     bool loops = false;
     for (const SpawnSite& s : f.spawns) {
@@ -305,7 +309,8 @@ class Analyzer {
       else ++fixed;
     }
     f.result_slots = fixed + (loops ? Program.max_loop_spawns : 0);
-    f.static_slots = !loops && fixed <= 32 && !has_goto(d->getBody());
+    f.has_goto = has_goto(d->getBody());
+    f.static_slots = !loops && fixed <= 32 && !f.has_goto;
     unsigned slot = 0;
     for (SpawnSite& s : f.spawns)
       if (s.result != ResultKind::None) s.slot = slot++;
@@ -454,7 +459,6 @@ class Analyzer {
       return false;
     }
     if (site.result != ResultKind::None && site.callee->getReturnType()->isVoidType()) site.result = ResultKind::None;
-    check_spawn_arguments(site, f);
     return true;
   }
 
@@ -488,12 +492,6 @@ class Analyzer {
     }
     site.result = ResultKind::Memory;  // through a pointer: the address is taken at the spawn
     return true;
-  }
-
-  // Arguments reach the child by value; a local whose address one of them is must outlive the
-  // task's body (it is boxed: kept in the task's scratch block until the sync).
-  void check_spawn_arguments(const SpawnSite& site, const CilkFunction&) {
-    for (const clang::Expr* arg : site.call->arguments()) addressed_variables(arg, Boxed, false);
   }
 
   // ---- device code: what Cilk functions and helpers may not do
@@ -664,7 +662,6 @@ class Analyzer {
   std::map<const clang::FunctionDecl*, BodyFacts> Facts;
   std::vector<const clang::FunctionDecl*> Order;
   std::vector<const clang::FunctionDecl*> CilkOrder;
-  std::set<const clang::VarDecl*> Boxed;  // the function being described: locals its children get the address of
 };
 
 }  // namespace

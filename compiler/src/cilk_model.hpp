@@ -66,6 +66,7 @@ struct CilkFunction {
   /// the code is written, and the frame keeps a bit per slot filled instead of a count and the
   /// site numbers. Otherwise slots are filled in spawn order and each records its site.
   bool static_slots = false;
+  bool has_goto = false;  ///< then every local in scope is kept at every sync
   /// Sync points a frame can resume at, and whether one saves the return value (a `return e`
   /// with children outstanding), found while the device code is emitted (it comes first): with
   /// one resume point the frame keeps no resume index.

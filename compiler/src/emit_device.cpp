@@ -9,6 +9,7 @@
 #include "address_spaces.hpp"
 #include "analysis.hpp"
 #include "emit.hpp"
+#include "sync_flow.hpp"
 
 #include <clang/AST/ParentMapContext.h>
 #include <clang/AST/PrettyPrinter.h>
@@ -141,31 +142,19 @@ class DevicePrinter : public clang::PrinterHelper {
   const std::map<const clang::VarDecl*, std::string>* Names;
 };
 
-// A sync point: its statement, where it syncs, and whether that is the statement's end (a
-// cilk_scope block, the function's body).
-struct SyncAt {
-  const clang::Stmt* stmt;
-  clang::SourceLocation loc;
-  bool end;
-};
-
 // Prints one Cilk function's body: spawns, syncs, returns and cilk_scope blocks lowered, the rest
 // as DevicePrinter prints device code.
 class FunctionPrinter : public DevicePrinter {
  public:
   FunctionPrinter(clang::ASTContext& ctx, const CilkProgram& program, const CilkFunction& f, const FunctionSpaces& spaces)
-      : DevicePrinter(ctx, spaces, nullptr), Program(program), F(f), Printed(f.field) {
-    for (const SpawnSite& s : f.spawns) {
-      Sites[s.statement] = &s;
-      if (s.root) ResultRoots.insert(s.root);
-    }
-    collect_uses(f.decl->getBody());
+      : DevicePrinter(ctx, spaces, nullptr), Program(program), F(f), Flow(ctx, f), Printed(f.field) {
+    for (const SpawnSite& s : f.spawns) Sites[s.statement] = &s;
     Scopes.insert(f.scopes.begin(), f.scopes.end());
     for (const clang::VarDecl* v : f.boxed) Printed[v] = "cf_box->" + f.field.at(v);
     Names = &Printed;
     // The box is taken where its first local is declared (base cases that return before never
     // take one), or at the top where a parameter is boxed or a jump could skip a declaration.
-    BoxAtEntry = HasJump;
+    BoxAtEntry = Flow.jumps();
     for (const clang::VarDecl* v : f.boxed) BoxAtEntry = BoxAtEntry || llvm::isa<clang::ParmVarDecl>(v);
   }
 
@@ -240,7 +229,7 @@ class FunctionPrinter : public DevicePrinter {
       const clang::FunctionDecl* callee = call->getDirectCallee();
       if (callee && callee->getName() == "__chanflow_sync") {
         const SyncAt at{s, s->getBeginLoc(), false};
-        os << "do {\n" << sync_point(live(scope_at(s), at), at, false) << "} while (0)";
+        os << "do {\n" << sync_point(Flow.live(Flow.scope_at(s), at), at, false) << "} while (0)";
         return true;
       }
     }
@@ -262,7 +251,7 @@ class FunctionPrinter : public DevicePrinter {
       os << "{ /* cilk_scope */\n";
       for (clang::Stmt* child : c->body()) print_statement(child, os);
       const SyncAt at{c, c->getRBracLoc(), true};
-      os << sync_point(live(scope_at_end(c), at), at, false) << "}\n";
+      os << sync_point(Flow.live(Flow.scope_at_end(c), at), at, false) << "}\n";
       return true;
     }
     return DevicePrinter::handledStmt(s, os);
@@ -306,7 +295,7 @@ class FunctionPrinter : public DevicePrinter {
     os << "++cf_spawned;\n";
     if (s.plain_call || is_return) {
       const SyncAt at{s.statement, s.call->getEndLoc(), false};
-      os << sync_point(is_return ? std::vector<const clang::VarDecl*>{} : live(scope_at(s.statement), at), at, false);
+      os << sync_point(is_return ? std::vector<const clang::VarDecl*>{} : Flow.live(Flow.scope_at(s.statement), at), at, false);
     }
     if (is_return) os << return_value(F.returns_value() ? "cf_ret" : "");
     os << "} while (0)";
@@ -355,123 +344,17 @@ class FunctionPrinter : public DevicePrinter {
     return sync_point({}, SyncAt{body, body->getRBracLoc(), true}, false) + "return;\n";
   }
 
-  // Of the locals in scope at a sync, those the code after it may use, and those results are
-  // delivered into. A local is kept if it is named after the sync in the source, or anywhere in a
-  // loop around it (the next iteration); with a goto in the function, every local is kept.
-  std::vector<const clang::VarDecl*> live(const std::vector<const clang::VarDecl*>& in_scope, const SyncAt& at) {
-    if (HasGoto) return in_scope;
-    const clang::SourceManager& sm = Ctx.getSourceManager();
-    std::vector<clang::SourceRange> loops;
-    for (const clang::Stmt* p = parent(at.stmt); p && p != F.decl->getBody(); p = parent(p))
-      if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt>(p)) loops.push_back(p->getSourceRange());
-    std::vector<const clang::VarDecl*> out;
-    for (const clang::VarDecl* v : in_scope) {
-      bool used = pending_root(v, at);
-      for (clang::SourceLocation use : Uses[v]) {
-        if (used) break;
-        used = sm.isBeforeInTranslationUnit(at.stmt->getEndLoc(), use);
-        for (const clang::SourceRange& loop : loops)
-          used = used || (!sm.isBeforeInTranslationUnit(use, loop.getBegin()) && !sm.isBeforeInTranslationUnit(loop.getEnd(), use));
-      }
-      if (used) out.push_back(v);
-    }
-    return out;
-  }
-
-  // Where each local is named, and whether the function jumps (for live()).
-  void collect_uses(const clang::Stmt* s) {
-    if (!s) return;
-    if (auto* r = llvm::dyn_cast<clang::DeclRefExpr>(s))
-      if (auto* v = llvm::dyn_cast<clang::VarDecl>(r->getDecl())) Uses[v].push_back(r->getLocation());
-    if (llvm::isa<clang::GotoStmt, clang::IndirectGotoStmt>(s)) HasGoto = true;
-    if (llvm::isa<clang::GotoStmt, clang::IndirectGotoStmt, clang::SwitchStmt>(s)) HasJump = true;
-    for (const clang::Stmt* c : s->children()) collect_uses(c);
-  }
-
-  // Whether statement `p` runs before `at` on every path to it: `p` is a statement of a block that
-  // encloses `at` (or, for a block's end, of that block), written before the part holding `at`.
-  bool precedes(const clang::Stmt* p, const SyncAt& at) {
-    const auto* block = llvm::dyn_cast_or_null<clang::CompoundStmt>(parent(p));
-    if (!block) return false;
-    if (at.end && at.stmt == block) return true;
-    const clang::Stmt* x = at.stmt;
-    while (x && parent(x) != block) x = parent(x);
-    if (!x || x == p) return false;
-    for (const clang::Stmt* item : block->body()) {
-      if (item == p) return true;
-      if (item == x) return false;
-    }
-    return false;
-  }
-
-  // The sync points other than returns: each statement, and where it syncs.
-  std::vector<std::pair<const clang::Stmt*, clang::SourceLocation>> sync_points() const {
-    std::vector<std::pair<const clang::Stmt*, clang::SourceLocation>> out;
-    for (const clang::CallExpr* c : F.syncs) out.emplace_back(c, c->getBeginLoc());
-    for (const clang::CompoundStmt* c : F.scopes) out.emplace_back(c, c->getRBracLoc());
-    for (const SpawnSite& s : F.spawns)
-      if (s.plain_call && !llvm::isa<clang::ReturnStmt>(s.statement)) out.emplace_back(s.statement, s.call->getEndLoc());
-    return out;
-  }
-
-  // Whether spawn `s` may have a child outstanding at `at`: it is written before `at` (or in a
-  // loop around it), and no sync point after it runs before `at` on every path (none can be
-  // relied on in a function with goto or switch).
-  bool outstanding(const SpawnSite& s, const SyncAt& at) {
-    const clang::SourceManager& sm = Ctx.getSourceManager();
-    bool reaches = sm.isBeforeInTranslationUnit(s.call->getBeginLoc(), at.loc);
-    for (const clang::Stmt* p = parent(s.call); !reaches && s.in_loop && p && p != F.decl->getBody(); p = parent(p))
-      reaches = llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt>(p) &&
-                p->getSourceRange().fullyContains(clang::SourceRange(at.loc, at.loc));
-    if (!reaches || HasJump) return reaches;
-    for (const auto& [point, where] : sync_points())
-      if ((point == s.statement || sm.isBeforeInTranslationUnit(s.call->getBeginLoc(), where)) && precedes(point, at))
-        return false;
-    return true;
-  }
-
-  bool may_have_children(const SyncAt& at) {
-    for (const SpawnSite& s : F.spawns)
-      if (outstanding(s, at)) return true;
-    return false;
-  }
-
-  // Whether a result may be delivered into local `v` at `at`.
-  bool pending_root(const clang::VarDecl* v, const SyncAt& at) {
-    for (const SpawnSite& s : F.spawns)
-      if (s.root == v && outstanding(s, at)) return true;
-    return false;
-  }
-
-  // Whether a spawn's result certainly overwrites all of local `v` at `at`: the spawn runs on
-  // every path to `at`, once, with no sync between, so `v`'s value before it need not be saved.
-  bool overwritten(const clang::VarDecl* v, const SyncAt& at) {
-    if (HasJump) return false;
-    const clang::SourceManager& sm = Ctx.getSourceManager();
-    for (const SpawnSite& s : F.spawns) {
-      if (s.root != v || s.in_loop || s.result != ResultKind::Local || !outstanding(s, at)) continue;
-      if (s.destination && !llvm::isa<clang::DeclRefExpr>(strip(s.destination))) continue;  // a part of it
-      if (!precedes(s.statement, at)) continue;
-      bool between = false;
-      for (const auto& [point, where] : sync_points())
-        between = between || (point != s.statement && sm.isBeforeInTranslationUnit(s.call->getBeginLoc(), where) &&
-                               sm.isBeforeInTranslationUnit(where, at.loc));
-      if (!between) return true;
-    }
-    return false;
-  }
-
   // A sync: with children outstanding, save what is in scope and end the kernel; resume here.
   // `keep_return`: the return value is computed before it (`return e;`) and saved too.
   std::string sync_point(const std::vector<const clang::VarDecl*>& in_scope, const SyncAt& at, bool keep_return) {
-    if (F.spawns.empty() || !may_have_children(at)) return "";
+    if (F.spawns.empty() || !Flow.may_have_children(at)) return "";
     const unsigned k = ++Resumes;
     keep_return = keep_return && F.returns_value();
     std::string out = "if (cf_spawned) {\n";
     if (TotalResumes > 1) out += fmt::format("  cf_next.resume = {};\n", k);
     std::vector<const clang::VarDecl*> saved;
     for (const clang::VarDecl* v : in_scope) {
-      if (F.is_boxed(v) || overwritten(v, at)) continue;  // it stays where it is; a result replaces it
+      if (F.is_boxed(v) || Flow.overwritten(v, at)) continue;  // it stays where it is; a result replaces it
       if (space_of(v) == Space::Private) {
         private_pointer_after_sync(v, at.loc);
         continue;
@@ -538,7 +421,7 @@ class FunctionPrinter : public DevicePrinter {
       if (store.empty()) continue;
       if (!F.static_slots)
         cases += fmt::format("    case {}: {} break;\n", one_site ? 0u : s.site, store);
-      else if (outstanding(s, at))
+      else if (Flow.outstanding(s, at))
         out += fmt::format("  if (cf_frame->filled & {}u) {}\n", 1u << s.slot, store);
     }
     if (cases.empty()) return out;
@@ -546,54 +429,6 @@ class FunctionPrinter : public DevicePrinter {
     return "  for (uint cf_i = 0; cf_i < cf_frame->results; ++cf_i) {\n    switch (" + site + ") {\n" + cases +
            "    }\n  }\n";
   }
-
-  // The locals in scope just after statement `s`: parameters, then those declared before it in
-  // each enclosing block (and `s` itself if it declares one), and for-loop variables around it.
-  std::vector<const clang::VarDecl*> scope_at(const clang::Stmt* s) {
-    std::vector<const clang::VarDecl*> out = params_and_ret();
-    std::vector<const clang::VarDecl*> inner;
-    const clang::Stmt* child = s;
-    for (const clang::Stmt* p = parent(s); p; child = p, p = parent(p)) {
-      std::vector<const clang::VarDecl*> here;
-      if (auto* c = llvm::dyn_cast<clang::CompoundStmt>(p)) {
-        for (const clang::Stmt* item : c->body()) {
-          add_declared(item, here);
-          if (item == child) break;
-        }
-      } else if (auto* l = llvm::dyn_cast<clang::ForStmt>(p)) {
-        if (l->getInit() && l->getInit() != child) add_declared(l->getInit(), here);
-      }
-      inner.insert(inner.begin(), here.begin(), here.end());
-      if (p == F.decl->getBody()) break;
-    }
-    out.insert(out.end(), inner.begin(), inner.end());
-    return out;
-  }
-
-  std::vector<const clang::VarDecl*> scope_at_end(const clang::CompoundStmt* c) {
-    if (c->body_empty()) return scope_at(c);
-    std::vector<const clang::VarDecl*> out = scope_at(c->body_back());
-    for (const clang::Stmt* item : c->body()) {
-      std::vector<const clang::VarDecl*> here;
-      add_declared(item, here);
-      for (const clang::VarDecl* v : here)
-        if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
-    }
-    return out;
-  }
-
-  std::vector<const clang::VarDecl*> params_and_ret() {
-    std::vector<const clang::VarDecl*> out(F.decl->param_begin(), F.decl->param_end());
-    return out;
-  }
-
-  static void add_declared(const clang::Stmt* s, std::vector<const clang::VarDecl*>& out) {
-    if (auto* d = llvm::dyn_cast<clang::DeclStmt>(s))
-      for (const clang::Decl* decl : d->decls())
-        if (auto* v = llvm::dyn_cast<clang::VarDecl>(decl); v && v->hasLocalStorage()) out.push_back(v);
-  }
-
-  const clang::Stmt* parent(const clang::Stmt* s) { return parent_stmt(Ctx, s); }
 
   // How a local is named in device code: its field name, or its place in the box.
   std::string ref(const clang::VarDecl* v) const { return Printed.at(v); }
@@ -641,16 +476,13 @@ class FunctionPrinter : public DevicePrinter {
 
   const CilkProgram& Program;
   const CilkFunction& F;
+  const SyncFlow Flow;
   unsigned TotalResumes = 0;  // found by the first pass over the body
   std::map<const clang::VarDecl*, std::string> Printed;  // every local's name in device code
   bool BoxAtEntry = false;
   bool BoxTaken = false;  // printing a declaration statement whose take is already printed
   std::set<const clang::VarDecl*> Reported;
-  bool HasJump = false;
   std::map<const clang::Stmt*, const SpawnSite*> Sites;
-  std::set<const clang::VarDecl*> ResultRoots;
-  std::map<const clang::VarDecl*, std::vector<clang::SourceLocation>> Uses;
-  bool HasGoto = false;
   std::set<const clang::CompoundStmt*> Scopes;
   unsigned Resumes = 0;
 };

@@ -140,7 +140,10 @@ class Process {
       ~ReturnLoans() {
         for (const Loan& loan : p.loans_) {
           std::memcpy(loan.object, loan.copy, loan.bytes);
-          if (p.map_for_host_) p.unmap(loan.copy);
+          try {
+            if (p.map_for_host_) p.unmap(loan.copy);
+          } catch (const OpenCLError&) {  // a destructor cannot throw; the block is freed unmapped
+          }
           p.heap_.erase(loan.copy);
         }
         p.loans_.clear();
