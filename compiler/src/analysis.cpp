@@ -301,19 +301,7 @@ class Analyzer {
       for (const clang::Expr* arg : s.call->arguments()) addressed_variables(arg, addressed, false);
     for (const clang::VarDecl* v : f.locals)
       if (addressed.count(v)) f.boxed.push_back(v);
-    unsigned fixed = 0;
-    bool loops = false;
-    for (const SpawnSite& s : f.spawns) {
-      if (s.result == ResultKind::None) continue;
-      if (s.in_loop) loops = true;
-      else ++fixed;
-    }
-    f.result_slots = fixed + (loops ? Program.max_loop_spawns : 0);
-    f.has_goto = has_goto(d->getBody());
-    f.static_slots = !loops && fixed <= 32 && !f.has_goto;
-    unsigned slot = 0;
-    for (SpawnSite& s : f.spawns)
-      if (s.result != ResultKind::None) s.slot = slot++;
+    assign_slots(f);
     f.continuation_spawns = spawns_after_sync(f);
     check_device_code(d, b, true);
   }
@@ -361,6 +349,49 @@ class Analyzer {
     if (t->isSpecificBuiltinType(clang::BuiltinType::LongDouble))
       error(loc, (llvm::Twine("a ") + what + " of type 'long double' cannot live on an OpenCL device").str());
     if (t->isFunctionPointerType()) error(loc, "function pointers are not supported in Cilk functions");
+  }
+
+  // Result slots. Static where every result site outside loops gets a slot of its own and every
+  // one in a loop stores into an element of a local array no other site stores into (`a[i] =
+  // cilk_spawn`: a slot per element); otherwise slots are filled in spawn order, up to
+  // --max-loop-spawns for the loops.
+  void assign_slots(CilkFunction& f) {
+    f.has_goto = has_goto(f.decl->getBody());
+    unsigned fixed = 0, slots = 0;
+    bool loops = false, per_element = true;
+    for (SpawnSite& s : f.spawns) {
+      if (s.result == ResultKind::None) continue;
+      s.slot = slots;
+      if (!s.in_loop) {
+        ++fixed;
+        ++slots;
+        continue;
+      }
+      loops = true;
+      s.elements = array_elements(s, f);
+      per_element = per_element && s.elements;
+      slots += s.elements;
+    }
+    f.static_slots = per_element && slots <= 32 && !f.has_goto;
+    if (f.static_slots) {
+      f.result_slots = slots;
+      return;
+    }
+    for (SpawnSite& s : f.spawns) s.elements = 0;
+    f.result_slots = fixed + (loops ? Program.max_loop_spawns : 0);
+  }
+
+  // For `a[i] = cilk_spawn f()` with `a` a local one-dimensional array that no other site
+  // stores into: its length; otherwise 0.
+  static unsigned array_elements(const SpawnSite& s, const CilkFunction& f) {
+    const auto* e = s.destination ? llvm::dyn_cast<clang::ArraySubscriptExpr>(strip(s.destination)) : nullptr;
+    const auto* base = e ? llvm::dyn_cast<clang::DeclRefExpr>(e->getBase()->IgnoreParenImpCasts()) : nullptr;
+    if (!base || base->getDecl() != s.root || s.result != ResultKind::Local) return 0;
+    const auto* array = llvm::dyn_cast<clang::ConstantArrayType>(s.root->getType()->getAsArrayTypeUnsafe());
+    if (!array || array->getElementType()->isArrayType()) return 0;
+    for (const SpawnSite& other : f.spawns)
+      if (&other != &s && other.root == s.root) return 0;
+    return static_cast<unsigned>(array->getSize().getZExtValue());
   }
 
   static bool has_goto(const clang::Stmt* s) {

@@ -43,6 +43,9 @@ struct SpawnSite {
   bool in_loop = false;
   unsigned site = 0;        ///< index among the function's sites (the continuation's delivery switch)
   unsigned slot = 0;        ///< with static slots (CilkFunction::static_slots): its own result slot
+  /// With static slots, a site in a loop storing into a local array (`a[i] = cilk_spawn f()`):
+  /// the array's length, one slot per element from `slot` on; 0 otherwise.
+  unsigned elements = 0;
 };
 
 /// A Cilk function: becomes a task stack and node, and a continuation stack and node.
@@ -62,9 +65,10 @@ struct CilkFunction {
   bool is_boxed(const clang::VarDecl* v) const { return std::find(boxed.begin(), boxed.end(), v) != boxed.end(); }
   std::set<const CilkFunction*> callees;  ///< functions it spawns or calls
   unsigned result_slots = 0;  ///< most results one segment can wait for (the frame's slots)
-  /// No result-carrying spawn in a loop (nor a goto): each site has a slot of its own, known when
-  /// the code is written, and the frame keeps a bit per slot filled instead of a count and the
-  /// site numbers. Otherwise slots are filled in spawn order and each records its site.
+  /// Each result site outside loops has a slot of its own, and each in a loop one per element of
+  /// the local array it stores into (no goto): slots are known when the code is written, and the
+  /// frame keeps a bit per slot filled instead of a count and the site numbers. Otherwise slots
+  /// are filled in spawn order and each records its site.
   bool static_slots = false;
   bool has_goto = false;  ///< then every local in scope is kept at every sync
   /// Sync points a frame can resume at, and whether one saves the return value (a `return e`
@@ -89,8 +93,8 @@ struct CilkFunction {
   /// local picked at the spawn, or memory through a pointer): the frame records it per slot.
   bool results_need_destinations() const {
     for (const SpawnSite& s : spawns)
-      if (s.result == ResultKind::Memory ||
-          (s.result == ResultKind::Local && s.destination && !llvm::isa<clang::DeclRefExpr>(s.destination->IgnoreParenImpCasts())))
+      if (s.result == ResultKind::Memory || (s.result == ResultKind::Local && !s.elements && s.destination &&
+                                              !llvm::isa<clang::DeclRefExpr>(s.destination->IgnoreParenImpCasts())))
         return true;
     return false;
   }

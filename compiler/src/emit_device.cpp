@@ -281,6 +281,13 @@ class FunctionPrinter : public DevicePrinter {
             : fmt::format("CHANFLOW_PORT({}__spawn, {})", F.name, callee.name);
     if (s.result == ResultKind::None) {
       os << "chanflow_spawn_void_child(cf_ctx, " << port << ", cf_child);\n";
+    } else if (s.elements) {  // a[i]: element i's slot (none outside the array: its result is dropped)
+      os << "{\nconst uint cf_e = (uint)(";
+      print_expr(llvm::cast<clang::ArraySubscriptExpr>(strip(s.destination))->getIdx(), os);
+      os << fmt::format(");\nif (cf_e < {0}u) {{\n  cf_next.filled |= 1u << ({1}u + cf_e);\n"
+                        "  chanflow_spawn_child(cf_ctx, {2}, cf_child, {1}u + cf_e);\n}} else {{\n"
+                        "  chanflow_spawn_void_child(cf_ctx, {2}, cf_child);\n}}\n}}\n",
+                        s.elements, s.slot, port);
     } else if (F.static_slots) {  // its own slot
       os << fmt::format("cf_next.filled |= {}u;\n", 1u << s.slot);
       print_destination(s, std::to_string(s.slot), os);
@@ -417,6 +424,13 @@ class FunctionPrinter : public DevicePrinter {
           store = fmt::format("*({}{}*)(({}uchar*)&{} + cf_frame->dest[{}]) = {};", space,
                               device_type(Ctx, s.destination->getType().getUnqualifiedType(), true), space, root, slot,
                               value);
+      }
+      if (s.elements && visible.count(s.root)) {  // a slot per element
+        if (Flow.outstanding(s, at))
+          out += fmt::format("  for (uint cf_k = 0; cf_k < {0}u; ++cf_k)\n    if (cf_frame->filled & (1u << ({1}u + cf_k))) {2}[cf_k] = {3};\n",
+                             s.elements, s.slot, ref(s.root),
+                             from_bits(Ctx, s.callee->getReturnType(), fmt::format("cf_frame->slot[{}u + cf_k]", s.slot)));
+        continue;
       }
       if (store.empty()) continue;
       if (!F.static_slots)

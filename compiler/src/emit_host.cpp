@@ -108,7 +108,8 @@ unsigned spawn_bound(const CilkProgram& program, const CilkFunction& caller, con
   bool loops = false;
   for (const SpawnSite& s : caller.spawns) {
     if (program.cilk_function(s.callee) != &callee) continue;
-    if (s.in_loop) loops = true;
+    if (s.elements) fixed += s.elements;  // a[i] = cilk_spawn: one child per element (a race otherwise)
+    else if (s.in_loop) loops = true;
     else ++fixed;
   }
   return fixed + (loops ? program.max_loop_spawns : 0);
