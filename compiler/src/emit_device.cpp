@@ -271,7 +271,7 @@ class FunctionPrinter : public DevicePrinter {
       const clang::ParmVarDecl* param = callee.decl->getParamDecl(i++);
       os << "cf_child." << callee.field.at(param) << " = ";
       print_expr(arg, os);
-      os << ";\n" << published("cf_child." + callee.field.at(param), param->getType());
+      os << ";\n";
     }
     // The task node's port, or the continuation node's where code after a sync spawns (its ports
     // are the children's only: it waits again in its own frame).
@@ -313,9 +313,9 @@ class FunctionPrinter : public DevicePrinter {
   // it by itself: an address (memory through a pointer), or an offset in a local (a[i], s.f).
   void print_destination(const SpawnSite& s, const std::string& slot, llvm::raw_ostream& os) {
     if (s.result == ResultKind::Memory) {
-      os << "  cf_next.dest[" << slot << "] = " << (F.boxed.empty() ? "(ulong)&(" : "chanflow_scratch_published(cf_ctx, (ulong)&(");
+      os << "  cf_next.dest[" << slot << "] = (ulong)&(";
       print_expr(s.destination, os);
-      os << (F.boxed.empty() ? ");\n" : "));\n");
+      os << ");\n";
     } else if (s.destination && !llvm::isa<clang::DeclRefExpr>(strip(s.destination))) {
       const std::string bytes = F.is_boxed(s.root) ? "(__global uchar*)" : "(uchar*)";
       os << "  cf_next.dest[" << slot << "] = (ulong)(" << bytes << "&(";
@@ -451,28 +451,6 @@ class FunctionPrinter : public DevicePrinter {
     return fmt::format("if (!cf_box) {{\n  cf_box = (__global {}__box*)chanflow_task_scratch(cf_ctx);\n"
                        "  if (!cf_box) return; /* the run fails: the pool was empty */\n}}\n",
                        F.name);
-  }
-
-  // With boxed locals, the pointers in a child's argument `to` (of type `t`) that point into this
-  // run's box are moved to the frame's (they differ on a re-run after a yield: the library's
-  // chanflow_scratch_published); pointers inside structs and arrays too.
-  std::string published(const std::string& to, clang::QualType t) {
-    if (F.boxed.empty()) return "";
-    t = t.getCanonicalType();
-    if (t->isPointerType())
-      return fmt::format("{0} = ({1})chanflow_scratch_published(cf_ctx, (ulong){0});\n", to,
-                         device_type(Ctx, t.getUnqualifiedType(), true));
-    if (const clang::ConstantArrayType* a = Ctx.getAsConstantArrayType(t)) {
-      const std::string index = fmt::format("cf_k{}", to.size());  // unique per nesting depth
-      const std::string inner = published(to + "[" + index + "]", a->getElementType());
-      if (inner.empty()) return "";
-      return fmt::format("for (uint {0} = 0; {0} < {1}u; ++{0}) {{\n{2}}}\n", index, a->getSize().getZExtValue(), inner);
-    }
-    std::string out;
-    if (const auto* r = t->getAs<clang::RecordType>())
-      for (const clang::FieldDecl* fd : r->getDecl()->fields())
-        out += published(to + "." + device_name(fd->getNameAsString()), fd->getType());
-    return out;
   }
 
   // A pointer to private memory does not survive a sync: the kernel that took it has ended.

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Compiles a Cilk program with chanflowc and as its serial elision (cc with <cilk/cilk.h>), runs
 # both with the same arguments, and requires the same output. Extra environment (tiny channel
-# capacities, a dispatch mode) comes from the caller: CTest sets it per test.
+# capacities, a dispatch mode) comes from the caller: CTest sets it per test. With
+# EXPECT_STDERR=regex, the chanflow run's standard error must match it too (with CHANFLOW_STATS=1:
+# that tasks yielded and resumed, say).
 # usage: run_program.sh CHANFLOWC CILK_INCLUDE_DIR WORK_DIR SOURCE [ARGS...]
 set -euo pipefail
 chanflowc=$1 include=$2 work=$3 source=$4
@@ -13,7 +15,12 @@ elision_flags=()
 cc -std=gnu11 -O1 -w -I"$include" "${elision_flags[@]}" "$source" -o "$work/$stem.elision"
 "$chanflowc" "$source" -o "$work/$stem.chanflow"
 expected=$("$work/$stem.elision" "$@")
-actual=$("$work/$stem.chanflow" "$@")
+actual=$("$work/$stem.chanflow" "$@" 2>"$work/$stem.stderr") || { cat "$work/$stem.stderr" >&2; exit 1; }
 echo "serial elision: $expected"
 echo "chanflow:       $actual"
+cat "$work/$stem.stderr"
 [ "$expected" = "$actual" ] || { echo "MISMATCH" >&2; exit 1; }
+if [ -n "${EXPECT_STDERR:-}" ] && ! grep -Eq -- "$EXPECT_STDERR" "$work/$stem.stderr"; then
+  echo "standard error does not match: $EXPECT_STDERR" >&2
+  exit 1
+fi

@@ -81,9 +81,9 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
     enq(out, &t, wg);
     if (task && refused == CHANFLOW_NO_PORT && p + 1 > from_port) task->resume_port = p + 1;
   }
-  /* A block the body took that no frame received: no frame was reserved (a base case, a yield
-   * before the frame), or this was a replay (chanflow_task_scratch). */
-  if (ctx->task_scratch) {
+  /* A block the body took that no frame received and no yield keeps for its frame (a base case,
+   * or a task with no continuation). */
+  if (ctx->task_scratch && refused == CHANFLOW_NO_PORT) {
     chanflow_scratch_give(env->cont_scratch, ctx->task_scratch);
     ctx->task_scratch = 0ul;
   }

@@ -45,7 +45,8 @@
   CHANFLOW_NODE_KERNEL(name, plain)
 
 /* The same for a node that yields when an output is full; ce_type starts with chanflow_task.
- * A task that finishes without a continuation returns to its parent's frame. */
+ * A task that finishes without a continuation returns to its parent's frame. A task that yielded
+ * resumes at its flush with the records it kept (chanflow_yield_restore): its body runs once. */
 #define CHANFLOW_YIELDING_KERNEL_NODE(name, ce_type, body)                                      \
   void name##_batch(__global const chanflow_node_env* env, ulong pos, uint index, int active,   \
                     __local const uint* prepaid, __local chanflow_wg_scratch* wg) {             \
@@ -58,12 +59,16 @@
     if (resumed & CHANFLOW_TASK_YIELDED) {                                                      \
       task->resume_port = from;                                                                 \
       atomic_inc(&env->counters->restarts);                                                     \
+      if (from < CHANFLOW_MAX_PORTS) atomic_inc(&env->counters->resumed_at[from]);             \
+      chanflow_yield_restore(&ctx, index, from);                                                \
+    } else if (ce) {                                                                            \
+      body(ce, &ctx);                                                                           \
     }                                                                                           \
     /* Counted by the sweep it yielded in; every dispatch of a stack level names the counter. */ \
     if ((resumed & CHANFLOW_TASK_RESUMABLE) && env->resumable) atomic_dec(env->resumable);      \
-    if (ce) body(ce, &ctx);                                                                     \
     const uint refused = chanflow_flush(&ctx, task, from, wg);                                  \
     const int yields = refused != CHANFLOW_NO_PORT;                                             \
+    if (yields) chanflow_yield_save(&ctx, index, refused);                                      \
     chanflow_record_yields(env, task, yields, pos, index, refused, wg);                         \
     chanflow_join(chanflow_returns(&ctx, ce && !yields) ? task->ret_frame : 0ul, ctx.ready_frame, wg); \
     chanflow_tfree_index(in, index, active && !yields, wg);                                     \

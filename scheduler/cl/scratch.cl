@@ -16,7 +16,8 @@
  * A stack made with FrameScratch::taken_by_tasks instead lets the task take its block first,
  * with chanflow_task_scratch (for a Cilk function's locals whose address goes to a child: they
  * must live until the sync). The flush hands the block to the frame it reserves, or gives it
- * back if it reserves none (a base case, a yield before the frame). */
+ * back if it reserves none (a base case); a task that yields before its frame keeps the block in
+ * its yield state, and its resumed flush hands it on. */
 
 /* A free block of `pool`, or 0. `hint` spreads the search (a frame's slot). */
 ulong chanflow_scratch_take(__global const chanflow_scratch_pool* pool, uint hint) {
@@ -43,15 +44,11 @@ void chanflow_scratch_give(__global const chanflow_scratch_pool* pool, ulong blo
   atomic_and(pool->bitmap + b / 32u, ~(1u << (b % 32u)));
 }
 
-/* The block of this run of a task's body (see above; its continuation stack needs
+/* The block of a task's body (see above; its continuation stack needs
  * FrameScratch::taken_by_tasks), taken on the first call: the body keeps its locals there and
- * passes their addresses to its children through chanflow_scratch_published. 0 after reporting
- * CHANFLOW_ERR_SCRATCH (the run fails): the body should return.
- *
- * A task resumed after yielding past its continuation port (ctx->from_port > 0) already has its
- * frame, whose block holds what its first run wrote, and children that point into it and may
- * have run. Its re-run gets a block of its own to write, so that nothing it repeats lands in the
- * frame's; chanflow_scratch_published maps addresses into it onto the frame's block. */
+ * passes their addresses to its children. 0 after reporting CHANFLOW_ERR_SCRATCH (the run
+ * fails): the body should return. A body runs once (a yield keeps its spawns, see spawn.cl), so
+ * the addresses its children get are those of the block its frame keeps. */
 __global void* chanflow_task_scratch(chanflow_ctx* ctx) {
   if (ctx->task_scratch) return (__global void*)ctx->task_scratch;
   __global const chanflow_node_env* env = ctx->env;
@@ -66,21 +63,7 @@ __global void* chanflow_task_scratch(chanflow_ctx* ctx) {
     return 0;
   }
   ctx->task_scratch = block;
-  ctx->published_scratch = block;
-  if (ctx->from_port > env->cont_port) {
-    __global const chanflow_task* task = (__global const chanflow_task*)ctx->link;
-    __global chanflow_channel* cont = (__global chanflow_channel*)env->port[env->cont_port];
-    ctx->published_scratch = ((__global const chanflow_frame*)(cont->data + (size_t)task->cont_index * cont->ce_bytes))->scratch;
-  }
   return (__global void*)block;
-}
-
-/* Where the children see `address`: an address into this run's task scratch block moved to the
- * block the frame keeps (they differ only on a replay, see chanflow_task_scratch). */
-ulong chanflow_scratch_published(const chanflow_ctx* ctx, ulong address) {
-  const ulong block = ctx->task_scratch;
-  if (!block || address < block || address - block >= ctx->env->cont_scratch->block_bytes) return address;
-  return ctx->published_scratch + (address - block);
 }
 
 /* The scratch block of a frame (0 if its stack has no scratch). */

@@ -22,12 +22,12 @@
  *
  * Yielding nodes (CHANFLOW_YIELDING_KERNEL_NODE; wavefront-yield emulation, thesis 4.4): when a
  * port's reservation is refused for the work-group, the items that asked on it stop there (the
- * others go on); each records the port in its CE (chanflow_task::resume_port), leaves a restart
+ * others go on); each records the port in its CE (chanflow_task::resume_port), keeps what it has
+ * not flushed (its records from that port on) in its input's yield state, leaves a restart
  * context (a record for the aggregator, or, in a device sweep, its control entry published
- * again) and keeps its CE. A restart re-runs the body on those CEs and flushes only the
- * remaining ports, so a continuation reserved before the yield is never reserved twice. A
- * yielding body is re-run on resume: everything it does before returning must be idempotent
- * (stores, not atomics).
+ * again) and keeps its CE. A restart does not run the body again: it takes the records back and
+ * resumes the flush at the refused port, so no statement of a body runs twice (a body need not
+ * be idempotent) and a continuation reserved before the yield is never reserved twice.
  *
  * Cilk (DESIGN.md decision 8): a pre-sync task spawns its continuation (a CE starting with
  * chanflow_frame) with chanflow_spawn_continuation (its Continuation edge, always port 0), and
@@ -71,8 +71,7 @@ typedef struct {
   ulong ready_frame;                      /* this task's continuation, flushed with no children */
   uint in_place;                          /* a continuation that waits again in its own frame */
   uint from_port;                         /* a yielding node's first port still to flush (0: a first run) */
-  ulong task_scratch;                     /* the block chanflow_task_scratch took for this run, or 0 */
-  ulong published_scratch;                /* the block children are given: task_scratch, or on a replay the frame's */
+  ulong task_scratch;                     /* the block chanflow_task_scratch took, until a frame receives it */
   __local const uint* prepaid;            /* credits a sweep took per port for this batch, or 0 */
   uint count[CHANFLOW_MAX_PORTS];
   uint patch[CHANFLOW_STAGED_CES];        /* per staged CE: return slot + 1 to patch, or 0 */
@@ -187,7 +186,6 @@ void chanflow_ctx_init(chanflow_ctx* ctx, __global const chanflow_node_env* env)
   ctx->in_place = 0;
   ctx->from_port = 0;
   ctx->task_scratch = 0;
-  ctx->published_scratch = 0;
   ctx->prepaid = 0;
   for (uint p = 0; p < CHANFLOW_MAX_PORTS; ++p) ctx->count[p] = 0;
 }

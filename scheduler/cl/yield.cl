@@ -1,5 +1,63 @@
-/* Wavefront-yield emulation: restart contexts of the items whose reservation was refused
- * (see spawn.cl and scheduler/README.md). */
+/* Wavefront-yield emulation: what a yielded task keeps (its yield state), and restart contexts of
+ * the items whose reservation was refused (see spawn.cl and scheduler/README.md). */
+
+/* A task's yield state: the slot of its CE in the input's yield-state area. Its layout, in 32-bit
+ * words: the task scratch block (2 words), the record count of every port, then the return slots
+ * and the staged words of the ports, each at the offset the flush uses (chanflow_patch_base,
+ * chanflow_node_env::staging_offset). The host sizes a slot the same way (yield_state_bytes). */
+__global uint* chanflow_yield_state(__global const chanflow_node_env* env, uint index) {
+  return (__global uint*)(env->yield_state + (size_t)(index % env->in->capacity) * env->yield_state_bytes);
+}
+
+/* Keeps what a task refused at port `refused` has not flushed: its records from that port on, the
+ * counts of all (the continuation's says whether the task returns by itself), and its task scratch
+ * block if no frame received it. Before the restart context is published (chanflow_record_yields
+ * fences), so whoever restarts the task sees it. */
+void chanflow_yield_save(const chanflow_ctx* ctx, uint index, uint refused) {
+  __global const chanflow_node_env* env = ctx->env;
+  if (!env->yield_state) {
+    chanflow_report(env, CHANFLOW_ERR_YIELD_STATE, env->depth, 0u);
+    return;
+  }
+  __global uint* state = chanflow_yield_state(env, index);
+  *(__global ulong*)state = ctx->task_scratch;
+  __global uint* counts = state + 2;
+  __global uint* patch = counts + env->ports;
+  __global uint* staging = patch + chanflow_patch_base(env, env->ports);
+  for (uint p = 0; p < env->ports; ++p) {
+    const uint n = ctx->count[p];
+    counts[p] = n;
+    if (p < refused) continue;
+    const uint base = chanflow_patch_base(env, p);
+    for (uint k = 0; k < n; ++k) patch[base + k] = ctx->patch[base + k];
+    const uint from = env->staging_offset[p];
+    for (uint w = from; w < from + n * env->ce_words[p]; ++w) staging[w] = ctx->staging[w];
+  }
+}
+
+/* The other half: a restarted task takes back what chanflow_yield_save kept, instead of running
+ * its body again. */
+void chanflow_yield_restore(chanflow_ctx* ctx, uint index, uint from_port) {
+  __global const chanflow_node_env* env = ctx->env;
+  if (!env->yield_state) {
+    chanflow_report(env, CHANFLOW_ERR_YIELD_STATE, env->depth, 0u);
+    return;
+  }
+  __global const uint* state = chanflow_yield_state(env, index);
+  ctx->task_scratch = *(__global const ulong*)state;
+  __global const uint* counts = state + 2;
+  __global const uint* patch = counts + env->ports;
+  __global const uint* staging = patch + chanflow_patch_base(env, env->ports);
+  for (uint p = 0; p < env->ports; ++p) {
+    const uint n = counts[p];
+    ctx->count[p] = n;
+    if (p < from_port) continue;
+    const uint base = chanflow_patch_base(env, p);
+    for (uint k = 0; k < n; ++k) ctx->patch[base + k] = patch[base + k];
+    const uint from = env->staging_offset[p];
+    for (uint w = from; w < from + n * env->ce_words[p]; ++w) ctx->staging[w] = staging[w];
+  }
+}
 
 /* Writes restart contexts for the items that must yield (collective; one atomic per group).
  * In a range or list dispatch a context is a record the aggregator keeps and restarts; in a

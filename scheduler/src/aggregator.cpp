@@ -11,7 +11,7 @@ static_assert(sizeof(chanflow_plan) == 24);
 static_assert(offsetof(chanflow_node_env, max_spawns) == 104);
 static_assert(offsetof(chanflow_node_env, yield_capacity) == 220);
 static_assert(sizeof(chanflow_yield_record) == 16);
-static_assert(sizeof(chanflow_launch_counters) == 32);
+static_assert(sizeof(chanflow_launch_counters) == 64);
 static_assert(sizeof(chanflow_task) == 24);
 static_assert(sizeof(chanflow_frame) == CHANFLOW_FRAME_BYTES);
 
@@ -105,7 +105,8 @@ RunStats Aggregator::run() {
   stats.enqueue_ms = enqueue_us_ / 1e3;
   stats.aggregator_ms = stats.wall_ms - stats.device_ms;
   stats.device_idle_on_aggregator = stats.wall_ms > 0 ? stats.aggregator_ms / stats.wall_ms : 0;
-  for (const auto& w : watched_) stats.peak_channel_bytes += w.channel->footprint_bytes();
+  for (const auto& w : watched_)
+    stats.peak_channel_bytes += w.channel->footprint_bytes() + std::uint64_t{w.channel->config().capacity} * w.yield_state_bytes;
   stats.channels = static_cast<std::uint32_t>(watched_.size());
   if (trace_.enabled()) trace_.write(options_.trace_path);
   return stats;
@@ -173,7 +174,10 @@ std::uint64_t Aggregator::collect_yields(RunStats& stats) {
   std::vector<chanflow_yield_record> records;
   for (std::size_t i = 0; i < launches.size(); ++i) {
     const chanflow_launch_counters& c = counts[i];
-    stats.restarts += c.restarts;  // counted by the tasks that ran again, in every dispatch mode
+    stats.restarts += c.restarts;  // counted by the tasks that resumed, in every dispatch mode
+    const KernelNode& node = *watched_[launches[i].input].consumer;
+    for (std::size_t p = 0; p < node.ports().size(); ++p)
+      if (c.resumed_at[p]) stats.restarts_per_port[node.name() + ":" + node.ports()[p].name] += c.resumed_at[p];
     if (launches[i].sweep) {
       // Size the stack's next sweeps by the work-groups that found CEs in these.
       batches_[launches[i].sweep] = (c.batches + passes - 1) / passes;

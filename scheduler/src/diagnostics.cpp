@@ -44,6 +44,10 @@ std::string describe(const chanflow_status& s, const Graph& g) {
                          node, s.detail, s.extra);
     case CHANFLOW_ERR_YIELD_SPACE:
       return fmt::format("kernel node '{}' wrote more restart contexts than its dispatch had items", node);
+    case CHANFLOW_ERR_YIELD_STATE:
+      return fmt::format("internal error: kernel node '{}' yielded at level {}, but its input has no yield state to "
+                         "keep the task's spawns in",
+                         node, s.detail);
     default:
       return fmt::format("kernel node '{}': device error code {}", node, s.code);
   }

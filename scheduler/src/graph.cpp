@@ -39,8 +39,33 @@ Channel& ChannelStackNode::level(std::uint32_t d) {
     c.name = fmt::format("{}[{}]", name_, levels_.size());
     levels_.emplace_back(table_, c);
     if (scratch_) make_scratch_pool(static_cast<std::uint32_t>(levels_.size() - 1));
+    if (yield_state_bytes_)
+      yield_states_.push_back(table_.allocate_side_storage(std::size_t{config_.capacity} * yield_state_bytes_));
   }
   return levels_[d];
+}
+
+// Yield state is written by a yield before it is read by the restart: never cleared. A larger
+// size (the ports changed between runs) gets new storage; nothing is yielded between runs.
+void ChannelStackNode::set_yield_state(std::uint32_t bytes) {
+  if (bytes <= yield_state_bytes_) return;
+  yield_state_bytes_ = bytes;
+  yield_states_.clear();
+  for (std::size_t d = 0; d < levels_.size(); ++d)
+    yield_states_.push_back(table_.allocate_side_storage(std::size_t{config_.capacity} * bytes));
+}
+
+void ChannelNode::set_yield_state(ChannelTable& table, std::uint32_t bytes) {
+  if (bytes <= yield_state_bytes_) return;
+  yield_state_bytes_ = bytes;
+  yield_state_ = table.allocate_side_storage(std::size_t{capacity()} * bytes);
+}
+
+std::uint32_t KernelNode::yield_state_bytes() const {
+  std::uint32_t words = 2 + static_cast<std::uint32_t>(ports_.size());  // task scratch block, counts
+  for (const auto& port : ports_)
+    words += port.max_per_item * (1 + std::visit([](auto* n) { return n->ce_bytes(); }, port.node) / 4);
+  return (words * 4 + 7) / 8 * 8;
 }
 
 void ChannelStackNode::push_bytes(std::uint32_t d, const void* ce, std::size_t bytes) {
@@ -382,6 +407,12 @@ void Graph::validate() {
     std::string msg = "malformed channel-flow graph:";
     for (const auto& p : problems) msg += "\n  - " + p;
     throw GraphError(msg);
+  }
+  // Where a yielded task keeps what it has not flushed (scheduler/cl/yield.cl).
+  for (const auto& k : kernels_) {
+    if (!k->is_yielding()) continue;
+    if (auto* c = std::get_if<ChannelNode*>(&k->input_)) (*c)->set_yield_state(table_, k->yield_state_bytes());
+    if (auto* st = std::get_if<ChannelStackNode*>(&k->input_)) (*st)->set_yield_state(k->yield_state_bytes());
   }
 }
 

@@ -104,3 +104,39 @@ void chain_seed_body(__global const ChainSeed* s, chanflow_ctx* ctx) {
   chanflow_spawn(ctx, 0, f);
 }
 CHANFLOW_KERNEL_NODE(chain_seed, ChainSeed, chain_seed_body)
+
+/* A Fibonacci-shaped tree whose tasks count how often their bodies ran (a statement that is not
+ * idempotent): calls(id, n) = 1 + calls(2id + 1, n - 1) + calls(2id + 2, n - 2) for n >= 2. A
+ * task that yields must resume at its flush, not run its body again. */
+typedef struct {
+  chanflow_task task;
+  uint id;
+  uint n;
+} CountTask;
+
+typedef struct {
+  chanflow_frame frame;
+  ulong left, right; /* slots 0 and 1 */
+} CountCont;
+
+typedef struct {
+  __global uint* runs; /* per call id */
+} CountArgs;
+
+void count_pre_sync(__global CountTask* t, chanflow_ctx* ctx) {
+  atomic_inc(CHANFLOW_ARGS(ctx, CountArgs)->runs + t->id);
+  if (t->n < 2u) {
+    chanflow_return(ctx, 1ul);
+    return;
+  }
+  const CountCont c = {CHANFLOW_FRAME_INIT, 0ul, 0ul};
+  chanflow_spawn_continuation(ctx, c);
+  const CountTask left = {CHANFLOW_TASK_INIT, 2u * t->id + 1u, t->n - 1u};
+  const CountTask right = {CHANFLOW_TASK_INIT, 2u * t->id + 2u, t->n - 2u};
+  chanflow_spawn_child(ctx, 1, left, 0);
+  chanflow_spawn_child(ctx, 1, right, 1);
+}
+CHANFLOW_YIELDING_KERNEL_NODE(count_spawn, CountTask, count_pre_sync)
+
+void count_post_sync(__global CountCont* c, chanflow_ctx* ctx) { chanflow_return(ctx, 1ul + c->left + c->right); }
+CHANFLOW_CONTINUATION_NODE(count_sync, CountCont, count_post_sync)

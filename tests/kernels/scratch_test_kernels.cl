@@ -55,8 +55,9 @@ CHANFLOW_CONTINUATION_NODE(tree_sync, TreeFrame, tree_post_sync)
  * keeps the two words its children report into in its own block, taken before it spawns, and
  * passes their addresses down as a Cilk function passes `&x`. The left child goes to stack A,
  * the right to stack B: two ports, so a yield can come between them, after the left child is
- * published. The body writes a poison value into both words before it spawns; a re-run that
- * wrote it into the frame's block again could wipe a report a finished left child made. */
+ * published. The body writes a poison value into both words before it spawns; a body run again
+ * after such a yield would wipe a report a finished left child made (a yield resumes at the
+ * flush instead). */
 typedef struct {
   chanflow_task task;
   uint depth;
@@ -82,8 +83,7 @@ void pair_pre_sync(__global PairTask* t, chanflow_ctx* ctx) {
   const PairFrame f = {CHANFLOW_FRAME_INIT, t->out};
   chanflow_spawn_continuation(ctx, f);
   for (uint s = 0; s < 2u; ++s) {
-    const PairTask child = {CHANFLOW_TASK_INIT, t->depth - 1u - s, 0u,
-                            (__global ulong*)chanflow_scratch_published(ctx, (ulong)(own + s))};
+    const PairTask child = {CHANFLOW_TASK_INIT, t->depth - 1u - s, 0u, own + s};
     chanflow_spawn_void_child(ctx, 1u + s, child);
   }
 }

@@ -77,6 +77,10 @@ class ChannelTable {
   /// Every SVM allocation the table's channels live in (the headers and the storage arena's
   /// chunks), for clSetKernelExecInfo: a few pointers, however many channels there are.
   std::vector<void*> svm_allocations() const;
+  /// `bytes` of SVM from the channels' storage arena, for state kept beside a channel's slots (a
+  /// yielding consumer's yield state): kernels reach it without naming another allocation. Not
+  /// zeroed; lives as long as the table.
+  void* allocate_side_storage(std::size_t bytes) { return allocate_storage(bytes).first; }
 
  private:
   friend class Channel;

@@ -5,12 +5,14 @@
 #include "chanflow/cilk_host.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #undef malloc
 #undef calloc
@@ -48,7 +50,26 @@ struct Totals {
   double wall_ms = 0, aggregator_ms = 0;
   std::uint32_t max_level = 0;
   std::string device;
+  std::map<std::string, std::uint64_t> restarts_per_port;  // "F__spawn:port", as RunStats names them
 };
+
+// Where tasks resumed, in the program's words: F__spawn's port F_cont is its frame, any other
+// port the stack of a function it spawns ("fib: 12 before its frame, 131 at its spawns of fib").
+std::string describe_restarts(const std::map<std::string, std::uint64_t>& per_port) {
+  std::map<std::string, std::vector<std::string>> by_function;
+  for (const auto& [key, count] : per_port) {
+    const auto colon = key.find(':');
+    std::string function = key.substr(0, colon);
+    if (const auto at = function.rfind("__spawn"); at != std::string::npos) function.erase(at);
+    const std::string port = key.substr(colon + 1);
+    by_function[function].push_back(port == function + "_cont" ? fmt::format("{} before its frame", count)
+                                                                 : fmt::format("{} at its spawns of {}", count, port));
+  }
+  std::string out;
+  for (const auto& [function, parts] : by_function)
+    out += fmt::format("{}{}: {}", out.empty() ? "" : "; ", function, fmt::join(parts, ", "));
+  return out;
+}
 
 // The device and the heap main allocates from. The heap's blocks are coarse-grain SVM: mapped for
 // the host between calls, unmapped while a graph runs (where the device lacks fine-grain SVM).
@@ -246,6 +267,7 @@ class Process {
     totals_.ces += s.ces;
     totals_.yields += s.yields;
     totals_.restarts += s.restarts;
+    for (const auto& [port, count] : s.restarts_per_port) totals_.restarts_per_port[port] += count;
     totals_.wall_ms += s.wall_ms;
     totals_.aggregator_ms += s.aggregator_ms;
     totals_.max_level = std::max(totals_.max_level, s.max_level);
@@ -259,6 +281,10 @@ class Process {
                "{} yields, {} restarts, deepest level {}, device idle on the aggregator {:.0f}%\n",
                t.calls, t.device, t.wall_ms, t.rounds, t.dispatches, t.ces, t.yields, t.restarts, t.max_level,
                t.wall_ms > 0 ? 100.0 * t.aggregator_ms / t.wall_ms : 0.0);
+    // A resumed task continues its flush with the spawns it recorded: its statements ran once.
+    if (t.restarts)
+      fmt::print(stderr, "chanflow: tasks resumed where they yielded (their bodies not run again): {}\n",
+                 describe_restarts(t.restarts_per_port));
   }
 
   std::once_flag once_;

@@ -64,10 +64,15 @@ class ChannelNode {
   friend class KernelNode;
   ChannelNode(std::string name, ChannelTable& table, const ChannelConfig& config);
   friend void make_edge(ChannelNode&, KernelNode&);
+  friend class Aggregator;
+  /// Gives every slot `bytes` of yield state (a yielding consumer's; see chanflow_node_env).
+  void set_yield_state(ChannelTable& table, std::uint32_t bytes);
   std::string name_;
   Channel channel_;
   KernelNode* consumer_ = nullptr;
   ChannelPredicate predicate_;
+  std::uint32_t yield_state_bytes_ = 0;
+  void* yield_state_ = nullptr;
 };
 
 /// What a channel stack holds: tasks (pre-sync sub-kernels), or continuations (post-sync
@@ -168,6 +173,12 @@ class ChannelStackNode {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> scratch_still_taken() const;
   std::optional<FrameScratch> scratch_;
   std::deque<ScratchPool> pools_;
+  /// Gives every slot of every level, made now or later, `bytes` of yield state (a yielding
+  /// consumer's; see chanflow_node_env).
+  void set_yield_state(std::uint32_t bytes);
+  void* yield_state(std::uint32_t d) const { return d < yield_states_.size() ? yield_states_[d] : nullptr; }
+  std::uint32_t yield_state_bytes_ = 0;
+  std::deque<void*> yield_states_;  // per level, from the table's storage arena
 };
 
 /// What an output edge of a kernel node carries (typed ports: each kind says once where its CEs
@@ -269,6 +280,9 @@ class KernelNode {
   bool is_yielding() const noexcept { return kind_ == NodeKind::Yielding; }
   /// The port into a continuation stack (always 0), if the node has one.
   std::optional<std::uint32_t> continuation_port() const;
+  /// Bytes a yielded task of this node keeps per slot of its input (its records on every port,
+  /// their counts and its task scratch block; scheduler/cl/yield.cl lays them out).
+  std::uint32_t yield_state_bytes() const;
 
  private:
   friend class Graph;
@@ -379,7 +393,9 @@ struct RunStats {
   std::uint64_t peak_live_bytes = 0;     ///< most CE bytes allocated at once, over all channels
   std::uint64_t yields = 0;              ///< restart contexts written by yielding work-groups
   std::uint64_t partial_yields = 0;      ///< of those, tasks that had flushed their continuation
-  std::uint64_t restarts = 0;            ///< tasks that ran again after a yield (counted on the device)
+  std::uint64_t restarts = 0;            ///< tasks resumed after a yield (counted on the device)
+  /// Of those, per kernel node and port their flush resumed at ("node:port", the port's name).
+  std::map<std::string, std::uint64_t> restarts_per_port;
   std::uint64_t restart_dispatches = 0;
   std::uint64_t sweeps = 0;              ///< device sweeps (each counted in dispatches too)
   std::uint32_t max_level = 0;

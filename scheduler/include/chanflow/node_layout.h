@@ -37,6 +37,7 @@
 #define CHANFLOW_ERR_NODE_KIND 7u    /* a continuation stack consumed by a node not made as a continuation node */
 #define CHANFLOW_ERR_NO_CONTINUATION 8u /* chanflow_spawn_child or _continuation in a node without a continuation port */
 #define CHANFLOW_ERR_SCRATCH 9u      /* a frame found no free scratch block at its level (more live than declared) */
+#define CHANFLOW_ERR_YIELD_STATE 10u /* a yielding node's input has no yield state to keep a yielded task's spawns in */
 
 typedef struct chanflow_status {
   chanflow_u32 code;
@@ -47,7 +48,8 @@ typedef struct chanflow_status {
 
 /* A restart context (thesis 4.4): the kernel node and input channel are the dispatch's; the
  * record names the CE (its control position) and the resource it blocked on. The resume point
- * lives in the CE itself (chanflow_task::resume_port). */
+ * lives in the CE itself (chanflow_task::resume_port), what the task had yet to flush in its
+ * input's yield state (chanflow_node_env::yield_state). */
 typedef struct chanflow_yield_record {
   chanflow_u64 ctrl_pos;
   chanflow_u32 blocked_port;
@@ -61,7 +63,7 @@ typedef struct chanflow_yield_record {
 typedef struct chanflow_task {
   chanflow_u64 ret;          /* the result slot: an SVM address, or 0 */
   chanflow_u64 ret_frame;    /* the chanflow_frame the slot lies in, or 0 */
-  chanflow_u32 resume_port;  /* ports below this one were flushed before a yield */
+  chanflow_u32 resume_port;  /* ports below this one were flushed before a yield; the flush resumes here */
   chanflow_u32 cont_index;   /* physical index of this task's continuation CE, once reserved */
 } chanflow_task;
 
@@ -101,8 +103,9 @@ typedef struct chanflow_launch_counters {
   chanflow_u32 claimed;        /* a sweep: CEs taken, over its passes */
   chanflow_u32 batches;        /* a sweep: work-groups that found CEs, over its passes */
   chanflow_u32 partial_yields; /* a sweep: tasks that yielded after reserving their continuation */
-  chanflow_u32 restarts;       /* tasks run again after a yield (CHANFLOW_TASK_YIELDED was set) */
+  chanflow_u32 restarts;       /* tasks resumed after a yield (CHANFLOW_TASK_YIELDED was set) */
   chanflow_u32 pad[3];
+  chanflow_u32 resumed_at[CHANFLOW_MAX_PORTS]; /* of those, per port their flush resumed at */
 } chanflow_launch_counters;
 
 /* chanflow_task::resume_port's top bits: the task yielded and has not run again since; and it is
@@ -145,15 +148,21 @@ typedef struct chanflow_node_env {
    * that runs before each pass (chanflow_plan_batches), and a yield publishes the CE again in
    * its channel, as in a claimed sweep. */
   chanflow_u32 planned;
-  chanflow_u32 pad;
+  /* Bytes of yield state per slot of the input channel (see yield_state below), or 0. */
+  chanflow_u32 yield_state_bytes;
   /* Frame scratch pools (0: the stack has none, or the level is not made): the continuation
    * port's level (blocks taken at the flush) and the input's (a continuation node's frames give
    * theirs back). */
   CHANFLOW_SVM_STRUCT_PTR(chanflow_scratch_pool) cont_scratch;
   CHANFLOW_SVM_STRUCT_PTR(chanflow_scratch_pool) in_scratch;
+  /* A yielding node's input: per logical slot (index % capacity), yield_state_bytes bytes where a
+   * task that yields keeps what it has not flushed yet (its spawn records from the refused port
+   * on, and its task scratch block), so that its restart resumes at the flush and never runs its
+   * body again (the thesis' saved wavefront state, 4.4). Written only by a yield. */
+  CHANFLOW_SVM_STRUCT_PTR(uchar) yield_state;
 } chanflow_node_env;
 
-#define CHANFLOW_NODE_ENV_BYTES 296
+#define CHANFLOW_NODE_ENV_BYTES 304
 
 /* One planned sweep, as the planning kernel sees it: the launch's per-level environments and
  * the grid it was given. */
