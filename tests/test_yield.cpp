@@ -44,8 +44,8 @@ struct ChainGraph {
   ChannelStackNode& conts;
   KernelNode& spawn;
   KernelNode& sync;
-  explicit ChainGraph(Sweeps mode, bool room_check = true)
-      : g(runtime(), {.wg_size = 16, .device_sweeps = mode, .sweep_room_check = room_check}),
+  explicit ChainGraph(Sweeps mode, bool room_check = true, std::uint32_t max_channels = 1024)
+      : g(runtime(), {.wg_size = 16, .max_channels = max_channels, .device_sweeps = mode, .sweep_room_check = room_check}),
         tasks((g.add_source(std::string(tests_cl::graph_test_kernels_cl())), g.channel_stack<ChainFrame>("chain", 64))),
         conts(g.channel_stack<ChainCont>("chain_cont", 64, StackKind::Continuations)),
         spawn(g.kernel<ChainFrame>("chain_spawn", "chain_spawn")),
@@ -262,6 +262,25 @@ TEST_CASE("Claimed sweeps run on CPU devices and are refused elsewhere") {
   } else {
     CHECK_THROWS_WITH_AS(fib_cilk(runtime(), 10, levelized, {.device_sweeps = Sweeps::Claimed}),
                          doctest::Contains("claimed device sweeps need a device whose work-groups see each other's stores in order"), RunError);
+  }
+}
+
+TEST_CASE("A recursion deeper than the channel table can hold stops with the stack and depth named") {
+  Levelized levelized;
+  for (const Sweeps mode : dispatch_modes()) {
+    CAPTURE(std::string(to_string(mode)));
+    ChainGraph chain(mode, true, /*max_channels=*/40);  // 20 levels of each stack
+    SvmBuffer result(runtime(), sizeof(std::uint64_t));
+    chain.uses(result);
+    chain.tasks.push(0, ChainFrame{{reinterpret_cast<std::uint64_t>(result.get()), 0, 0, 0}, 30, 0});
+    try {
+      chain.g.run(levelized);
+      FAIL("a recursion 31 deep ran in 40 channel-table slots");
+    } catch (const StackDepthError& e) {
+      CHECK((e.stack() == "chain" || e.stack() == "chain_cont"));
+      CHECK(e.level() < 40);  // the two stacks' levels share the 40 slots (sweeps make levels ahead)
+      CHECK(std::string(e.what()).find("GraphOptions::max_channels") != std::string::npos);
+    }
   }
 }
 

@@ -46,6 +46,10 @@ struct SpawnSite {
   /// With static slots, a site in a loop storing into a local array (`a[i] = cilk_spawn f()`):
   /// the array's length, one slot per element from `slot` on; 0 otherwise.
   unsigned elements = 0;
+  /// A site in a loop with no slot per element whose loops' trip counts are not known to keep it
+  /// under --max-loop-spawns: the loop syncs before it once the segment has spawned that many
+  /// children, so its trip count is no limit (a batch at a time).
+  bool batched = false;
 };
 
 /// A Cilk function: becomes a task stack and node, and a continuation stack and node.

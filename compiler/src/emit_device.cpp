@@ -156,6 +156,10 @@ class FunctionPrinter : public DevicePrinter {
     // take one), or at the top where a parameter is boxed or a jump could skip a declaration.
     BoxAtEntry = Flow.jumps();
     for (const clang::VarDecl* v : f.boxed) BoxAtEntry = BoxAtEntry || llvm::isa<clang::ParmVarDecl>(v);
+    // Where a loop holds a resume point, the task node takes the box before the body runs:
+    // PoCL 3.1's kernel compiler recurses without end on a body that takes it (a search loop
+    // over the pool's bitmap) and is entered in the middle of a loop on resume.
+    for (const SpawnSite& s : f.spawns) BoxInWrapper = BoxInWrapper || (!f.boxed.empty() && s.in_loop);
   }
 
   std::string run_function() {
@@ -171,9 +175,9 @@ class FunctionPrinter : public DevicePrinter {
       if (!F.is_boxed(p)) out += "  " + device_type(Ctx, p->getType().getUnqualifiedType(), true, F.field.at(p)) + ";\n";
     if (!F.boxed.empty()) {
       out += fmt::format("  /* locals whose address children get: the task's scratch block, kept by its frame */\n"
-                         "  __global {0}__box* cf_box = cf_frame ? (__global {0}__box*)chanflow_frame_scratch(&cf_frame->frame) : 0;\n",
-                         F.name);
-      if (BoxAtEntry) out += "  " + take_box();
+                         "  __global {0}__box* cf_box = cf_frame ? (__global {0}__box*)chanflow_frame_scratch(&cf_frame->frame) : {1};\n",
+                         F.name, BoxInWrapper ? fmt::format("(__global {}__box*)cf_ctx->task_scratch", F.name) : "0");
+      if (BoxAtEntry && !BoxInWrapper) out += "  " + take_box();
     }
     if (waits) {
       if (F.returns_value()) out += "  " + device_type(Ctx, F.decl->getReturnType().getUnqualifiedType(), true, "cf_ret") + ";\n";
@@ -264,6 +268,13 @@ class FunctionPrinter : public DevicePrinter {
     if (s.declared) os << type_of(s.declared, F.field.at(s.declared)) << ";\n";
     const bool is_return = llvm::isa<clang::ReturnStmt>(s.statement);
     os << "do {\n";
+    if (s.batched) {  // a batch's worth spawned: sync, and go on with the loop in the continuation
+      const SyncAt at{s.statement, s.call->getBeginLoc(), false};
+      BatchSync = true;
+      os << fmt::format("if (cf_spawned >= {}u) {{\n", Program.max_loop_spawns)
+         << sync_point(Flow.live(Flow.scope_at(s.statement), at), at, false) << "}\n";
+      BatchSync = false;
+    }
     os << fmt::format("{0}__task cf_child;\n{{ const chanflow_task cf_header = CHANFLOW_TASK_INIT; cf_child.task = cf_header; }}\n",
                       callee.name);
     unsigned i = 0;
@@ -448,6 +459,7 @@ class FunctionPrinter : public DevicePrinter {
   std::string ref(const clang::VarDecl* v) const { return Printed.at(v); }
 
   std::string take_box() const {
+    if (BoxInWrapper) return "";  // taken by the task node before the body ran
     return fmt::format("if (!cf_box) {{\n  cf_box = (__global {}__box*)chanflow_task_scratch(cf_ctx);\n"
                        "  if (!cf_box) return; /* the run fails: the pool was empty */\n}}\n",
                        F.name);
@@ -457,6 +469,17 @@ class FunctionPrinter : public DevicePrinter {
   void private_pointer_after_sync(const clang::VarDecl* v, clang::SourceLocation at) {
     if (!Reported.insert(v).second) return;
     clang::DiagnosticsEngine& d = Ctx.getDiagnostics();
+    if (BatchSync) {
+      d.Report(at, d.getCustomDiagID(clang::DiagnosticsEngine::Error,
+                                     "pointer '%0' into a local is used in a loop that spawns; such a loop syncs "
+                                     "every %1 children (--max-loop-spawns), which ends the kernel that holds the "
+                                     "local's private copy, so chanflowc cannot keep the pointer: take the address "
+                                     "again in the loop, or pass it to a spawned function first (that keeps the "
+                                     "local until the sync)"))
+          << v->getName() << Program.max_loop_spawns;
+      d.Report(v->getLocation(), d.getCustomDiagID(clang::DiagnosticsEngine::Note, "'%0' declared here")) << v->getName();
+      return;
+    }
     d.Report(at, d.getCustomDiagID(clang::DiagnosticsEngine::Error,
                                    "pointer '%0' into a local is used after this sync; the sync ends the kernel that "
                                    "holds the local's private copy, so chanflowc cannot keep the pointer: take the "
@@ -473,6 +496,9 @@ class FunctionPrinter : public DevicePrinter {
   std::map<const clang::VarDecl*, std::string> Printed;  // every local's name in device code
   bool BoxAtEntry = false;
   bool BoxTaken = false;  // printing a declaration statement whose take is already printed
+  bool BatchSync = false;  // printing the sync a loop makes a batch at a time
+ public:
+  bool BoxInWrapper = false;  // the task node takes the box before the body (see the constructor)
   std::set<const clang::VarDecl*> Reported;
   std::map<const clang::Stmt*, const SpawnSite*> Sites;
   std::set<const clang::CompoundStmt*> Scopes;
@@ -525,11 +551,11 @@ std::string emit_device_code(clang::ASTContext& ctx, const CilkProgram& program)
       continue;
     }
     out += fmt::format(
-        "void {0}__task_body(__global {0}__task* t, chanflow_ctx* ctx) {{ {0}__run(t, 0, ctx); }}\n"
+        "void {0}__task_body(__global {0}__task* t, chanflow_ctx* ctx) {{ {1}{0}__run(t, 0, ctx); }}\n"
         "CHANFLOW_YIELDING_KERNEL_NODE({0}__spawn, {0}__task, {0}__task_body)\n"
         "void {0}__frame_body(__global {0}__frame* c, chanflow_ctx* ctx) {{ {0}__run(0, c, ctx); }}\n"
         "CHANFLOW_CONTINUATION_NODE({0}__sync, {0}__frame, {0}__frame_body)\n",
-        n);
+        n, printer.BoxInWrapper ? "if (!chanflow_task_scratch(ctx)) return; /* the run fails: the pool was empty */ " : "");
   }
   return out;
 }

@@ -28,6 +28,8 @@ SyncFlow::SyncFlow(clang::ASTContext& ctx, const CilkFunction& f) : Ctx(ctx), F(
   for (const clang::CompoundStmt* c : f.scopes) Points.emplace_back(c, c->getRBracLoc());
   for (const SpawnSite& s : f.spawns)
     if (s.plain_call && !llvm::isa<clang::ReturnStmt>(s.statement)) Points.emplace_back(s.statement, s.call->getEndLoc());
+  for (const SpawnSite& s : f.spawns)
+    if (s.batched) BatchPoints.push_back(s.call->getBeginLoc());
 }
 
 const std::vector<clang::SourceLocation>& SyncFlow::uses(const clang::VarDecl* v) const {
@@ -127,6 +129,9 @@ bool SyncFlow::overwritten(const clang::VarDecl* v, const SyncAt& at) const {
     bool between = false;
     for (const auto& [point, where] : Points)
       between = between || (point != s.statement && sm.isBeforeInTranslationUnit(s.call->getBeginLoc(), where) &&
+                             sm.isBeforeInTranslationUnit(where, at.loc));
+    for (clang::SourceLocation where : BatchPoints)  // the result may have been delivered there
+      between = between || (sm.isBeforeInTranslationUnit(s.call->getBeginLoc(), where) &&
                              sm.isBeforeInTranslationUnit(where, at.loc));
     if (!between) return true;
   }

@@ -53,6 +53,9 @@ class SyncFlow {
   std::map<const clang::VarDecl*, std::vector<clang::SourceLocation>> Uses;  // where each local is named
   bool HasSwitch = false;
   std::vector<std::pair<const clang::Stmt*, clang::SourceLocation>> Points;  // sync points but returns, where each syncs
+  // Where a loop may sync a batch at a time (before each batched spawn site): a sync that may or
+  // may not happen, so it ends no child's outstanding, but a result may be delivered there.
+  std::vector<clang::SourceLocation> BatchPoints;
 };
 
 }  // namespace chanflow::compiler

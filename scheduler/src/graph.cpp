@@ -35,6 +35,12 @@ ChannelStackNode::ChannelStackNode(std::string name, ChannelTable& table, const 
 
 Channel& ChannelStackNode::level(std::uint32_t d) {
   while (levels_.size() <= d) {
+    if (table_.size() >= table_.max_channels())
+      throw StackDepthError(fmt::format("channel stack '{}' cannot grow to level {}: the graph's {} channel-table slots "
+                                        "are taken (every level of every stack takes one; GraphOptions::max_channels). "
+                                        "A recursion this deep usually misses its base case.",
+                                        name_, levels_.size(), table_.max_channels()),
+                            name_, static_cast<std::uint32_t>(levels_.size()));
     ChannelConfig c = config_;
     c.name = fmt::format("{}[{}]", name_, levels_.size());
     levels_.emplace_back(table_, c);

@@ -47,7 +47,8 @@ fs::path cache_root() {
 
 int usage_error(const std::string& message) {
   fmt::print(stderr, "chanflow run: {}\nusage: chanflow run FILE.c|FILE.cilk [--device D] [--capacity N] [--wg N] "
-                     "[--policy levelized|greedy] [--dispatch auto|claimed|planned|host] [--trace FILE] [--stats] "
+                     "[--policy levelized|greedy] [--dispatch auto|claimed|planned|host] [--max-channels N] "
+                     "[--trace FILE] [--stats] "
                      "[-I DIR] [-D NAME[=VALUE]] [-- ARGS...]\n",
              message);
   return 2;
@@ -67,7 +68,8 @@ int run_cilk_file(int argc, char** argv) {
   // Run options map to the compiled program's environment; -I/-D go to chanflowc.
   static const std::map<std::string, const char*> env_of = {
       {"--device", "CHANFLOW_DEVICE"},   {"--capacity", "CHANFLOW_CAPACITY"}, {"--wg", "CHANFLOW_WG"},
-      {"--policy", "CHANFLOW_POLICY"},   {"--dispatch", "CHANFLOW_DISPATCH"}, {"--trace", "CHANFLOW_TRACE"}};
+      {"--policy", "CHANFLOW_POLICY"},   {"--dispatch", "CHANFLOW_DISPATCH"}, {"--trace", "CHANFLOW_TRACE"},
+      {"--max-channels", "CHANFLOW_MAX_CHANNELS"}};
   std::string source;
   std::vector<std::string> compile_flags, program_args;
   bool seen_run = false;

@@ -54,6 +54,8 @@ class ChannelTable {
 
   const Runtime& runtime() const noexcept { return runtime_; }
   std::uint32_t size() const noexcept { return static_cast<std::uint32_t>(mirror_.size()); }
+  /// Channels the table can hold (its slots; a retired channel keeps its slot).
+  std::uint32_t max_channels() const noexcept { return max_channels_; }
 
   /// Reads the headers of every channel in one transfer. No kernel may be writing them
   /// concurrently unless the caller accepts stale values.

@@ -173,6 +173,9 @@ class Process {
     // An embedding program (chanflow bench) reports failures itself; a compiled program says why and exits.
     try {
       return run(rt, build, root_stack, task, task_bytes);
+    } catch (const StackDepthError& e) {
+      if (external_) throw;
+      fail(depth_message(e));
     } catch (const OpenCLError& e) {
       if (external_) throw;
       fail(fmt::format("OpenCL error: {}", e.what()));
@@ -185,7 +188,8 @@ class Process {
  private:
   std::uint64_t run(const Runtime& rt, BuildFunction build, const char* root_stack, const void* task,
                     std::size_t task_bytes) {
-    Graph graph(rt, {.wg_size = settings_.wg_size, .device_sweeps = settings_.sweeps});
+    Graph graph(rt, {.wg_size = settings_.wg_size, .max_channels = settings_.max_channels,
+                     .device_sweeps = settings_.sweeps});
     ProgramGraph program(graph, settings_.capacity);
     build(program);
     ChannelStackNode* root = nullptr;
@@ -225,8 +229,21 @@ class Process {
     return value;
   }
 
+  // A stack that could not grow, in the program's words: which Cilk function recursed how deep,
+  // and the setting that raises the limit.
+  std::string depth_message(const StackDepthError& e) const {
+    std::string function = e.stack();
+    if (function.size() > 5 && function.ends_with("_cont")) function.erase(function.size() - 5);
+    return fmt::format("Cilk function '{}' recursed {} levels deep, as deep as this run can go: every level of "
+                       "every Cilk function's stacks takes one of the run's {} channel-table slots. Does '{}' "
+                       "miss a base case? If the recursion is meant to be this deep, raise "
+                       "CHANFLOW_MAX_CHANNELS (--max-channels with chanflow run).",
+                       function, e.level(), settings_.max_channels, function);
+  }
+
   static Settings settings_from_environment() {
     Settings s;
+    s.max_channels = env_u32("CHANFLOW_MAX_CHANNELS", s.max_channels);
     s.capacity = env_u32("CHANFLOW_CAPACITY", s.capacity);
     s.wg_size = env_u32("CHANFLOW_WG", s.wg_size);
     s.policy = env_string("CHANFLOW_POLICY", "levelized");

@@ -36,6 +36,21 @@ class RunError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A channel stack could not grow another level: every slot of the graph's channel table is
+/// taken (each level of each stack takes one; GraphOptions::max_channels). Usually a recursion
+/// that misses its base case; stack() and level() say where it was.
+class StackDepthError : public RunError {
+ public:
+  StackDepthError(const std::string& message, std::string stack, std::uint32_t level)
+      : RunError(message), stack_(std::move(stack)), level_(level) {}
+  const std::string& stack() const noexcept { return stack_; }
+  std::uint32_t level() const noexcept { return level_; }
+
+ private:
+  std::string stack_;
+  std::uint32_t level_;
+};
+
 /// A bounded channel of fixed-size CEs, consumed by exactly one kernel node.
 class ChannelNode {
  public:

@@ -5,8 +5,10 @@
 // One process-wide device (CHANFLOW_DEVICE, else PoCL), chosen at the first call or allocation.
 // Environment: CHANFLOW_CAPACITY (CEs per stack level, default 4096), CHANFLOW_WG (work-group
 // size, 64), CHANFLOW_POLICY (levelized | greedy), CHANFLOW_DISPATCH (auto | claimed | planned |
-// host), CHANFLOW_STATS=1 (statistics on standard error at exit), CHANFLOW_TRACE=file.json (a
-// Chrome trace of the last call). A run that fails prints why and exits with status 1.
+// host), CHANFLOW_MAX_CHANNELS (channel-table slots, 1024: every level of every Cilk function's
+// stacks takes one, so it bounds the recursion depth), CHANFLOW_STATS=1 (statistics on standard
+// error at exit), CHANFLOW_TRACE=file.json (a Chrome trace of the last call). A run that fails
+// prints why and exits with status 1.
 #pragma once
 
 #include "chanflow/chanflow.hpp"
@@ -46,6 +48,7 @@ struct Settings {
   std::uint32_t wg_size = 64;
   std::string policy = "levelized";  ///< or "greedy"
   Sweeps sweeps = Sweeps::Auto;
+  std::uint32_t max_channels = 1024;  ///< channel-table slots: a level of a stack takes one
   std::string trace_path;  ///< a Chrome trace of each call (the last one stays)
 };
 
