@@ -83,6 +83,7 @@ struct BodyFacts {
   std::vector<const clang::Stmt*> loops;
   std::vector<const clang::VarDecl*> locals;
   std::vector<const clang::ReturnStmt*> returns;
+  std::vector<const clang::VarDecl*> static_locals;
 };
 
 class BodyScanner : public clang::RecursiveASTVisitor<BodyScanner> {
@@ -169,8 +170,7 @@ class Analyzer {
       Order.push_back(key);
       BodyScanner scanner(Keywords, Facts[key]);
       scanner.TraverseStmt(f->getBody());
-      for (const clang::VarDecl* v : scanner.StaticLocals)
-        error(v->getLocation(), "static local variables are not supported in device code (chanflowc part 1)");
+      Facts[key].static_locals = scanner.StaticLocals;
     }
   }
 
@@ -606,6 +606,8 @@ class Analyzer {
 
   // ---- device code: what Cilk functions and helpers may not do
   void check_device_code(const clang::FunctionDecl* d, const BodyFacts& b, bool cilk) {
+    for (const clang::VarDecl* v : b.static_locals)
+      error(v->getLocation(), "static local variables are not supported in device code (chanflowc part 1)");
     static const std::set<std::string> allocators = {"malloc", "calloc", "realloc", "free", "alloca", "__builtin_alloca"};
     for (const clang::CallExpr* c : b.calls) {
       const clang::FunctionDecl* callee = c->getDirectCallee();

@@ -9,6 +9,10 @@
 
 #include <string>
 
+namespace clang {
+class Rewriter;
+}
+
 namespace chanflow::compiler {
 
 Translation emit(clang::ASTContext& ctx, const CilkProgram& program);
@@ -26,6 +30,9 @@ std::string emit_user_types(clang::ASTContext& ctx, const CilkProgram& program);
 std::string emit_frame_types(clang::ASTContext& ctx, const CilkProgram& program);
 std::string emit_device_code(clang::ASTContext& ctx, const CilkProgram& program);
 std::string emit_host_c(clang::ASTContext& ctx, const CilkProgram& program);
+/// Every host variable whose address host code takes moves to an SVM cell that host code names
+/// instead (host_svm.cpp): rewrites for emit_host_c.
+void place_host_variables_in_svm(clang::ASTContext& ctx, const CilkProgram& program, clang::Rewriter& rewriter);
 std::string emit_graph_cpp(const CilkProgram& program, const std::string& types_h, const std::string& device_cl);
 std::string emit_dot(const CilkProgram& program);
 

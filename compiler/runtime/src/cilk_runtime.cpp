@@ -135,41 +135,9 @@ class Process {
     return true;
   }
 
-  // An SVM copy of host variable `object` for the next call, where `address` (a pointer into it)
-  // lands in the copy; one copy per variable and call.
-  void* borrow(void* object, std::size_t bytes, void* address) {
-    std::byte* copy = nullptr;
-    {
-      std::lock_guard lock(mutex_);
-      for (const Loan& loan : loans_)
-        if (loan.object == object) copy = static_cast<std::byte*>(loan.copy);
-    }
-    if (!copy) {
-      copy = static_cast<std::byte*>(allocate(bytes));
-      std::memcpy(copy, object, bytes);
-      std::lock_guard lock(mutex_);
-      loans_.push_back({object, copy, bytes});
-    }
-    return copy + (static_cast<std::byte*>(address) - static_cast<std::byte*>(object));
-  }
-
   std::uint64_t call(BuildFunction build, const char* root_stack, const void* task, std::size_t task_bytes) {
     const Runtime& rt = runtime();
     std::lock_guard lock(mutex_);
-    struct ReturnLoans {  // after the run, whatever its end: the copies back into the variables
-      Process& p;
-      ~ReturnLoans() {
-        for (const Loan& loan : p.loans_) {
-          std::memcpy(loan.object, loan.copy, loan.bytes);
-          try {
-            if (p.map_for_host_) p.unmap(loan.copy);
-          } catch (const OpenCLError&) {  // a destructor cannot throw; the block is freed unmapped
-          }
-          p.heap_.erase(loan.copy);
-        }
-        p.loans_.clear();
-      }
-    } loans{*this};
     // An embedding program (chanflow bench) reports failures itself; a compiled program says why and exits.
     try {
       return run(rt, build, root_stack, task, task_bytes);
@@ -312,12 +280,6 @@ class Process {
   bool map_for_host_ = false;
   std::recursive_mutex mutex_;
   std::map<void*, SvmBuffer> heap_;  // destroyed before runtime_ (declared after it)
-  struct Loan {
-    void* object;  // the host variable
-    void* copy;    // its SVM copy, in heap_
-    std::size_t bytes;
-  };
-  std::vector<Loan> loans_;  // for the next call (chanflow_cilk_borrow)
   Totals totals_;
 };
 
@@ -378,7 +340,11 @@ void chanflow_cilk_free(void* block) {
   if (block && !chanflow::cilk::Process::get().release(block)) std::free(block);
 }
 
-void* chanflow_cilk_borrow(void* object, size_t bytes, void* address) {
-  return chanflow::cilk::Process::get().borrow(object, bytes, address);
+void* chanflow_cilk_svm_place(const void* value, size_t bytes) {
+  void* cell = chanflow_cilk_malloc(bytes);
+  std::memcpy(cell, value, bytes);
+  return cell;
 }
+
+void chanflow_cilk_svm_release(void* cell_pointer) { chanflow_cilk_free(*static_cast<void**>(cell_pointer)); }
 }

@@ -1,8 +1,8 @@
 /* Included first by the host code chanflowc generates (<name>.host.c): memory that main gets
  * from malloc, calloc, realloc and free is SVM, so the pointers it passes to Cilk functions mean
- * the same on the device (DESIGN.md decision 10); the address of a variable passed to one is
- * lent as an SVM copy for the call (chanflow_cilk_borrow). The user's source is not changed: the names are
- * redirected here, for this translation unit only. */
+ * the same on the device (DESIGN.md decision 10), and so are the variables whose address host
+ * code takes (chanflowc names an SVM cell instead of each: chanflow_cilk_svm_place). The user's
+ * source is not changed: the names are redirected here, for this translation unit only. */
 #ifndef CHANFLOW_CILK_HOST_H
 #define CHANFLOW_CILK_HOST_H
 
@@ -17,11 +17,12 @@ void* chanflow_cilk_malloc(size_t bytes);
 void* chanflow_cilk_calloc(size_t count, size_t bytes);
 void* chanflow_cilk_realloc(void* block, size_t bytes);
 void chanflow_cilk_free(void* block);
-/* For a call of a Cilk function from host code given `address`, a pointer into the host variable
- * `object` (a local of main, a global: memory the device cannot reach): the same place in an
- * SVM copy of the variable, copied back into it when the call's graph has run. chanflowc writes
- * these calls around such arguments. */
-void* chanflow_cilk_borrow(void* object, size_t bytes, void* address);
+/* An SVM cell holding a copy of `bytes` bytes at `value`: where a host variable whose address is
+ * taken lives (chanflowc names the cell wherever the source names the variable). */
+void* chanflow_cilk_svm_place(const void* value, size_t bytes);
+/* Frees the cell a pointer variable holds, at the end of its scope (the cleanup attribute's
+ * argument is the variable's address). */
+void chanflow_cilk_svm_release(void* cell_pointer);
 
 #ifdef __cplusplus
 }

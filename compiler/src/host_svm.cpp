@@ -1,0 +1,179 @@
+// Host variables in SVM: a compiled program's host code may hand a Cilk function the address of a
+// variable of its own however it likes (`&x` in the call, a pointer variable, a struct field, an
+// array of pointers), and a GPU cannot reach the host's stack or data. So every host variable
+// whose address host code takes lives in SVM: the host C names an SVM cell wherever it names the
+// variable (DESIGN.md decision 10, with the heap redirected by <chanflow/cilk_host.h>).
+#include "analysis.hpp"
+#include "emit.hpp"
+
+#include <clang/AST/ParentMapContext.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/Basic/SourceManager.h>
+#include <clang/Lex/Lexer.h>
+#include <clang/Rewrite/Core/Rewriter.h>
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+#include <vector>
+
+namespace chanflow::compiler {
+namespace {
+
+// What host code (outside Cilk functions, whose bodies become stubs) does with its variables.
+struct HostUses : clang::RecursiveASTVisitor<HostUses> {
+  HostUses(clang::ASTContext& ctx, const CilkProgram& program) : Ctx(ctx), Program(program) {}
+
+  bool TraverseFunctionDecl(clang::FunctionDecl* f) {
+    if (Program.cilk_function(f)) return true;  // device code: its body is replaced
+    Function = f;
+    const bool go_on = clang::RecursiveASTVisitor<HostUses>::TraverseFunctionDecl(f);
+    Function = nullptr;
+    return go_on;
+  }
+  bool VisitUnaryOperator(clang::UnaryOperator* u) {
+    if (u->getOpcode() == clang::UO_AddrOf) take(u->getSubExpr());
+    return true;
+  }
+  // An array used as a pointer (passed, assigned, stored): not `a[i]`, which only reads it.
+  bool VisitImplicitCastExpr(clang::ImplicitCastExpr* c) {
+    if (c->getCastKind() != clang::CK_ArrayToPointerDecay) return true;
+    const auto parents = Ctx.getParents(*c);
+    if (!parents.empty())
+      if (const auto* a = parents[0].get<clang::ArraySubscriptExpr>(); a && a->getBase() == c) return true;
+    take(c->getSubExpr());
+    return true;
+  }
+  bool VisitDeclRefExpr(clang::DeclRefExpr* r) {
+    if (auto* v = llvm::dyn_cast<clang::VarDecl>(r->getDecl())) Refs.push_back({r, v, Function});
+    return true;
+  }
+  bool VisitDeclStmt(clang::DeclStmt* d) {
+    for (const clang::Decl* decl : d->decls())
+      if (const auto* v = llvm::dyn_cast<clang::VarDecl>(decl)) Declared[v] = d;
+    return true;
+  }
+
+  // The variable an lvalue is part of (x, x.f, x[i] of an array x), whose address is taken.
+  void take(const clang::Expr* e) {
+    e = e->IgnoreParenImpCasts();
+    while (true) {
+      if (auto* m = llvm::dyn_cast<clang::MemberExpr>(e); m && !m->isArrow()) e = m->getBase()->IgnoreParenImpCasts();
+      else if (auto* a = llvm::dyn_cast<clang::ArraySubscriptExpr>(e); a && a->getBase()->IgnoreParenImpCasts()->getType()->isArrayType())
+        e = a->getBase()->IgnoreParenImpCasts();
+      else break;
+    }
+    const auto* r = llvm::dyn_cast<clang::DeclRefExpr>(e);
+    const auto* v = r ? llvm::dyn_cast<clang::VarDecl>(r->getDecl()) : nullptr;
+    if (!v) return;
+    Addressed.insert(v);
+    if (!Function) InInitializer.insert(v);
+  }
+
+  struct Ref {
+    const clang::DeclRefExpr* expr;
+    const clang::VarDecl* var;
+    const clang::FunctionDecl* function;  // the host function it is in, or null (a global's initializer)
+  };
+  clang::ASTContext& Ctx;
+  const CilkProgram& Program;
+  const clang::FunctionDecl* Function = nullptr;
+  std::set<const clang::VarDecl*> Addressed;
+  std::set<const clang::VarDecl*> InInitializer;  // addressed in a global's initializer
+  std::vector<Ref> Refs;
+  std::map<const clang::VarDecl*, const clang::DeclStmt*> Declared;
+};
+
+// The location just past the `;` that ends the declaration ending at `end`.
+clang::SourceLocation after_semicolon(clang::SourceLocation end, const clang::SourceManager& sm, const clang::LangOptions& lo) {
+  for (;;) {
+    const llvm::Optional<clang::Token> t = clang::Lexer::findNextToken(end, sm, lo);
+    if (!t) return {};
+    if (t->is(clang::tok::semi)) return t->getEndLoc();
+    end = t->getLocation();
+  }
+}
+
+}  // namespace
+
+void place_host_variables_in_svm(clang::ASTContext& ctx, const CilkProgram& program, clang::Rewriter& rewriter) {
+  clang::SourceManager& sm = ctx.getSourceManager();
+  const clang::LangOptions& lo = ctx.getLangOpts();
+  clang::DiagnosticsEngine& diags = ctx.getDiagnostics();
+  HostUses uses(ctx, program);
+  uses.TraverseDecl(ctx.getTranslationUnitDecl());
+
+  std::map<const clang::VarDecl*, std::string> cell;  // how host code names each placed variable
+  unsigned next = 0;
+  for (const clang::VarDecl* v : uses.Addressed) {
+    const clang::SourceLocation at = sm.getExpansionLoc(v->getLocation());
+    if (!sm.isInMainFile(at) || v->getType()->isVariableArrayType()) continue;
+    const std::string name = fmt::format("cf_svm_{}_{}", v->getName().str(), next++);
+    if (uses.InInitializer.count(v)) {
+      diags.Report(at, diags.getCustomDiagID(clang::DiagnosticsEngine::Error,
+                                             "the address of '%0' is taken in a global's initializer: chanflowc "
+                                             "keeps '%0' in SVM, where a GPU can reach it, but cannot name that "
+                                             "place before the program runs; take the address in a function"))
+          << v->getName();
+      continue;
+    }
+    if (llvm::isa<clang::ParmVarDecl>(v)) {
+      const auto* f = llvm::dyn_cast<clang::FunctionDecl>(v->getDeclContext());
+      if (!f || !f->hasBody()) continue;
+      const auto* body = llvm::cast<clang::CompoundStmt>(f->getBody());
+      rewriter.InsertTextAfterToken(sm.getExpansionLoc(body->getLBracLoc()),
+                                    fmt::format(" __typeof__({0}) *{1} __attribute__((cleanup(chanflow_cilk_svm_release))) "
+                                                "= chanflow_cilk_svm_place(&{0}, sizeof {0});",
+                                                v->getName().str(), name));
+      cell[v] = "(*" + name + ")";
+    } else if (v->hasLocalStorage()) {
+      auto d = uses.Declared.find(v);
+      if (d == uses.Declared.end()) continue;
+      const auto parents = ctx.getParents(*d->second);
+      if (parents.empty() || !parents[0].get<clang::CompoundStmt>()) continue;  // a for-loop's own variable
+      rewriter.InsertTextAfterToken(sm.getExpansionLoc(d->second->getEndLoc()),
+                                    fmt::format(" __typeof__({0}) *{1} __attribute__((cleanup(chanflow_cilk_svm_release))) "
+                                                "= chanflow_cilk_svm_place(&{0}, sizeof {0});",
+                                                v->getName().str(), name));
+      cell[v] = "(*" + name + ")";
+    } else if (v->isStaticLocal()) {
+      auto d = uses.Declared.find(v);
+      if (d == uses.Declared.end()) continue;
+      rewriter.InsertTextAfterToken(sm.getExpansionLoc(d->second->getEndLoc()),
+                                    fmt::format(" static __typeof__({0}) *{1}; if (!{1}) {1} = chanflow_cilk_svm_place(&{0}, sizeof {0});",
+                                                v->getName().str(), name));
+      cell[v] = "(*" + name + ")";
+    } else if (v->isThisDeclarationADefinition() != clang::VarDecl::DeclarationOnly) {
+      // A global: its cell is made at the first use (the device opens then, not before main).
+      const clang::SourceLocation end = after_semicolon(sm.getExpansionLoc(v->getEndLoc()), sm, lo);
+      if (end.isInvalid()) continue;
+      rewriter.InsertTextBefore(end, fmt::format("\nstatic __typeof__({0}) *{1}(void) {{ static __typeof__({0}) *cell; "
+                                                 "if (!cell) cell = chanflow_cilk_svm_place(&{0}, sizeof {0}); return cell; }}\n",
+                                                 v->getName().str(), name));
+      cell[v] = "(*" + name + "())";
+    }
+  }
+  // Every use in host functions names the cell (the declaration keeps the initial value).
+  for (const HostUses::Ref& r : uses.Refs) {
+    auto it = cell.find(r.var);
+    if (it == cell.end() || !r.function) continue;
+    if (auto d = uses.Declared.find(r.var); d != uses.Declared.end() &&
+                                            d->second->getSourceRange().fullyContains(r.expr->getSourceRange()))
+      continue;  // in its own declaration
+    clang::SourceLocation loc = r.expr->getLocation();
+    if (loc.isMacroID()) {
+      if (!sm.isMacroArgExpansion(loc)) {
+        diags.Report(sm.getExpansionLoc(loc),
+                     diags.getCustomDiagID(clang::DiagnosticsEngine::Error,
+                                           "'%0' is named inside a macro's body: chanflowc keeps '%0' in SVM and "
+                                           "cannot redirect this use; name it outside the macro"))
+            << r.var->getName();
+        continue;
+      }
+      loc = sm.getSpellingLoc(loc);
+    }
+    rewriter.ReplaceText(loc, static_cast<unsigned>(r.var->getName().size()), it->second);
+  }
+}
+
+}  // namespace chanflow::compiler
