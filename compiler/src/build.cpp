@@ -100,4 +100,17 @@ void build_executable(const Translation& t, const BuildOptions& build) {
            dir / "link.log", build);
 }
 
+void build_elision(const std::string& input, const std::vector<std::string>& flags, const BuildOptions& build) {
+  const std::string cc = tool("CC", "cc");
+  require_tool(cc);
+  std::string options;
+  for (const std::string& d : config::include_dirs()) options += " -I" + quote(d);
+  for (const std::string& f : flags) options += " " + quote(f);
+  if (fs::path(input).extension() == ".cilk") options += " -include cilk/cilk5.h -x c";
+  fs::create_directories(build.work_dir);
+  run_step(fmt::format("the C compiler ({}) on the serial elision of {}", cc, input),
+           fmt::format("{} -std=gnu11 -O1 -w{} {} -o {}", cc, options, quote(input), quote(build.output)),
+           fs::path(build.work_dir) / "elision.log", build);
+}
+
 }  // namespace chanflow::compiler

@@ -17,11 +17,12 @@ namespace {
 int usage(int status) {
   fmt::print(status ? stderr : stdout,
              "usage: chanflowc FILE.c|FILE.cilk [-o OUTPUT] [--emit=cl,cpp,c,h,dot] [-I DIR] [-D NAME[=VALUE]]\n"
-             "                 [--max-loop-spawns=N] [--keep] [-v]\n"
+             "                 [--max-loop-spawns=N] [--elision] [--keep] [-v]\n"
              "  -o OUTPUT            the executable (default: the input's stem); with --emit, a directory\n"
              "  --emit=LIST          write the generated files instead of building: cl (kernel nodes), cpp (graph),\n"
              "                       c (host code), h (shared types), dot (the channel-flow graph)\n"
-             "  --max-loop-spawns=N  most children loops may spawn before a sync (default 32)\n"
+             "  --max-loop-spawns=N  children a loop spawns before it syncs, a batch at a time (default 32)\n"
+             "  --elision            build the serial elision instead (the keywords defined away; the reference)\n"
              "  --keep               keep the build directory and say where it is\n");
   return status;
 }
@@ -42,7 +43,7 @@ int main(int argc, char** argv) {
   cc::TranslateOptions options;
   std::string output;
   std::vector<std::string> emit;
-  bool keep = false, verbose = false;
+  bool keep = false, verbose = false, elision = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&](const char* flag) -> std::string {
@@ -66,6 +67,7 @@ int main(int argc, char** argv) {
       }
       options.max_loop_spawns = static_cast<unsigned>(n);
     } else if (a == "--keep") keep = true;
+    else if (a == "--elision") elision = true;
     else if (a == "-v") verbose = true;
     else if (!a.empty() && a[0] == '-') {
       fmt::print(stderr, "chanflowc: unknown option '{}'\n", a);
@@ -80,6 +82,19 @@ int main(int argc, char** argv) {
   if (!fs::exists(options.input)) {
     fmt::print(stderr, "chanflowc: error: no such file: '{}'\n", options.input);
     return 1;
+  }
+  if (elision) {
+    const std::string stem = fs::path(options.input).stem().string();
+    const fs::path work = fs::temp_directory_path() / fmt::format("chanflowc-{}-{}", stem, ::getpid());
+    try {
+      cc::build_elision(options.input, options.clang_args,
+                        {.output = output.empty() ? stem + ".elision" : output, .work_dir = work.string(), .verbose = verbose});
+    } catch (const cc::BuildError& e) {
+      fmt::print(stderr, "chanflowc: error: {}\n", e.what());
+      return 1;
+    }
+    fs::remove_all(work);
+    return 0;
   }
   std::optional<cc::Translation> t = cc::translate(options);
   if (!t) return 1;

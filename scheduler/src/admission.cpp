@@ -11,16 +11,13 @@ void Aggregator::collect_watched() {
   // Append-only: a watched channel's index (its ChannelView id) never changes during a run, while stacks
   // grow new levels at the end.
   auto add = [&](Channel& channel, KernelNode* consumer, ChannelStackNode* stack, std::uint32_t level,
-                 const ChannelPredicate& predicate, void* yield_state, std::uint32_t yield_state_bytes) {
+                 const ChannelPredicate& predicate, ChannelNode* node) {
     if (watched_of_.emplace(&channel, watched_.size()).second)
-      watched_.push_back({&channel, consumer, stack, level, predicate ? &predicate : nullptr, {}, yield_state,
-                          yield_state ? yield_state_bytes : 0});
+      watched_.push_back({&channel, consumer, stack, level, predicate ? &predicate : nullptr, {}, node});
   };
-  for (const auto& c : graph_.channels())
-    add(c->channel(), c->consumer(), nullptr, 0, c->predicate(), c->yield_state_, c->yield_state_bytes_);
+  for (const auto& c : graph_.channels()) add(c->channel(), c->consumer(), nullptr, 0, c->predicate(), c.get());
   for (const auto& s : graph_.stacks())
-    for (std::uint32_t d = 0; d < s->depth(); ++d)
-      add(s->level(d), s->consumer(), s.get(), d, s->predicate(), s->yield_state(d), s->yield_state_bytes_);
+    for (std::uint32_t d = 0; d < s->depth(); ++d) add(s->level(d), s->consumer(), s.get(), d, s->predicate(), nullptr);
 }
 
 std::uint32_t Aggregator::port_ce_bytes(const PortTarget& port) {

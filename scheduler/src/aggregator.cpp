@@ -105,8 +105,10 @@ RunStats Aggregator::run() {
   stats.enqueue_ms = enqueue_us_ / 1e3;
   stats.aggregator_ms = stats.wall_ms - stats.device_ms;
   stats.device_idle_on_aggregator = stats.wall_ms > 0 ? stats.aggregator_ms / stats.wall_ms : 0;
-  for (const auto& w : watched_)
-    stats.peak_channel_bytes += w.channel->footprint_bytes() + std::uint64_t{w.channel->config().capacity} * w.yield_state_bytes;
+  for (const auto& w : watched_) stats.peak_channel_bytes += w.channel->footprint_bytes();
+  for (const auto& s : graph_.stacks()) stats.peak_channel_bytes += s->yield_state_allocated();
+  for (const auto& c : graph_.channels())
+    if (c->yield_state_) stats.peak_channel_bytes += std::uint64_t{c->capacity()} * c->yield_state_bytes_;
   stats.channels = static_cast<std::uint32_t>(watched_.size());
   if (trace_.enabled()) trace_.write(options_.trace_path);
   return stats;

@@ -55,8 +55,7 @@ class Aggregator {
     std::uint32_t level = 0;
     const ChannelPredicate* predicate = nullptr;  ///< the node's, if set
     std::deque<Blocked> blocked;  ///< restart contexts of this channel's CEs, oldest first
-    void* yield_state = nullptr;  ///< where its yielded tasks keep their records (yielding consumers)
-    std::uint32_t yield_state_bytes = 0;  ///< per slot
+    ChannelNode* node = nullptr;  ///< the channel node, if it is not a stack level
   };
   struct Launch {
     std::uint32_t input = 0;   ///< the watched input channel (a sweep: its stack's level 0)

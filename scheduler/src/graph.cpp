@@ -45,26 +45,42 @@ Channel& ChannelStackNode::level(std::uint32_t d) {
     c.name = fmt::format("{}[{}]", name_, levels_.size());
     levels_.emplace_back(table_, c);
     if (scratch_) make_scratch_pool(static_cast<std::uint32_t>(levels_.size() - 1));
-    if (yield_state_bytes_)
-      yield_states_.push_back(table_.allocate_side_storage(std::size_t{config_.capacity} * yield_state_bytes_));
   }
   return levels_[d];
 }
 
-// Yield state is written by a yield before it is read by the restart: never cleared. A larger
-// size (the ports changed between runs) gets new storage; nothing is yielded between runs.
+// Yield state is written by a yield before it is read by the restart: never cleared, and made for
+// a level only when a dispatch that may yield there is laid out (a planned sweep never yields: it
+// admits what its outputs take in the worst case). A larger size (the ports changed between runs)
+// gets new storage; nothing is yielded between runs.
 void ChannelStackNode::set_yield_state(std::uint32_t bytes) {
   if (bytes <= yield_state_bytes_) return;
   yield_state_bytes_ = bytes;
   yield_states_.clear();
-  for (std::size_t d = 0; d < levels_.size(); ++d)
-    yield_states_.push_back(table_.allocate_side_storage(std::size_t{config_.capacity} * bytes));
 }
 
-void ChannelNode::set_yield_state(ChannelTable& table, std::uint32_t bytes) {
+void* ChannelStackNode::yield_state(std::uint32_t d) {
+  if (!yield_state_bytes_ || d >= levels_.size()) return nullptr;
+  if (yield_states_.size() <= d) yield_states_.resize(d + 1, nullptr);
+  if (!yield_states_[d]) yield_states_[d] = table_.allocate_side_storage(std::size_t{config_.capacity} * yield_state_bytes_);
+  return yield_states_[d];
+}
+
+std::size_t ChannelStackNode::yield_state_allocated() const noexcept {
+  std::size_t n = 0;
+  for (const void* p : yield_states_) n += p != nullptr;
+  return n * config_.capacity * yield_state_bytes_;
+}
+
+void ChannelNode::set_yield_state(std::uint32_t bytes) {
   if (bytes <= yield_state_bytes_) return;
   yield_state_bytes_ = bytes;
-  yield_state_ = table.allocate_side_storage(std::size_t{capacity()} * bytes);
+  yield_state_ = nullptr;
+}
+
+void* ChannelNode::yield_state(ChannelTable& table) {
+  if (yield_state_bytes_ && !yield_state_) yield_state_ = table.allocate_side_storage(std::size_t{capacity()} * yield_state_bytes_);
+  return yield_state_;
 }
 
 std::uint32_t KernelNode::yield_state_bytes() const {
@@ -417,7 +433,7 @@ void Graph::validate() {
   // Where a yielded task keeps what it has not flushed (scheduler/cl/yield.cl).
   for (const auto& k : kernels_) {
     if (!k->is_yielding()) continue;
-    if (auto* c = std::get_if<ChannelNode*>(&k->input_)) (*c)->set_yield_state(table_, k->yield_state_bytes());
+    if (auto* c = std::get_if<ChannelNode*>(&k->input_)) (*c)->set_yield_state(k->yield_state_bytes());
     if (auto* st = std::get_if<ChannelStackNode*>(&k->input_)) (*st)->set_yield_state(k->yield_state_bytes());
   }
 }

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <string>
 
 namespace chanflow::soak {
 
@@ -34,5 +35,20 @@ struct GraphSoakOptions {
 /// modes. Each graph computes something checkable: every run must end with the right result or
 /// with a no-progress diagnostic where capacity truly cannot take the work.
 nlohmann::json run_graph_soak(const Runtime& runtime, const GraphSoakOptions& options, std::FILE* out);
+
+struct CompiledSoakOptions {
+  std::string manifest;     ///< the programs: a line per program, its path (relative to the list) and arguments
+  std::uint32_t configs = 50;
+  std::uint64_t seed = 1;
+  std::uint32_t first = 0;  ///< index of the first configuration (to run one again alone)
+  double timeout_s = 120;   ///< per run: past it the run is killed and counts as a hang
+};
+
+/// Compiles each listed Cilk program with chanflowc (found beside this executable) and as its
+/// serial elision, then runs them under randomly drawn capacities (from two work-groups' requests
+/// up), work-group sizes, policies and dispatch modes: every run must print what the elision prints,
+/// or stop with a diagnostic (counted by kind). The totals' "failed" (wrong, crashed, hung) is 0 in
+/// a passing run.
+nlohmann::json run_compiled_soak(const CompiledSoakOptions& options, std::FILE* out);
 
 }  // namespace chanflow::soak

@@ -152,6 +152,19 @@ int main(int argc, char** argv) {
   soak_graphs->add_option("--timeout", graph_soak.timeout_s, "seconds one configuration may take before it counts as a hang")
       ->capture_default_str();
   soak_graphs->add_option("--json", json_path, "also write the results as JSON to this file");
+  auto* soak_compiled =
+      soak_cmd->add_subcommand("compiled", "Cilk programs compiled with chanflowc against their serial elisions, under "
+                                           "random capacities, work-group sizes, policies and dispatch modes");
+  soak::CompiledSoakOptions compiled_soak;
+  soak_compiled->add_option("programs", compiled_soak.manifest,
+                            "the program list: a line per program, its path (relative to the list) and its arguments")
+      ->required();
+  soak_compiled->add_option("--configs", compiled_soak.configs, "runs in all")->capture_default_str();
+  soak_compiled->add_option("--seed", compiled_soak.seed, "seed for the configurations")->capture_default_str();
+  soak_compiled->add_option("--first", compiled_soak.first, "index of the first configuration")->capture_default_str();
+  soak_compiled->add_option("--timeout", compiled_soak.timeout_s, "seconds one run may take before it counts as a hang")
+      ->capture_default_str();
+  soak_compiled->add_option("--json", json_path, "also write the results as JSON to this file");
 
   auto* run_cmd = app.add_subcommand("run", "run a workload and check it against its serial reference");
   workloads::RunRequest run;
@@ -201,6 +214,14 @@ int main(int argc, char** argv) {
         fmt::print("wrote {}\n", json_path);
       }
       return bench_status(rows);
+    }
+    if (*soak_compiled) {
+      const auto result = soak::run_compiled_soak(compiled_soak, stdout);
+      if (!json_path.empty()) {
+        write_json(json_path, {{"machine", bench::machine_info()}, {"soak", "compiled"}, {"result", result}});
+        fmt::print("wrote {}\n", json_path);
+      }
+      return result["totals"]["failed"] == 0 ? 0 : 1;
     }
     if (*soak_channels || *soak_graphs) {
       const Runtime rt(DeviceSelection{device, /*profiling=*/false});

@@ -49,6 +49,11 @@ struct BuildOptions {
 /// chanflow this compiler belongs to (its build tree, or its installed prefix).
 void build_executable(const Translation& translation, const BuildOptions& build);
 
+/// Builds the serial elision of `input` (the Cilk keywords defined away by <cilk/cilk.h>, or
+/// <cilk/cilk5.h> for a .cilk file) with the system C compiler into build.output: the reference a
+/// compiled program's output is compared with. `flags` are -I and -D options for the compiler.
+void build_elision(const std::string& input, const std::vector<std::string>& flags, const BuildOptions& build);
+
 /// Writes one generated text per file into `dir` (--emit): which is cl, cpp, c, h or dot.
 std::vector<std::string> write_outputs(const Translation& translation, const std::string& dir,
                                        const std::vector<std::string>& which);

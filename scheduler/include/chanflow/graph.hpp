@@ -80,8 +80,10 @@ class ChannelNode {
   ChannelNode(std::string name, ChannelTable& table, const ChannelConfig& config);
   friend void make_edge(ChannelNode&, KernelNode&);
   friend class Aggregator;
-  /// Gives every slot `bytes` of yield state (a yielding consumer's; see chanflow_node_env).
-  void set_yield_state(ChannelTable& table, std::uint32_t bytes);
+  /// Gives every slot `bytes` of yield state (a yielding consumer's; see chanflow_node_env), made
+  /// by yield_state() when first needed.
+  void set_yield_state(std::uint32_t bytes);
+  void* yield_state(ChannelTable& table);
   std::string name_;
   Channel channel_;
   KernelNode* consumer_ = nullptr;
@@ -188,12 +190,14 @@ class ChannelStackNode {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> scratch_still_taken() const;
   std::optional<FrameScratch> scratch_;
   std::deque<ScratchPool> pools_;
-  /// Gives every slot of every level, made now or later, `bytes` of yield state (a yielding
-  /// consumer's; see chanflow_node_env).
+  /// Gives every slot of every level `bytes` of yield state (a yielding consumer's; see
+  /// chanflow_node_env); a level's is made by yield_state(d) when a dispatch that may yield there
+  /// is laid out (not for planned sweeps, which never yield).
   void set_yield_state(std::uint32_t bytes);
-  void* yield_state(std::uint32_t d) const { return d < yield_states_.size() ? yield_states_[d] : nullptr; }
+  void* yield_state(std::uint32_t d);
+  std::size_t yield_state_allocated() const noexcept;  ///< bytes made so far
   std::uint32_t yield_state_bytes_ = 0;
-  std::deque<void*> yield_states_;  // per level, from the table's storage arena
+  std::deque<void*> yield_states_;  // per level (null until made), from the table's storage arena
 };
 
 /// What an output edge of a kernel node carries (typed ports: each kind says once where its CEs
