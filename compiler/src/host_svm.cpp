@@ -105,6 +105,13 @@ void place_host_variables_in_svm(clang::ASTContext& ctx, const CilkProgram& prog
 
   std::map<const clang::VarDecl*, std::string> cell;  // how host code names each placed variable
   unsigned next = 0;
+  // A local's cell, made from its value where the text goes and freed when its scope ends.
+  auto local_cell = [&](clang::SourceLocation after, const clang::VarDecl* v, const std::string& name) {
+    rewriter.InsertTextAfterToken(after, fmt::format(" __typeof__({0}) *{1} __attribute__((cleanup(chanflow_cilk_svm_release))) "
+                                                     "= chanflow_cilk_svm_place(&{0}, sizeof {0});",
+                                                     v->getName().str(), name));
+    cell[v] = "(*" + name + ")";
+  };
   for (const clang::VarDecl* v : uses.Addressed) {
     const clang::SourceLocation at = sm.getExpansionLoc(v->getLocation());
     if (!sm.isInMainFile(at) || v->getType()->isVariableArrayType()) continue;
@@ -120,22 +127,13 @@ void place_host_variables_in_svm(clang::ASTContext& ctx, const CilkProgram& prog
     if (llvm::isa<clang::ParmVarDecl>(v)) {
       const auto* f = llvm::dyn_cast<clang::FunctionDecl>(v->getDeclContext());
       if (!f || !f->hasBody()) continue;
-      const auto* body = llvm::cast<clang::CompoundStmt>(f->getBody());
-      rewriter.InsertTextAfterToken(sm.getExpansionLoc(body->getLBracLoc()),
-                                    fmt::format(" __typeof__({0}) *{1} __attribute__((cleanup(chanflow_cilk_svm_release))) "
-                                                "= chanflow_cilk_svm_place(&{0}, sizeof {0});",
-                                                v->getName().str(), name));
-      cell[v] = "(*" + name + ")";
+      local_cell(sm.getExpansionLoc(llvm::cast<clang::CompoundStmt>(f->getBody())->getLBracLoc()), v, name);
     } else if (v->hasLocalStorage()) {
       auto d = uses.Declared.find(v);
       if (d == uses.Declared.end()) continue;
       const auto parents = ctx.getParents(*d->second);
       if (parents.empty() || !parents[0].get<clang::CompoundStmt>()) continue;  // a for-loop's own variable
-      rewriter.InsertTextAfterToken(sm.getExpansionLoc(d->second->getEndLoc()),
-                                    fmt::format(" __typeof__({0}) *{1} __attribute__((cleanup(chanflow_cilk_svm_release))) "
-                                                "= chanflow_cilk_svm_place(&{0}, sizeof {0});",
-                                                v->getName().str(), name));
-      cell[v] = "(*" + name + ")";
+      local_cell(sm.getExpansionLoc(d->second->getEndLoc()), v, name);
     } else if (v->isStaticLocal()) {
       auto d = uses.Declared.find(v);
       if (d == uses.Declared.end()) continue;

@@ -14,7 +14,6 @@
 #include <fstream>
 #include <map>
 #include <random>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
@@ -113,14 +112,22 @@ std::string message_of(const std::string& err) {
 
 // The same with its numbers taken out, so that the summary can count refusals by kind.
 std::string reason_of(const std::string& err) {
-  std::string reason = std::regex_replace(message_of(err), std::regex("[0-9]+"), "#");
+  std::string reason;
+  for (char c : message_of(err)) {
+    const bool digit = c >= '0' && c <= '9';
+    if (!digit) reason += c;
+    else if (reason.empty() || reason.back() != '#') reason += '#';
+  }
   return reason.size() > 150 ? reason.substr(0, 150) + "..." : reason;
 }
 
-std::uint64_t count_after(const std::string& text, const std::string& word) {
-  std::smatch m;
-  if (std::regex_search(text, m, std::regex("([0-9]+) " + word))) return std::stoull(m[1]);
-  return 0;
+// The number written before `word` in a compiled program's statistics ("143 yields"), or 0.
+std::uint64_t count_before(const std::string& text, const std::string& word) {
+  const std::size_t at = text.find(" " + word);
+  if (at == std::string::npos) return 0;
+  std::size_t begin = at;
+  while (begin > 0 && text[begin - 1] >= '0' && text[begin - 1] <= '9') --begin;
+  return begin == at ? 0 : std::stoull(text.substr(begin, at - begin));
 }
 
 }  // namespace
@@ -184,10 +191,10 @@ nlohmann::json run_compiled_soak(const CompiledSoakOptions& options, std::FILE* 
       verdict = fmt::format("CRASH (signal {})", -o.status);
     } else if (o.status == 0 && o.out == p.expected) {
       ++correct;
-      yields += count_after(o.err, "yields");
-      const std::uint64_t r = count_after(o.err, "restarts");
+      yields += count_before(o.err, "yields");
+      const std::uint64_t r = count_before(o.err, "restarts");
       resumed += r;
-      verdict = fmt::format("correct ({} yields, {} resumed)", count_after(o.err, "yields"), r);
+      verdict = fmt::format("correct ({} yields, {} resumed)", count_before(o.err, "yields"), r);
     } else if (o.status != 0 && !reason_of(o.err).empty()) {
       ++refused;
       ++refusals[reason_of(o.err)];
