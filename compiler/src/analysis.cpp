@@ -10,9 +10,7 @@
 #include <clang/Basic/SourceManager.h>
 #include <llvm/Support/Path.h>
 
-#include <cstdint>
 #include <functional>
-#include <optional>
 
 namespace chanflow::compiler {
 
@@ -304,7 +302,7 @@ class Analyzer {
     for (const clang::VarDecl* v : f.locals)
       if (addressed.count(v)) f.boxed.push_back(v);
     assign_slots(f);
-    for (SpawnSite& s : f.spawns) s.batched = s.in_loop && !s.elements && !within_loop_bound(s, f);
+    for (SpawnSite& s : f.spawns) s.batched = s.in_loop && !s.elements && !within_loop_bound(Ctx, s, f, Program.max_loop_spawns);
     f.continuation_spawns = spawns_after_sync(f);
     check_device_code(d, b, true);
   }
@@ -405,79 +403,6 @@ class Analyzer {
     if (llvm::isa<clang::GotoStmt, clang::IndirectGotoStmt>(s)) return true;
     for (const clang::Stmt* c : s->children())
       if (has_goto(c)) return true;
-    return false;
-  }
-
-  // Whether a spawn in loops is known to run at most --max-loop-spawns times per segment: every
-  // loop around it counts a variable from a constant to a constant bound by one (`for (i = 0; i <
-  // 10; i++)`), and their trip counts times the spawn sites in the outermost stay under it.
-  bool within_loop_bound(const SpawnSite& s, const CilkFunction& f) {
-    std::uint64_t trips = 1;
-    const clang::Stmt* outermost = nullptr;
-    for (const clang::Stmt* p = parent_stmt(s.call); p && p != f.decl->getBody(); p = parent_stmt(p)) {
-      if (!llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt>(p)) continue;
-      const auto* loop = llvm::dyn_cast<clang::ForStmt>(p);
-      const std::optional<std::uint64_t> n = loop ? constant_trip_count(loop) : std::nullopt;
-      if (!n) return false;
-      trips *= std::max<std::uint64_t>(*n, 1);
-      if (trips > Program.max_loop_spawns) return false;
-      outermost = p;
-    }
-    unsigned sites = 0;
-    for (const SpawnSite& other : f.spawns)
-      sites += outermost && outermost->getSourceRange().fullyContains(other.call->getSourceRange());
-    return trips * std::max(sites, 1u) <= Program.max_loop_spawns;
-  }
-
-  // `for (i = a; i < b; i++)` (or `<=`, `++i`, `i += 1`, a declared `i`) with integer constants a
-  // and b, and `i` not assigned in the body: its trip count.
-  std::optional<std::uint64_t> constant_trip_count(const clang::ForStmt* loop) {
-    const clang::VarDecl* var = nullptr;
-    const clang::Expr* start = nullptr;
-    if (const auto* d = llvm::dyn_cast_or_null<clang::DeclStmt>(loop->getInit()); d && d->isSingleDecl()) {
-      var = llvm::dyn_cast<clang::VarDecl>(d->getSingleDecl());
-      start = var ? var->getInit() : nullptr;
-    } else if (const auto* a = llvm::dyn_cast_or_null<clang::BinaryOperator>(loop->getInit()); a && a->getOpcode() == clang::BO_Assign) {
-      if (const auto* r = llvm::dyn_cast<clang::DeclRefExpr>(a->getLHS()->IgnoreParenImpCasts())) var = llvm::dyn_cast<clang::VarDecl>(r->getDecl());
-      start = a->getRHS();
-    }
-    const auto* cond = llvm::dyn_cast_or_null<clang::BinaryOperator>(loop->getCond());
-    if (!var || !start || !cond || (cond->getOpcode() != clang::BO_LT && cond->getOpcode() != clang::BO_LE)) return std::nullopt;
-    const auto* lhs = llvm::dyn_cast<clang::DeclRefExpr>(cond->getLHS()->IgnoreParenImpCasts());
-    if (!lhs || lhs->getDecl() != var || !steps_by_one(loop->getInc(), var) || assigns(loop->getBody(), var)) return std::nullopt;
-    clang::Expr::EvalResult from, to;
-    if (!start->EvaluateAsInt(from, Ctx) || !cond->getRHS()->EvaluateAsInt(to, Ctx)) return std::nullopt;
-    const std::int64_t a = from.Val.getInt().getExtValue(), b = to.Val.getInt().getExtValue() + (cond->getOpcode() == clang::BO_LE);
-    return static_cast<std::uint64_t>(b > a ? b - a : 0);
-  }
-
-  static bool steps_by_one(const clang::Expr* inc, const clang::VarDecl* var) {
-    if (!inc) return false;
-    auto names = [&](const clang::Expr* e) {
-      const auto* r = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts());
-      return r && r->getDecl() == var;
-    };
-    if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(inc)) return u->isIncrementOp() && names(u->getSubExpr());
-    if (const auto* c = llvm::dyn_cast<clang::CompoundAssignOperator>(inc)) {
-      const auto* one = llvm::dyn_cast<clang::IntegerLiteral>(c->getRHS()->IgnoreParenImpCasts());
-      return c->getOpcode() == clang::BO_AddAssign && names(c->getLHS()) && one && one->getValue() == 1;
-    }
-    return false;
-  }
-
-  // Whether `s` assigns `var` (=, op=, ++, --) or takes its address.
-  static bool assigns(const clang::Stmt* s, const clang::VarDecl* var) {
-    if (!s) return false;
-    auto names = [&](const clang::Expr* e) {
-      const auto* r = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts());
-      return r && r->getDecl() == var;
-    };
-    if (const auto* b = llvm::dyn_cast<clang::BinaryOperator>(s); b && b->isAssignmentOp() && names(b->getLHS())) return true;
-    if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(s);
-        u && (u->isIncrementDecrementOp() || u->getOpcode() == clang::UO_AddrOf) && names(u->getSubExpr()))
-      return true;
-    for (const clang::Stmt* c : s->children())
-      if (assigns(c, var)) return true;
     return false;
   }
 

@@ -23,6 +23,11 @@ const clang::Expr* strip(const clang::Expr* e);
 /// The statement around `s` (through a variable declaration, for its initializer), or null.
 const clang::Stmt* parent_stmt(clang::ASTContext& ctx, const clang::Stmt* s);
 
+/// Whether spawn `s` of `f`, in loops, is known to run at most `limit` times per segment: every
+/// loop around it counts a variable from a constant to a constant bound by one, and their trip
+/// counts times the spawn sites in the outermost stay within `limit` (loop_bounds.cpp).
+bool within_loop_bound(clang::ASTContext& ctx, const SpawnSite& s, const CilkFunction& f, unsigned limit);
+
 /// The variables whose address the pointer value `e` may be (&x, &x.f, &a[i], an array decaying,
 /// and arithmetic and conditionals on those), added to `out`: locals only, or globals too.
 void addressed_variables(const clang::Expr* e, std::set<const clang::VarDecl*>& out, bool globals);

@@ -49,46 +49,6 @@ Channel& ChannelStackNode::level(std::uint32_t d) {
   return levels_[d];
 }
 
-// Yield state is written by a yield before it is read by the restart: never cleared, and made for
-// a level only when a dispatch that may yield there is laid out (a planned sweep never yields: it
-// admits what its outputs take in the worst case). A larger size (the ports changed between runs)
-// gets new storage; nothing is yielded between runs.
-void ChannelStackNode::set_yield_state(std::uint32_t bytes) {
-  if (bytes <= yield_state_bytes_) return;
-  yield_state_bytes_ = bytes;
-  yield_states_.clear();
-}
-
-void* ChannelStackNode::yield_state(std::uint32_t d) {
-  if (!yield_state_bytes_ || d >= levels_.size()) return nullptr;
-  if (yield_states_.size() <= d) yield_states_.resize(d + 1, nullptr);
-  if (!yield_states_[d]) yield_states_[d] = table_.allocate_side_storage(std::size_t{config_.capacity} * yield_state_bytes_);
-  return yield_states_[d];
-}
-
-std::size_t ChannelStackNode::yield_state_allocated() const noexcept {
-  std::size_t n = 0;
-  for (const void* p : yield_states_) n += p != nullptr;
-  return n * config_.capacity * yield_state_bytes_;
-}
-
-void ChannelNode::set_yield_state(std::uint32_t bytes) {
-  if (bytes <= yield_state_bytes_) return;
-  yield_state_bytes_ = bytes;
-  yield_state_ = nullptr;
-}
-
-void* ChannelNode::yield_state(ChannelTable& table) {
-  if (yield_state_bytes_ && !yield_state_) yield_state_ = table.allocate_side_storage(std::size_t{capacity()} * yield_state_bytes_);
-  return yield_state_;
-}
-
-std::uint32_t KernelNode::yield_state_bytes() const {
-  std::uint32_t words = 2 + static_cast<std::uint32_t>(ports_.size());  // task scratch block, counts
-  for (const auto& port : ports_)
-    words += port.max_per_item * (1 + std::visit([](auto* n) { return n->ce_bytes(); }, port.node) / 4);
-  return (words * 4 + 7) / 8 * 8;
-}
 
 void ChannelStackNode::push_bytes(std::uint32_t d, const void* ce, std::size_t bytes) {
   if (bytes != ce_bytes())
