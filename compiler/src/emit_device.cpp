@@ -156,9 +156,10 @@ class FunctionPrinter : public DevicePrinter {
     // take one), or at the top where a parameter is boxed or a jump could skip a declaration.
     BoxAtEntry = Flow.jumps();
     for (const clang::VarDecl* v : f.boxed) BoxAtEntry = BoxAtEntry || llvm::isa<clang::ParmVarDecl>(v);
-    // Where a loop holds a resume point, the task node takes the box before the body runs:
-    // PoCL 3.1's kernel compiler recurses without end on a body that takes it (a search loop
-    // over the pool's bitmap) and is entered in the middle of a loop on resume.
+    // Where a spawn sits in a loop (so a resume point may be inside it: a batch's sync, or one
+    // written there), the task node takes the box before the body runs: PoCL 3.1's kernel
+    // compiler recurses without end on a body that takes it (a search loop over the pool's
+    // bitmap) and is entered in the middle of a loop on resume.
     for (const SpawnSite& s : f.spawns) BoxInWrapper = BoxInWrapper || (!f.boxed.empty() && s.in_loop);
   }
 

@@ -55,7 +55,6 @@
     ctx.link = (__global ulong*)task;                                                           \
     const uint resumed = task ? task->resume_port : 0u;                                         \
     const uint from = resumed & ~(CHANFLOW_TASK_YIELDED | CHANFLOW_TASK_RESUMABLE);             \
-    ctx.from_port = from;                                                                       \
     if (resumed & CHANFLOW_TASK_YIELDED) {                                                      \
       task->resume_port = from;                                                                 \
       atomic_inc(&env->counters->restarts);                                                     \

@@ -70,7 +70,6 @@ typedef struct {
   __global ulong* link;                   /* the CE's {ret, ret_frame} (tasks and frames), or 0 */
   ulong ready_frame;                      /* this task's continuation, flushed with no children */
   uint in_place;                          /* a continuation that waits again in its own frame */
-  uint from_port;                         /* a yielding node's first port still to flush (0: a first run) */
   ulong task_scratch;                     /* the block chanflow_task_scratch took, until a frame receives it */
   __local const uint* prepaid;            /* credits a sweep took per port for this batch, or 0 */
   uint count[CHANFLOW_MAX_PORTS];
@@ -184,7 +183,6 @@ void chanflow_ctx_init(chanflow_ctx* ctx, __global const chanflow_node_env* env)
   ctx->link = 0;
   ctx->ready_frame = 0;
   ctx->in_place = 0;
-  ctx->from_port = 0;
   ctx->task_scratch = 0;
   ctx->prepaid = 0;
   for (uint p = 0; p < CHANFLOW_MAX_PORTS; ++p) ctx->count[p] = 0;
