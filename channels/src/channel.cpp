@@ -198,8 +198,10 @@ void ChannelTable::refresh(std::uint32_t id) {
   runtime_.svm_read(&mirror(id), device_header(id), sizeof(chanflow_channel));
 }
 
+// Non-blocking: the mirror is never reallocated, and a later change to it goes to the device
+// behind this copy (write_u64_field) or comes from it after (refresh, blocking).
 void ChannelTable::write_header(std::uint32_t id) {
-  runtime_.svm_write(device_header(id), &mirror(id), sizeof(chanflow_channel));
+  runtime_.svm_write_async(device_header(id), &mirror(id), sizeof(chanflow_channel));
 }
 
 void ChannelTable::write_u64_field(std::uint32_t id, std::size_t offset) {
@@ -218,8 +220,9 @@ Channel::Channel(ChannelTable& table, ChannelConfig config) : table_(table), con
   const auto [storage, chunk] = table.allocate_storage(layout.bytes);
   chunk_ = chunk;
   storage_bytes_ = layout.bytes;
-  // Zeroed control entries carry tag 0, which no lap uses, so nothing looks ready.
-  rt.svm_fill_zero(storage, layout.data_offset);
+  // Zeroed control entries carry tag 0, which no lap uses, so nothing looks ready. Cleared on the
+  // device behind the commands already queued: making a level costs the host no wait.
+  rt.svm_fill_zero_async(storage, layout.data_offset);
   auto* base = static_cast<std::byte*>(storage);
   ctrl_ = reinterpret_cast<std::uint64_t*>(base + layout.ctrl_offset);
   done_ = reinterpret_cast<std::uint32_t*>(base + layout.done_offset);

@@ -114,7 +114,7 @@ void Aggregator::build_views() {
 
 void Aggregator::admit(RunStats& stats) {
   decisions_.clear();
-  policy_.decide(GraphView{views_, stats.rounds, wg_, max_level_}, decisions_);
+  policy_->decide(GraphView{views_, stats.rounds, wg_, max_level_}, decisions_);
 
   // Admission control, in the order the policy gave. Worst-case spawns admitted this round are
   // charged to their target channels so two dispatches cannot both count on the same space.
@@ -138,7 +138,7 @@ void Aggregator::admit(RunStats& stats) {
     if (w.stack && !w.blocked.empty()) held.insert(w.stack);
   for (const auto& d : decisions_) {
     if (d.channel >= watched_.size())
-      throw RunError(fmt::format("policy '{}' chose channel {}, but the graph has {} channel(s)", policy_.name(),
+      throw RunError(fmt::format("policy '{}' chose channel {}, but the graph has {} channel(s)", policy_->name(),
                                  d.channel, watched_.size()));
     const std::uint32_t id = d.channel;
     Watched& w = watched_[id];

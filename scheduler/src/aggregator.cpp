@@ -23,25 +23,15 @@ double us_between(std::chrono::steady_clock::time_point a, std::chrono::steady_c
 
 }  // namespace
 
-Aggregator::Aggregator(Graph& graph, SchedulingPolicy& policy, const RunOptions& options)
-    : graph_(graph),
-      policy_(policy),
-      options_(options),
-      rt_(graph.runtime()),
-      wg_(graph.options().wg_size),
-      trace_(!options.trace_path.empty()) {
-  const auto& program = graph_.program();
+Aggregator::Aggregator(Graph& graph, const cl::Program& program)
+    : graph_(graph), rt_(graph.runtime()), wg_(graph.options().wg_size), program_(program) {
   for (const auto& k : graph_.kernels()) {
     kernels_.push_back(rt_.kernel(program, k->kernel_name().c_str()));
     kernel_svm_.emplace_back();
-    // The argument block lives in SVM so pointers inside it stay valid on the device.
-    SvmBuffer block(rt_, std::max<std::size_t>(k->args_.size(), 16));
-    rt_.svm_fill_zero(block.get(), block.size());
-    rt_.svm_write(block.get(), k->args_.data(), k->args_.size());
-    args_.push_back(std::move(block));
+    args_.emplace_back();  // written by each run (the user may set new arguments between runs)
   }
   status_ = SvmBuffer(rt_, sizeof(chanflow_status));
-  rt_.svm_fill_zero(status_.get(), status_.size());
+  rt_.svm_fill_zero_async(status_.get(), status_.size());
   // The pools start at a size most runs never outgrow, allocated here rather than in the
   // timed loop (an SVM allocation costs about a millisecond on some drivers).
   ensure<chanflow_node_env>(env_pool_, rt_, 256);
@@ -49,7 +39,7 @@ Aggregator::Aggregator(Graph& graph, SchedulingPolicy& policy, const RunOptions&
   ensure<chanflow_yield_record>(yield_pool_, rt_, 1u << 16);
   ensure<chanflow_launch_counters>(counters_, rt_, 256);
   resumable_ = SvmBuffer(rt_, std::max<std::size_t>(graph_.stacks().size(), 1) * CHANFLOW_SWEEP_MAX_LEVELS * sizeof(std::uint32_t));
-  rt_.svm_fill_zero(resumable_.get(), resumable_.size());
+  rt_.svm_fill_zero_async(resumable_.get(), resumable_.size());
 
   sweeps_ = graph_.options().device_sweeps;
   const bool claimable = claimed_sweeps_hold(rt_.caps());
@@ -74,28 +64,70 @@ Aggregator::Aggregator(Graph& graph, SchedulingPolicy& policy, const RunOptions&
     plan_local_ = std::min<std::size_t>({CHANFLOW_PLAN_MAX_LEVELS, rt_.caps().max_work_group_size, kernel_max});
     plan_pool_ = SvmBuffer(rt_, CHANFLOW_PLAN_MAX_LEVELS * sizeof(chanflow_plan));
   }
+}
+
+Aggregator::~Aggregator() { rt_.finish_quietly(); }
+
+void Aggregator::start_run(SchedulingPolicy& policy, const RunOptions& options) {
+  policy_ = &policy;
+  options_ = options;
+  trace_ = Trace(!options.trace_path.empty());
   if (trace_.enabled() && !rt_.profiling())
     throw RunError("a trace needs kernel timestamps: make the Runtime with DeviceSelection::profiling = true");
   trace_.name_row(0, "aggregator");
   for (std::size_t i = 0; i < graph_.kernels().size(); ++i)
     trace_.name_row(static_cast<int>(i) + 1, "kernel " + graph_.kernels()[i]->name());
+  // The argument blocks live in SVM so pointers inside them stay valid on the device; their
+  // contents are the user's of this run.
+  for (const auto& k : graph_.kernels()) {
+    SvmBuffer& block = args_[k->index_];
+    const std::size_t bytes = std::max<std::size_t>(k->args_.size(), 16);
+    if (block.size() < bytes) {
+      block = SvmBuffer(rt_, bytes);
+      rt_.svm_fill_zero_async(block.get(), block.size());
+    }
+    rt_.svm_write_async(block.get(), k->args_.data(), k->args_.size());
+  }
+  // What one run learned about the next round, nothing else, is forgotten. The channels,
+  // levels, pools and sweep sizes stay (a finished run leaves every channel empty).
+  max_level_ = 0;
+  device_us_ = enqueue_us_ = 0;
+  chain_ = 1;
+  stalled_ = 0;
+  last_fingerprint_.clear();
+  unchanged_ = 0;
+  for (auto& w : watched_) w.blocked.clear();
 }
-
-Aggregator::~Aggregator() { rt_.finish_quietly(); }
 
 RunStats Aggregator::run() {
   RunStats stats;
-  stats.policy = policy_.name();
+  stats.policy = policy_->name();
   run_start_ = Clock::now();
   for (;;) {
     if (options_.max_rounds && stats.rounds >= options_.max_rounds)
       throw RunError(fmt::format("stopped after the round limit ({} rounds)", options_.max_rounds));
     round_start_ = Clock::now();
-    if (!observe(stats)) break;
+    // Each step's host time, less what making levels took inside it (counted on its own).
+    auto step_end = round_start_;
+    double levels_at = levels_us();
+    auto step = [&](double& into, Clock::time_point from) {
+      const auto now = Clock::now();
+      const double levels = levels_us();
+      into += (us_between(from, now) - (levels - levels_at)) / 1e3;
+      stats.host.levels_ms += (levels - levels_at) / 1e3;
+      levels_at = levels;
+      step_end = now;
+    };
+    const bool more = observe(stats);
+    step(stats.host.observe_ms, step_end);
+    if (!more) break;
     admit(stats);
+    step(stats.host.admit_ms, step_end);
     lay_out();
+    step(stats.host.lay_out_ms, step_end);
     launch_passes(stats);
     collect(stats);
+    step(stats.host.collect_ms, collect_start_);
     if (trace_.enabled()) trace_round(stats);
   }
   // Device-side errors are sticky and harmless to the channels, so one read at the end suffices.
@@ -112,6 +144,12 @@ RunStats Aggregator::run() {
   stats.channels = static_cast<std::uint32_t>(watched_.size());
   if (trace_.enabled()) trace_.write(options_.trace_path);
   return stats;
+}
+
+double Aggregator::levels_us() const {
+  double us = 0;
+  for (const auto& s : graph_.stacks()) us += s->making_levels_us_;
+  return us;
 }
 
 bool Aggregator::observe(RunStats& stats) {
@@ -149,7 +187,8 @@ bool Aggregator::observe(RunStats& stats) {
 
 void Aggregator::collect(RunStats& stats) {
   rt_.finish();
-  device_us_ += us_between(launch_start_, Clock::now());
+  collect_start_ = Clock::now();
+  device_us_ += us_between(launch_start_, collect_start_);
   ++stats.rounds;
   if (any_yielding_) {
     const std::uint64_t finished = collect_yields(stats);

@@ -32,12 +32,20 @@ namespace chanflow {
 /// reported as no progress.
 class Aggregator {
  public:
-  Aggregator(Graph& graph, SchedulingPolicy& policy, const RunOptions& options);
+  /// Makes what every run of `graph` uses (its kernels from `program`, argument blocks, pools):
+  /// a graph keeps its aggregator, so running it again costs none of this.
+  Aggregator(Graph& graph, const cl::Program& program);
   /// Waits for the queue: queued copies read the host staging below (also when run() unwinds).
   ~Aggregator();
   Aggregator(const Aggregator&) = delete;
   Aggregator& operator=(const Aggregator&) = delete;
+  /// Takes a run's policy, options and argument blocks and forgets the last run's round state;
+  /// throws (changing nothing on the device) for options the runtime cannot honour.
+  void start_run(SchedulingPolicy& policy, const RunOptions& options);
+  /// Runs the graph to quiescence under the policy start_run() took.
   RunStats run();
+  /// The program its kernels come from (a graph whose program was rebuilt needs a new aggregator).
+  const cl::Program& program() const noexcept { return program_; }
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -95,6 +103,8 @@ class Aggregator {
   /// Reads what the round's work-groups counted, keeps restart contexts, detects stalled sweeps.
   void collect(RunStats& stats);
   void trace_round(const RunStats& stats);
+  /// Host time the graph's stacks have spent making levels so far (RunStats::HostSteps).
+  double levels_us() const;
 
   // --- The watched channels and admission (admission.cpp) ---
   void collect_watched();
@@ -144,10 +154,11 @@ class Aggregator {
   std::uint64_t collect_yields(RunStats& stats);
 
   Graph& graph_;
-  SchedulingPolicy& policy_;
-  RunOptions options_;
   const Runtime& rt_;
   std::uint32_t wg_;
+  cl::Program program_;
+  SchedulingPolicy* policy_ = nullptr;  // this run's
+  RunOptions options_;
   std::vector<Watched> watched_;
   std::map<const Channel*, std::size_t> watched_of_;
   std::vector<ChannelView> views_;
@@ -185,7 +196,7 @@ class Aggregator {
   std::vector<cl::Event> plan_events_;         // this round's planning kernels (traced runs only)
 
   // Across rounds.
-  Clock::time_point run_start_, round_start_, launch_start_;
+  Clock::time_point run_start_, round_start_, launch_start_, collect_start_;
   double device_us_ = 0, enqueue_us_ = 0;
   std::uint32_t chain_ = 1;                    // sweeps per host round while rounds only sweep
   std::uint32_t stalled_ = 0;                  // consecutive sweep rounds that finished no CE

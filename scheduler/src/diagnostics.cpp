@@ -97,7 +97,7 @@ std::vector<std::uint64_t> Aggregator::fingerprint() const {
 
 void Aggregator::no_progress(Stall why) const {
   std::string msg = fmt::format("no progress possible: work remains but no dispatch can be made (policy '{}'):",
-                                policy_.name());
+                                policy_->name());
   for (const auto& v : views_) {
     if (v.ready == 0 && v.blocked == 0) continue;
     const Watched& w = watched_[v.id];

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cctype>
 #include <set>
 #include <sstream>
@@ -34,6 +35,8 @@ ChannelStackNode::ChannelStackNode(std::string name, ChannelTable& table, const 
 }
 
 Channel& ChannelStackNode::level(std::uint32_t d) {
+  if (d < levels_.size()) return levels_[d];
+  const auto start = std::chrono::steady_clock::now();
   while (levels_.size() <= d) {
     if (table_.size() >= table_.max_channels())
       throw StackDepthError(fmt::format("channel stack '{}' cannot grow to level {}: the graph's {} channel-table slots "
@@ -46,6 +49,7 @@ Channel& ChannelStackNode::level(std::uint32_t d) {
     levels_.emplace_back(table_, c);
     if (scratch_) make_scratch_pool(static_cast<std::uint32_t>(levels_.size() - 1));
   }
+  making_levels_us_ += std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
   return levels_[d];
 }
 
@@ -460,9 +464,22 @@ Sweeps sweeps_from_string(std::string_view name) {
 }
 
 RunStats Graph::run(SchedulingPolicy& policy, const RunOptions& options) {
+  if (!unfinished_.empty())
+    throw RunError(fmt::format("this graph's last run did not finish ({}): its channels may still hold CEs; make a "
+                               "new Graph to run again",
+                               unfinished_));
   validate();
-  Aggregator aggregator(*this, policy, options);
-  return aggregator.run();
+  // The aggregator, its kernels and pools outlive a run; a graph whose program was rebuilt (edges
+  // added since) gets a new one.
+  const cl::Program& built = program();
+  if (!aggregator_ || aggregator_->program()() != built()) aggregator_ = std::make_unique<Aggregator>(*this, built);
+  aggregator_->start_run(policy, options);  // nothing has changed on the device if this throws
+  try {
+    return aggregator_->run();
+  } catch (const std::exception& e) {
+    unfinished_ = e.what();
+    throw;
+  }
 }
 
 RunStats Graph::run() {

@@ -27,6 +27,12 @@ struct CilkOptions {
   Sweeps device_sweeps = Sweeps::Auto;  ///< GraphOptions::device_sweeps
   std::uint32_t sweep_groups = 0;       ///< GraphOptions::sweep_groups
   bool sweep_room_check = true;         ///< GraphOptions::sweep_room_check
+
+  /// The options of a graph built with these.
+  GraphOptions graph_options() const {
+    return {.wg_size = wg_size, .device_sweeps = device_sweeps, .sweep_groups = sweep_groups,
+            .sweep_room_check = sweep_room_check};
+  }
 };
 
 /// What `chanflow run` and `chanflow bench` pass to a workload's chanflow implementations.

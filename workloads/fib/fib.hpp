@@ -42,7 +42,25 @@ struct FibResult {
 FibResult fib_naive(const Runtime& runtime, std::uint32_t n, SchedulingPolicy& policy,
                     const RunOptions& options = {}, std::uint32_t capacity = 1u << 20, std::uint32_t wg_size = 64);
 
-/// Builds the Figure 4-10 graph (a task stack and a continuation stack) and runs fib(n).
+/// The Figure 4-10 graph (a task stack and a continuation stack), built once; run() computes
+/// fib(n) on it as often as asked, reusing its channels, levels and kernels (a run no deeper than
+/// an earlier one allocates nothing).
+class FibCilk {
+ public:
+  explicit FibCilk(const Runtime& runtime, const CilkOptions& options = {});
+  FibResult run(std::uint32_t n, SchedulingPolicy& policy, const RunOptions& run_options = {});
+  Graph& graph() noexcept { return graph_; }
+
+ private:
+  const Runtime& runtime_;
+  bool preallocate_levels_;
+  Graph graph_;
+  ChannelStackNode& tasks_;
+  ChannelStackNode& conts_;
+  SvmBuffer result_;
+};
+
+/// Builds the Figure 4-10 graph and runs fib(n) once (FibCilk to run it again).
 FibResult fib_cilk(const Runtime& runtime, std::uint32_t n, SchedulingPolicy& policy, const CilkOptions& options = {},
                    const RunOptions& run_options = {});
 

@@ -36,8 +36,25 @@ struct QueensResult {
   RunStats stats;
 };
 
-/// Builds the graph of queens.cl (a task stack and a continuation stack) and counts the
-/// solutions of the n×n board, the last `serial_rows` rows serially in each work-item.
+/// The graph of queens.cl for an n×n board (a task stack and a continuation stack), built once;
+/// run() counts the solutions as often as asked, the last `serial_rows` rows serially in each
+/// work-item, reusing the graph's channels, levels and kernels.
+class QueensCilk {
+ public:
+  QueensCilk(const Runtime& runtime, std::uint32_t n, const CilkOptions& options = {},
+             std::uint32_t serial_rows = kQueensSerialRows);
+  QueensResult run(SchedulingPolicy& policy, const RunOptions& run_options = {});
+  Graph& graph() noexcept { return graph_; }
+
+ private:
+  const Runtime& runtime_;
+  std::uint32_t n_;
+  Graph graph_;
+  ChannelStackNode& tasks_;
+  SvmBuffer result_;
+};
+
+/// Builds the graph of queens.cl and counts the solutions of the n×n board once.
 QueensResult queens_cilk(const Runtime& runtime, std::uint32_t n, SchedulingPolicy& policy,
                          const CilkOptions& options = {}, const RunOptions& run_options = {},
                          std::uint32_t serial_rows = kQueensSerialRows);

@@ -5,41 +5,45 @@
 
 namespace chanflow::workloads {
 
-QueensResult queens_cilk(const Runtime& runtime, std::uint32_t n, SchedulingPolicy& policy,
-                         const CilkOptions& options, const RunOptions& run_options, std::uint32_t serial_rows) {
-  Graph g(runtime, {.wg_size = options.wg_size,
-                    .device_sweeps = options.device_sweeps,
-                    .sweep_groups = options.sweep_groups,
-                    .sweep_room_check = options.sweep_room_check});
-  g.add_source(std::string(workloads_cl::queens_cl()));
-  auto& tasks = g.channel_stack<QueensFrame>("queens", options.capacity_per_level);
-  auto& conts = g.channel_stack<QueensCont>("queens_cont", options.capacity_per_level, StackKind::Continuations);
-  auto& spawn = g.kernel<QueensFrame>("queens_spawn", "queens_spawn");
-  auto& sync = g.kernel<QueensCont>("queens_sync", "queens_sync");
-  make_edge(tasks, spawn);
-  make_edge(spawn, tasks, Children{.max_per_item = n});  // one child per safe column
+QueensCilk::QueensCilk(const Runtime& runtime, std::uint32_t n, const CilkOptions& options, std::uint32_t serial_rows)
+    : runtime_(runtime),
+      n_(n),
+      graph_(runtime, options.graph_options()),
+      tasks_((graph_.add_source(std::string(workloads_cl::queens_cl())),
+              graph_.channel_stack<QueensFrame>("queens", options.capacity_per_level))),
+      result_(runtime, sizeof(std::uint64_t)) {
+  auto& conts = graph_.channel_stack<QueensCont>("queens_cont", options.capacity_per_level, StackKind::Continuations);
+  auto& spawn = graph_.kernel<QueensFrame>("queens_spawn", "queens_spawn");
+  auto& sync = graph_.kernel<QueensCont>("queens_sync", "queens_sync");
+  make_edge(tasks_, spawn);
+  make_edge(spawn, tasks_, Children{.max_per_item = n});  // one child per safe column
   make_edge(spawn, conts, Continuation{});
   make_edge(conts, sync);
   const std::uint32_t depth = n > serial_rows ? n - serial_rows : 0;  // rows that spawn
   if (options.preallocate_levels) {
-    tasks.level(depth);
+    tasks_.level(depth);
     conts.level(depth);
   }
-
   struct Args {
     std::uint32_t serial_rows;
   };
   spawn.set_args(Args{serial_rows});
-  SvmBuffer result(runtime, sizeof(std::uint64_t));
-  runtime.svm_fill_zero(result.get(), result.size());
-  spawn.uses(result);
-  sync.uses(result);
-  tasks.push(0, QueensFrame{{reinterpret_cast<std::uint64_t>(result.get()), 0, 0, 0}, n, 0, {}, {}});
+  spawn.uses(result_);
+  sync.uses(result_);
+}
 
+QueensResult QueensCilk::run(SchedulingPolicy& policy, const RunOptions& run_options) {
+  runtime_.svm_fill_zero_async(result_.get(), result_.size());
+  tasks_.push(0, QueensFrame{{reinterpret_cast<std::uint64_t>(result_.get()), 0, 0, 0}, n_, 0, {}, {}});
   QueensResult r;
-  r.stats = g.run(policy, run_options);
-  runtime.svm_read(&r.value, result.get(), sizeof r.value);
+  r.stats = graph_.run(policy, run_options);
+  runtime_.svm_read(&r.value, result_.get(), sizeof r.value);
   return r;
+}
+
+QueensResult queens_cilk(const Runtime& runtime, std::uint32_t n, SchedulingPolicy& policy,
+                         const CilkOptions& options, const RunOptions& run_options, std::uint32_t serial_rows) {
+  return QueensCilk(runtime, n, options, serial_rows).run(policy, run_options);
 }
 
 }  // namespace chanflow::workloads

@@ -31,8 +31,25 @@ struct SortResult {
   RunStats stats;
 };
 
-/// Builds the graph of sort.cl and sorts data[0 .. n) (SVM, with tmp as scratch) in place;
-/// keys are `key_bytes` (4 or 8) wide.
+/// The graph of sort.cl over data[0 .. n) (SVM, with tmp as scratch; keys `key_bytes`, 4 or 8,
+/// wide), built once; run() sorts whatever data holds in place, as often as asked, reusing the
+/// graph's channels, levels and kernels.
+class SortCilk {
+ public:
+  SortCilk(const Runtime& runtime, const SvmBuffer& data, const SvmBuffer& tmp, std::uint64_t n,
+           const CilkOptions& options = {}, SortArgs bases = {kSortBase, kMergeBase}, std::uint32_t key_bytes = 4);
+  SortResult run(SchedulingPolicy& policy, const RunOptions& run_options = {});
+  Graph& graph() noexcept { return graph_; }
+
+ private:
+  const SvmBuffer& data_;
+  const SvmBuffer& tmp_;
+  std::uint64_t n_;
+  Graph graph_;
+  ChannelStackNode* sorts_ = nullptr;
+};
+
+/// Builds the graph of sort.cl and sorts data[0 .. n) in place once.
 SortResult sort_cilk(const Runtime& runtime, const SvmBuffer& data, const SvmBuffer& tmp, std::uint64_t n,
                      SchedulingPolicy& policy, const CilkOptions& options = {}, const RunOptions& run_options = {},
                      SortArgs bases = {kSortBase, kMergeBase}, std::uint32_t key_bytes = 4);

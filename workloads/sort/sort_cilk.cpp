@@ -9,15 +9,20 @@
 
 namespace chanflow::workloads {
 
-SortResult sort_cilk(const Runtime& runtime, const SvmBuffer& data, const SvmBuffer& tmp, std::uint64_t n,
-                     SchedulingPolicy& policy, const CilkOptions& options, const RunOptions& run_options,
-                     SortArgs bases, std::uint32_t key_bytes) {
+namespace {
+
+GraphOptions checked_graph_options(const CilkOptions& options, std::uint32_t key_bytes) {
   if (key_bytes != 4 && key_bytes != 8)
     throw std::invalid_argument(fmt::format("sort: keys are 4 or 8 bytes wide, not {}", key_bytes));
-  Graph g(runtime, {.wg_size = options.wg_size,
-                    .device_sweeps = options.device_sweeps,
-                    .sweep_groups = options.sweep_groups,
-                    .sweep_room_check = options.sweep_room_check});
+  return options.graph_options();
+}
+
+}  // namespace
+
+SortCilk::SortCilk(const Runtime& runtime, const SvmBuffer& data, const SvmBuffer& tmp, std::uint64_t n,
+                   const CilkOptions& options, SortArgs bases, std::uint32_t key_bytes)
+    : data_(data), tmp_(tmp), n_(n), graph_(runtime, checked_graph_options(options, key_bytes)) {
+  Graph& g = graph_;
   g.add_source(key_bytes == 4 ? "#define SORT_KEY uint\n" : "#define SORT_KEY ulong\n");
   g.add_source(std::string(workloads_cl::sort_types_h()));
   g.add_source(std::string(workloads_cl::sort_cl()));
@@ -57,8 +62,18 @@ SortResult sort_cilk(const Runtime& runtime, const SvmBuffer& data, const SvmBuf
     k->set_args(bases);
     k->uses(data).uses(tmp);
   }
-  sorts.push(0, SortFrame{{0, 0, 0, 0}, data.get(), tmp.get(), n});
-  return {g.run(policy, run_options)};
+  sorts_ = &sorts;
+}
+
+SortResult SortCilk::run(SchedulingPolicy& policy, const RunOptions& run_options) {
+  sorts_->push(0, SortFrame{{0, 0, 0, 0}, data_.get(), tmp_.get(), n_});
+  return {graph_.run(policy, run_options)};
+}
+
+SortResult sort_cilk(const Runtime& runtime, const SvmBuffer& data, const SvmBuffer& tmp, std::uint64_t n,
+                     SchedulingPolicy& policy, const CilkOptions& options, const RunOptions& run_options,
+                     SortArgs bases, std::uint32_t key_bytes) {
+  return SortCilk(runtime, data, tmp, n, options, bases, key_bytes).run(policy, run_options);
 }
 
 }  // namespace chanflow::workloads

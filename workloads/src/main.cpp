@@ -178,6 +178,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   run_cmd->add_option("--seed", seed, "seed for the inputs (default: a fresh one, printed)");
   run_cmd->add_option("--trace", run.settings.trace_path, "write a Chrome-trace JSON of the dispatches (open in Perfetto)");
+  run_cmd->add_option("--reps", run.reps, "runs of the same inputs: the first builds chanflow's graph, later ones reuse it")
+      ->capture_default_str()->check(CLI::PositiveNumber);
   // How chanflow runs: the same flags for `run` and `bench`.
   std::string dispatch = "auto";
   for (auto* cmd : {run_cmd, bench_cmd}) {

@@ -20,6 +20,8 @@ void print_stats(std::FILE* out, const RunStats& st) {
   fmt::print(out, "time: run {:.3f} ms = aggregator {:.3f} ms + device {:.3f} ms (host enqueueing {:.3f} ms); "
              "device idle on the aggregator {:.1f}%\n",
              st.wall_ms, st.aggregator_ms, st.device_ms, st.enqueue_ms, 100 * st.device_idle_on_aggregator);
+  fmt::print(out, "aggregator: observe {:.3f} ms, admit {:.3f}, making levels {:.3f}, lay out {:.3f}, collect {:.3f}\n",
+             st.host.observe_ms, st.host.admit_ms, st.host.levels_ms, st.host.lay_out_ms, st.host.collect_ms);
 }
 
 }  // namespace
@@ -36,14 +38,20 @@ int run_workload(const RunRequest& request, std::FILE* out) {
   const Runtime rt(DeviceSelection{request.device, /*profiling=*/!request.settings.trace_path.empty()});
   w.check_size(request.size, rt.caps(), request.settings);
   auto instance = w.prepare(rt, request.size, request.seed, request.settings);
-  const Measurement m = instance->run(request.impl);
-  fmt::print(out, "{} on {} ({})\n", m.result, on_device ? rt.caps().name : std::string("the host"),
-             m.correct ? "correct" : "WRONG");
-  fmt::print(out, "{} {} {}: {:.3f} ms{}, input seed {}\n", w.name(), request.size, request.impl, m.ms,
-             m.threads > 1 ? fmt::format(" on {} threads", m.threads) : std::string(), request.seed);
-  if (m.stats) print_stats(out, *m.stats);
-  if (!request.settings.trace_path.empty() && m.stats) fmt::print(out, "wrote {}\n", request.settings.trace_path);
-  return m.correct ? 0 : 1;
+  bool correct = true;
+  for (unsigned rep = 0; rep < std::max(1u, request.reps); ++rep) {
+    const Measurement m = instance->run(request.impl);
+    correct = correct && m.correct;
+    const std::string which = request.reps > 1 ? fmt::format(" (run {} of {})", rep + 1, request.reps) : "";
+    fmt::print(out, "{} on {} ({}){}\n", m.result, on_device ? rt.caps().name : std::string("the host"),
+               m.correct ? "correct" : "WRONG", which);
+    fmt::print(out, "{} {} {}: {:.3f} ms{}, input seed {}\n", w.name(), request.size, request.impl, m.ms,
+               m.threads > 1 ? fmt::format(" on {} threads", m.threads) : std::string(), request.seed);
+    if (m.stats && rep + 1 == std::max(1u, request.reps)) print_stats(out, *m.stats);
+    std::fflush(out);
+  }
+  if (!request.settings.trace_path.empty() && on_device) fmt::print(out, "wrote {}\n", request.settings.trace_path);
+  return correct ? 0 : 1;
 }
 
 }  // namespace chanflow::workloads

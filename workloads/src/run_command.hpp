@@ -17,6 +17,9 @@ struct RunRequest {
   ChanflowSettings settings;
   std::uint64_t seed = 0;
   std::string device;  ///< DeviceSelection::spec
+  /// Runs of the same instance: the first builds chanflow's graph, later ones reuse it (each
+  /// checked and its time printed; the statistics are the last run's).
+  unsigned reps = 1;
 };
 
 /// Checks the size, runs, prints to `out`; returns the exit status (1 if the result was wrong).

@@ -42,8 +42,23 @@ std::uint64_t strassen_scratch_bytes(std::uint64_t n, Precision precision, std::
 /// does (impl chanflow-join).
 enum class StrassenCombine { Atomic, Join };
 
-/// Builds the graph of strassen.cl and computes c = a·b for n×n matrices (SVM, row stride n,
-/// of float or double as `precision` says).
+/// The graph of strassen.cl for c = a·b with n×n matrices (SVM, row stride n, of float or
+/// double as `precision` says), built once; run() multiplies what a and b hold, as often as
+/// asked, reusing the graph's channels, levels, scratch pools and kernels.
+class StrassenCilk {
+ public:
+  StrassenCilk(const Runtime& runtime, const SvmBuffer& a, const SvmBuffer& b, const SvmBuffer& c, std::uint64_t n,
+               Precision precision, const CilkOptions& options = {}, StrassenCombine combine = StrassenCombine::Atomic,
+               std::uint32_t base = kStrassenBase);
+  RunStats run(SchedulingPolicy& policy, const RunOptions& run_options = {});
+  Graph& graph() noexcept { return graph_; }
+
+ private:
+  Graph graph_;
+  ChannelStackNode* tasks_ = nullptr;
+};
+
+/// Builds the graph of strassen.cl and computes c = a·b once.
 RunStats strassen_cilk(const Runtime& runtime, const SvmBuffer& a, const SvmBuffer& b, const SvmBuffer& c,
                        std::uint64_t n, Precision precision, SchedulingPolicy& policy, const CilkOptions& options = {},
                        const RunOptions& run_options = {}, StrassenCombine combine = StrassenCombine::Atomic,

@@ -35,13 +35,11 @@ std::uint64_t strassen_scratch_bytes(std::uint64_t n, Precision precision, std::
   return total;
 }
 
-RunStats strassen_cilk(const Runtime& runtime, const SvmBuffer& a, const SvmBuffer& b, const SvmBuffer& c,
-                       std::uint64_t n, Precision precision, SchedulingPolicy& policy, const CilkOptions& options,
-                       const RunOptions& run_options, StrassenCombine combine, std::uint32_t base) {
-  Graph g(runtime, {.wg_size = options.wg_size,
-                    .device_sweeps = options.device_sweeps,
-                    .sweep_groups = options.sweep_groups,
-                    .sweep_room_check = options.sweep_room_check});
+StrassenCilk::StrassenCilk(const Runtime& runtime, const SvmBuffer& a, const SvmBuffer& b, const SvmBuffer& c,
+                           std::uint64_t n, Precision precision, const CilkOptions& options, StrassenCombine combine,
+                           std::uint32_t base)
+    : graph_(runtime, options.graph_options()) {
+  Graph& g = graph_;
   const bool f32 = precision == Precision::F32;
   g.add_source(fmt::format("#define REAL {}\n#define STRASSEN_ATOMIC_ADD {}\n#define STRASSEN_BASE {}\n"
                            "#define STRASSEN_JOIN {}\n",
@@ -62,8 +60,18 @@ RunStats strassen_cilk(const Runtime& runtime, const SvmBuffer& a, const SvmBuff
   const StrassenArgs args{a.get(), b.get(), c.get(), n};
   spawn.set_args(args).uses(a).uses(b).uses(c);
   post_sync.set_args(args).uses(c);
-  tasks.push(0, StrassenTask{{0, 0, 0, 0}, STRASSEN_ROOT, 0});
-  return g.run(policy, run_options);
+  tasks_ = &tasks;
+}
+
+RunStats StrassenCilk::run(SchedulingPolicy& policy, const RunOptions& run_options) {
+  tasks_->push(0, StrassenTask{{0, 0, 0, 0}, STRASSEN_ROOT, 0});
+  return graph_.run(policy, run_options);
+}
+
+RunStats strassen_cilk(const Runtime& runtime, const SvmBuffer& a, const SvmBuffer& b, const SvmBuffer& c,
+                       std::uint64_t n, Precision precision, SchedulingPolicy& policy, const CilkOptions& options,
+                       const RunOptions& run_options, StrassenCombine combine, std::uint32_t base) {
+  return StrassenCilk(runtime, a, b, c, n, precision, options, combine, base).run(policy, run_options);
 }
 
 }  // namespace chanflow::workloads

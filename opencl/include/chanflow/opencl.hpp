@@ -130,6 +130,9 @@ class Runtime {
   /// when it unwinds from an exception: an owner of such staging waits in its destructor
   /// (finish_quietly()).
   void svm_write_async(void* svm_dst, const void* host_src, std::size_t bytes) const;
+  /// Non-blocking fill with zeros, ordered before later commands: the device clears the memory
+  /// (on a GPU at its memory's bandwidth) while the host goes on.
+  void svm_fill_zero_async(void* svm_dst, std::size_t bytes) const;
   /// finish() for destructors: waits for the queue, reporting (not throwing) a failure.
   void finish_quietly() const noexcept;
 

@@ -22,6 +22,7 @@
 
 namespace chanflow {
 
+class Aggregator;
 class Graph;
 class KernelNode;
 
@@ -172,6 +173,7 @@ class ChannelStackNode {
   ChannelTable& table_;
   ChannelConfig config_;
   std::deque<Channel> levels_;
+  double making_levels_us_ = 0;  // host time spent making levels, over the stack's life
   KernelNode* consumer_ = nullptr;
   ChannelPredicate predicate_;
   // One pool per level when set_frame_scratch was called: a chanflow_scratch_pool followed by
@@ -404,6 +406,13 @@ struct RunStats {
   double device_ms = 0;                ///< time from the round's first launch to its completion
   double enqueue_ms = 0;               ///< of device_ms: the host enqueueing the round's launches
   double device_idle_on_aggregator = 0;  ///< aggregator_ms / wall_ms: the device had nothing to run
+  /// Where aggregator_ms went, by step of the round: reading the counters and building the views
+  /// (observe), asking the policy and admitting its decisions (admit), making stack levels
+  /// (channel storage: allocating, clearing; in whichever step made them), writing environments
+  /// and lists (lay out, levels aside), and reading what the launches counted (collect).
+  struct HostSteps {
+    double observe_ms = 0, admit_ms = 0, levels_ms = 0, lay_out_ms = 0, collect_ms = 0;
+  } host;
   std::uint64_t rounds = 0;
   std::uint64_t dispatches = 0;
   std::uint64_t ces = 0;               ///< CEs dispatched, all channels
@@ -467,6 +476,10 @@ class Graph {
   void validate();
   /// Runs until no CE is ready, nothing is in flight and nothing is blocked. Throws RunError
   /// for device-side errors and when no progress is possible.
+  /// A graph runs again as often as it is seeded (push, new arguments through set_args): its
+  /// channels, stack levels, kernels and pools are made once and reused, as oneTBB keeps its
+  /// arena, so a second run costs the host nothing that grows with the channels' capacity.
+  /// After a run that threw, the graph refuses to run again (RunError): make a new one.
   RunStats run(SchedulingPolicy& policy, const RunOptions& options = {});
   RunStats run();  ///< with Greedy
 
@@ -497,6 +510,9 @@ class Graph {
   std::vector<std::unique_ptr<KernelNode>> kernels_;
   std::vector<std::string> sources_;
   std::optional<cl::Program> program_;
+  std::string unfinished_;  // why the last run threw; empty if it finished
+  // Last, so it goes first: it waits for the queue before the channels' storage is freed.
+  std::unique_ptr<Aggregator> aggregator_;
 };
 
 }  // namespace chanflow
