@@ -57,4 +57,54 @@ nlohmann::json run_launch_bench(const Runtime& rt, const LaunchBenchOptions& o, 
   return results;
 }
 
+nlohmann::json run_memory_bench(const Runtime& rt, const LaunchBenchOptions& o, std::FILE* table) {
+  const auto program = rt.build({workloads_cl::launch_bench_cl()}, "");
+  const cl::Kernel touch = rt.kernel(program, "chanflow_touch_pages");
+  fmt::print(table, "\nSVM memory on {} ({}), median of {}: host ms to allocate, to enqueue a zero fill, until the "
+             "fill is done, for a kernel writing each 4 KiB page, to free\n", rt.caps().name, rt.caps().platform, o.reps);
+  fmt::print(table, "{:>8} {:>10} {:>12} {:>10} {:>10} {:>10} {:>8}\n", "MiB", "alloc ms", "fill enq ms", "filled ms",
+             "touch ms", "free ms", "ok");
+  nlohmann::json results = nlohmann::json::array();
+  for (std::uint32_t mib : o.alloc_mib) {
+    const std::size_t bytes = std::size_t{mib} << 20;
+    if (rt.caps().max_alloc_bytes && bytes > rt.caps().max_alloc_bytes) continue;
+    const std::uint64_t pages = bytes / 4096;
+    std::vector<double> alloc, fill_enqueue, filled, touched, freed;
+    bool correct = true;
+    for (unsigned r = 0; r < o.reps; ++r) {
+      auto start = Clock::now();
+      SvmBuffer memory(rt, bytes, 128);  // the most OpenCL allows (its widest type)
+      alloc.push_back(ms_since(start));
+      start = Clock::now();
+      rt.svm_fill_zero_async(memory.get(), bytes);
+      fill_enqueue.push_back(ms_since(start));
+      rt.finish();
+      filled.push_back(ms_since(start));
+      start = Clock::now();
+      set_arg_svm(touch, 0, memory.get());
+      set_arg(touch, 1, cl_ulong{pages});
+      set_indirect_svm(touch, {memory.get()});
+      launch(rt, touch, (pages + 255) / 256 * 256, 256, false);
+      rt.finish();
+      touched.push_back(ms_since(start));
+      std::uint32_t last = 0;
+      rt.svm_read(&last, static_cast<std::uint32_t*>(memory.get()) + (pages - 1) * 1024, sizeof last);
+      correct = correct && last == pages;
+      start = Clock::now();
+      memory = SvmBuffer();
+      rt.finish();
+      freed.push_back(ms_since(start));
+    }
+    const auto a = summarize(alloc), fe = summarize(fill_enqueue), f = summarize(filled), t = summarize(touched),
+               fr = summarize(freed);
+    fmt::print(table, "{:>8} {:>10.3f} {:>12.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>8}\n", mib, a.median, fe.median,
+               f.median, t.median, fr.median, correct ? "yes" : "NO");
+    std::fflush(table);
+    results.push_back({{"workload", "svm-memory"}, {"impl", "chanflow"}, {"mib", mib}, {"reps", o.reps},
+                       {"alloc_ms", a.median}, {"fill_enqueue_ms", fe.median}, {"filled_ms", f.median},
+                       {"touch_ms", t.median}, {"free_ms", fr.median}, {"correct", correct}});
+  }
+  return results;
+}
+
 }  // namespace chanflow::bench

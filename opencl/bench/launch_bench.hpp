@@ -16,9 +16,15 @@ struct LaunchBenchOptions {
   std::vector<std::uint32_t> svm_pointers = {0, 1, 4, 16, 64, 256};
   std::uint32_t launches = 2000;  ///< per repetition
   unsigned reps = 5;
+  /// SVM allocation sizes (MiB) for the memory table: allocating, clearing on the device,
+  /// touching in a kernel, freeing (what making a channel-stack level costs).
+  std::vector<std::uint32_t> alloc_mib = {1, 16, 64, 256};
 };
 
 /// Prints a table to `table` and returns the JSON result rows; every launch is checked to have run.
 nlohmann::json run_launch_bench(const Runtime& runtime, const LaunchBenchOptions& options, std::FILE* table);
+/// The memory table: per size, clSVMAlloc, an enqueued zero fill (host time to enqueue it, and
+/// until it is done), a kernel writing one word per 4 KiB page, and the free; the words are checked.
+nlohmann::json run_memory_bench(const Runtime& runtime, const LaunchBenchOptions& options, std::FILE* table);
 
 }  // namespace chanflow::bench

@@ -15,11 +15,18 @@ namespace chanflow::bench {
 
 struct WorkloadBenchOptions {
   std::vector<std::string> workloads;  ///< empty: all
-  std::string sizes = "default";       ///< "default" (thesis Table 4-3) or "scaling"
+  std::string sizes = "default";       ///< "default" (thesis Table 4-3), "scaling" or "gpu"
   unsigned reps = 5;                   ///< timed repetitions per implementation (after a checked warm-up)
   std::uint64_t seed = 0;              ///< inputs are drawn from it
   workloads::ChanflowSettings settings;
+  /// Implementations to run (those a workload lacks are skipped); empty: every one, or for the
+  /// gpu sizes the GPU's competitors only (kGpuImpls: serial and tbb-fine take minutes there).
+  std::vector<std::string> impls;
 };
+
+/// What `--sizes gpu` runs unless --impls says otherwise: oneTBB with a cut-off on the host's cores,
+/// chanflow's graphs, and the GPU libraries that do the same job.
+inline const std::vector<std::string> kGpuImpls{"tbb-cutoff", "chanflow", "chanflow-join"};
 
 /// Runs the benchmark, prints the tables to `table` and progress to stderr; returns one JSON row
 /// per workload × size × implementation.

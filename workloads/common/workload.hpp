@@ -35,24 +35,45 @@ struct CilkOptions {
   }
 };
 
+/// What a workload's channel stacks take per level, for sizing them to the device: the bytes of
+/// one slot over every stack (each stack's CE and its two control entries), how many levels a run
+/// reaches, and the capacity per level measured best on CPU devices.
+struct StackFootprint {
+  /// A slot's control entries (a channel keeps two 8-byte entries per data slot).
+  static constexpr std::uint64_t kControlBytes = 16;
+  std::uint64_t bytes_per_slot = 0;
+  std::uint32_t levels = 1;
+  std::uint32_t cpu_capacity = 1u << 12;
+};
+
 /// What `chanflow run` and `chanflow bench` pass to a workload's chanflow implementations.
 struct ChanflowSettings {
   std::string policy = "levelized";  ///< "levelized" or "greedy"
-  std::uint32_t capacity = 0;        ///< CEs per channel or stack level; 0: the workload's default
-  CilkOptions cilk;                  ///< its capacity_per_level is replaced by the one above
+  std::uint32_t capacity = 0;        ///< CEs per channel or stack level; 0: sized to the device
+  /// Its capacity_per_level is replaced by the one above (or the device's); a wg_size of 0 is the
+  /// device's (device_sizing()).
+  CilkOptions cilk{.wg_size = 0};
   std::string trace_path;            ///< a Chrome trace of the chanflow run, if set
+
+  /// The work-group size asked for, or the device's.
+  std::uint32_t wg_size(const DeviceCaps& caps) const {
+    return cilk.wg_size ? cilk.wg_size : device_sizing(caps).wg_size;
+  }
 
   /// The same for a program chanflowc compiled (impl chanflow-compiled), with the capacity asked
   /// for, or `fallback` if none was.
-  cilk::Settings compiled_settings(std::uint32_t fallback) const {
-    return {.capacity = capacity ? capacity : fallback, .wg_size = cilk.wg_size, .policy = policy,
+  cilk::Settings compiled_settings(const DeviceCaps& caps, std::uint32_t fallback) const {
+    return {.capacity = capacity ? capacity : fallback, .wg_size = wg_size(caps), .policy = policy,
             .sweeps = cilk.device_sweeps, .trace_path = trace_path};
   }
 
-  /// `cilk` with the capacity asked for, or `fallback` if none was.
-  CilkOptions cilk_with_capacity(std::uint32_t fallback) const {
+  /// `cilk` with the capacity asked for, or one sized to the device for `footprint`
+  /// (stack_capacity()), and the work-group size asked for, or the device's.
+  CilkOptions cilk_for(const DeviceCaps& caps, const StackFootprint& footprint) const {
     CilkOptions o = cilk;
-    o.capacity_per_level = capacity ? capacity : fallback;
+    o.capacity_per_level =
+        capacity ? capacity : stack_capacity(caps, footprint.bytes_per_slot, footprint.levels, footprint.cpu_capacity);
+    o.wg_size = wg_size(caps);
     return o;
   }
 };
@@ -75,7 +96,9 @@ class Instance {
   virtual Measurement run(std::string_view impl) = 0;
 };
 
-enum class SizeSet { Default, Scaling };
+/// Default: thesis Table 4-3's sizes. Scaling: larger ones too, to see how cost grows. Gpu: sizes
+/// that fill a GPU (fib 30, queens 15 and 16, sort 2^24, strassen 2048 and 4096).
+enum class SizeSet { Default, Scaling, Gpu };
 
 /// Work a size may ask for before `chanflow run` refuses it: 2^32 tasks is about an hour of
 /// fine-grain tasks on PoCL (fib 60 would need 3e12).

@@ -32,7 +32,7 @@ class FibInstance final : public Instance {
       m.ms = time_ms([&] { value = impl == "tbb-fine" ? fib_tbb_fine(n_) : fib_tbb_cutoff(n_); });
     } else if (impl == "chanflow-compiled") {
       m.threads = 0;
-      const cilk::Settings cilk = settings_.compiled_settings(kCilkCapacity);
+      const cilk::Settings cilk = settings_.compiled_settings(runtime_.caps(), kCilkCapacity);
       FibResult r;
       m.ms = time_ms([&] { r = fib_compiled(runtime_, n_, cilk); });
       value = r.value;
@@ -45,7 +45,7 @@ class FibInstance final : public Instance {
       if (impl == "chanflow") {
         // The graph is built by the first run and reused by the next (as a user keeps it).
         m.ms = time_ms([&] {
-          if (!cilk_) cilk_ = std::make_unique<FibCilk>(runtime_, settings_.cilk_with_capacity(kCilkCapacity));
+          if (!cilk_) cilk_ = std::make_unique<FibCilk>(runtime_, settings_.cilk_for(runtime_.caps(), footprint()));
           r = cilk_->run(n_, *policy, options);
         });
       } else {
@@ -53,7 +53,7 @@ class FibInstance final : public Instance {
           throw std::invalid_argument(fmt::format("fib {}: chanflow-naive counts in 32 bits (n may be at most {})",
                                                   n_, kNaiveMaxN));
         const std::uint32_t capacity = settings_.capacity ? settings_.capacity : kNaiveCapacity;
-        m.ms = time_ms([&] { r = fib_naive(runtime_, n_, *policy, options, capacity, settings_.cilk.wg_size); });
+        m.ms = time_ms([&] { r = fib_naive(runtime_, n_, *policy, options, capacity, settings_.wg_size(runtime_.caps())); });
       }
       value = r.value;
       m.stats = std::move(r.stats);
@@ -66,6 +66,12 @@ class FibInstance final : public Instance {
   }
 
  private:
+  // A task and a continuation per slot; fib(n) reaches level n - 1, and sweeps make a few more.
+  StackFootprint footprint() const {
+    return {.bytes_per_slot = sizeof(FibFrame) + sizeof(FibCont) + 2 * StackFootprint::kControlBytes,
+            .levels = n_ + 2, .cpu_capacity = kCilkCapacity};
+  }
+
   const Runtime& runtime_;
   std::uint32_t n_;
   ChanflowSettings settings_;
@@ -82,6 +88,7 @@ class Fib final : public Workload {
   }
   std::vector<std::uint64_t> sizes(SizeSet set) const override {
     if (set == SizeSet::Default) return {24};
+    if (set == SizeSet::Gpu) return {30};
     return {20, 24, 28, 32};
   }
 

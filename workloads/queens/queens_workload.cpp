@@ -8,6 +8,8 @@
 namespace chanflow::workloads {
 namespace {
 
+constexpr std::uint32_t kCpuCapacity = 1u << 16;  // CEs per level on CPU devices
+
 class QueensInstance final : public Instance {
  public:
   QueensInstance(const Runtime& runtime, std::uint32_t n, const ChanflowSettings& settings)
@@ -30,14 +32,14 @@ class QueensInstance final : public Instance {
         const auto policy = make_policy(settings_.policy);
         QueensResult r;
         m.ms = time_ms([&] {  // the first run builds the graph, later ones reuse it
-          if (!cilk_) cilk_ = std::make_unique<QueensCilk>(runtime_, n_, settings_.cilk_with_capacity(1u << 16));
+          if (!cilk_) cilk_ = std::make_unique<QueensCilk>(runtime_, n_, settings_.cilk_for(runtime_.caps(), footprint()));
           r = cilk_->run(*policy, {.trace_path = settings_.trace_path});
         });
         value = r.value;
         m.stats = std::move(r.stats);
       } else if (impl == "chanflow-compiled") {
         m.threads = 0;
-        const cilk::Settings cilk = settings_.compiled_settings(1u << 16);
+        const cilk::Settings cilk = settings_.compiled_settings(runtime_.caps(), kCpuCapacity);
         QueensResult r;
         m.ms = time_ms([&] { r = queens_compiled(runtime_, n_, cilk); });
         value = r.value;
@@ -52,6 +54,13 @@ class QueensInstance final : public Instance {
   }
 
  private:
+  // A task and a continuation per slot; the rows above the serial ones spawn (one level each).
+  StackFootprint footprint() const {
+    const std::uint32_t spawning = n_ > kQueensSerialRows ? n_ - kQueensSerialRows : 0;
+    return {.bytes_per_slot = sizeof(QueensFrame) + sizeof(QueensCont) + 2 * StackFootprint::kControlBytes,
+            .levels = spawning + 2, .cpu_capacity = kCpuCapacity};
+  }
+
   std::uint64_t reference() {
     if (!reference_) reference_ = static_cast<std::uint64_t>(queens_solutions(static_cast<int>(n_)));
     return *reference_;
@@ -73,6 +82,7 @@ class Queens final : public Workload {
   }
   std::vector<std::uint64_t> sizes(SizeSet set) const override {
     if (set == SizeSet::Default) return {13};
+    if (set == SizeSet::Gpu) return {15, 16};
     return {10, 12, 13, 14, 15};
   }
   void check_size(std::uint64_t size, const DeviceCaps&, const ChanflowSettings&) const override {

@@ -50,7 +50,7 @@ class SortInstance final : public Instance {
       SortResult r;
       m.ms = time_ms([&] {  // the first run builds the graph, later ones reuse it
         if (!cilk_)
-          cilk_ = std::make_unique<SortCilk>(runtime_, data_svm_, tmp_svm_, n_, settings_.cilk_with_capacity(1u << 14),
+          cilk_ = std::make_unique<SortCilk>(runtime_, data_svm_, tmp_svm_, n_, settings_.cilk_for(runtime_.caps(), footprint()),
                                              SortArgs{kSortBase, kMergeBase}, sizeof(Key));
         r = cilk_->run(*policy, {.trace_path = settings_.trace_path});
       });
@@ -85,6 +85,16 @@ class SortInstance final : public Instance {
   }
 
  private:
+  // Four task and continuation stacks of sorts, two of merges; a level per halving of the keys
+  // down to the base case (depth 17 at 2^24 keys).
+  StackFootprint footprint() const {
+    std::uint32_t levels = 2;
+    for (std::uint64_t keys = n_; keys > kSortBase; keys /= 2) ++levels;
+    return {.bytes_per_slot = sizeof(SortFrame) + 3 * sizeof(SortCont) + sizeof(MergeFrame) + sizeof(MergeCont) +
+                              6 * StackFootprint::kControlBytes,
+            .levels = levels, .cpu_capacity = 1u << 14};
+  }
+
   const Runtime& runtime_;
   std::uint64_t n_;
   ChanflowSettings settings_;
@@ -103,6 +113,7 @@ class Sort final : public Workload {
   }
   std::vector<std::uint64_t> sizes(SizeSet set) const override {
     if (set == SizeSet::Default) return {1000000};
+    if (set == SizeSet::Gpu) return {1u << 24};
     return {1u << 16, 1u << 18, 1u << 20, 1u << 22, 1u << 24};
   }
   void check_size(std::uint64_t size, const DeviceCaps& caps, const ChanflowSettings&) const override {

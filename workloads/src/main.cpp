@@ -96,8 +96,12 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--workloads", workload_bench.workloads, "comma-separated: fib, queens (default: all)")
       ->delimiter(',');
   bench_cmd->add_option("--sizes", workload_bench.sizes,
-                        "default (thesis Table 4-3) or scaling (larger sizes too, to see how cost grows)")
-      ->check(CLI::IsMember({"default", "scaling"}))->capture_default_str();
+                        "default (thesis Table 4-3), scaling (larger sizes too, to see how cost grows) or gpu (sizes "
+                        "that fill a GPU, against tbb-cutoff and the GPU libraries)")
+      ->check(CLI::IsMember({"default", "scaling", "gpu"}))->capture_default_str();
+  bench_cmd->add_option("--impls", workload_bench.impls, "implementations to run, comma-separated (default: all; for "
+                        "--sizes gpu: tbb-cutoff, chanflow, chanflow-join and the GPU libraries)")
+      ->delimiter(',');
   bench_cmd->add_option("--reps", workload_bench.reps, "timed repetitions per implementation")
       ->capture_default_str()->check(CLI::PositiveNumber);
   bench_cmd->add_option("--json", json_path, "also write the results as JSON to this file");
@@ -135,6 +139,8 @@ int main(int argc, char** argv) {
   bench_launch->add_option("--launches", launch_opts.launches, "launches per repetition")
       ->capture_default_str()->check(CLI::PositiveNumber);
   bench_launch->add_option("--reps", launch_opts.reps, "timed repetitions")->capture_default_str()->check(CLI::PositiveNumber);
+  bench_launch->add_option("--alloc-mib", launch_opts.alloc_mib, "SVM allocation sizes (MiB) for the memory table, comma-separated")
+      ->delimiter(',')->capture_default_str();
 
   auto* soak_cmd = app.add_subcommand("soak", "long randomized runs, every result checked (exit 1 on any failure)");
   soak_cmd->require_subcommand(1);
@@ -186,8 +192,8 @@ int main(int argc, char** argv) {
     auto& s = cmd == run_cmd ? run.settings : workload_bench.settings;
     cmd->add_option("--policy", s.policy, "levelized or greedy")
         ->check(CLI::IsMember({"greedy", "levelized"}))->capture_default_str();
-    cmd->add_option("--capacity", s.capacity, "CEs per channel or stack level (default: the workload's)");
-    cmd->add_option("--wg", s.cilk.wg_size, "work-group size")->capture_default_str();
+    cmd->add_option("--capacity", s.capacity, "CEs per channel or stack level (default: the workload's, sized to the device's memory on GPUs)");
+    cmd->add_option("--wg", s.cilk.wg_size, "work-group size (default: the device's, 64 on CPUs and 256 on GPUs)");
     cmd->add_option("--dispatch", dispatch,
                     "claimed device sweeps (CPU devices), planned device sweeps, host-sized dispatches of each level "
                     "(host), or auto: claimed on CPU devices, planned elsewhere")
@@ -207,9 +213,11 @@ int main(int argc, char** argv) {
     if (*bench_channels || *bench_yield || *bench_launch) {
       const Runtime rt(DeviceSelection{device, /*profiling=*/false});
       const char* name = *bench_channels ? "channels" : *bench_yield ? "yield" : "launch";
-      const auto rows = *bench_channels ? bench::run_channel_bench(rt, channel_opts, stdout)
+      auto rows = *bench_channels ? bench::run_channel_bench(rt, channel_opts, stdout)
                         : *bench_yield  ? bench::run_yield_bench(rt, yield_opts, stdout)
                                         : bench::run_launch_bench(rt, launch_opts, stdout);
+      if (*bench_launch)
+        for (auto& row : bench::run_memory_bench(rt, launch_opts, stdout)) rows.push_back(std::move(row));
       if (!json_path.empty()) {
         write_json(json_path, {{"machine", bench::machine_info()}, {"device", rt.caps().name},
                                {"benchmark", name}, {"results", rows}});

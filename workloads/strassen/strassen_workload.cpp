@@ -43,7 +43,16 @@ struct Traits<double> {
   static void serial(long n, const double* a, const double* b, double* c) { strassen_multiply_f64(n, a, b, c); }
 };
 
-constexpr std::uint32_t kDefaultCapacity = 1u << 12;
+constexpr std::uint32_t kCpuCapacity = 1u << 12;  // CEs per level on CPU devices
+
+// A task and a continuation per slot; order n recurses log2(n / base) levels. (Frame scratch
+// comes on top: at most 7^level frames per level have it, FrameScratch::max_frames.)
+StackFootprint strassen_footprint(std::uint64_t n) {
+  std::uint32_t levels = 1;
+  for (std::uint64_t order = n; order > kStrassenBase; order /= 2) ++levels;
+  return {.bytes_per_slot = sizeof(StrassenTask) + sizeof(StrassenCont) + 2 * StackFootprint::kControlBytes,
+          .levels = levels + 1, .cpu_capacity = kCpuCapacity};
+}
 
 template <class Real>
 class StrassenInstance final : public Instance {
@@ -82,7 +91,7 @@ class StrassenInstance final : public Instance {
       m.ms = time_ms([&] {  // the first run builds the graph, later ones reuse it
         if (!graph)
           graph = std::make_unique<StrassenCilk>(runtime_, a_svm_, b_svm_, c_svm_, n_, Traits<Real>::precision,
-                                                 settings_.cilk_with_capacity(kDefaultCapacity), combine);
+                                                 settings_.cilk_for(runtime_.caps(), strassen_footprint(n_)), combine);
         stats = graph->run(*policy, {.trace_path = settings_.trace_path});
       });
       runtime_.svm_read(c_.data(), c_svm_.get(), n_ * n_ * sizeof(Real));
@@ -138,6 +147,7 @@ class Strassen final : public Workload {
   }
   std::vector<std::uint64_t> sizes(SizeSet set) const override {
     if (set == SizeSet::Default) return {512};
+    if (set == SizeSet::Gpu) return {2048, 4096};
     if (Traits<Real>::precision == Precision::F64) return {128, 256, 512, 1024};
     return {128, 256, 512, 1024, 2048};
   }
@@ -154,7 +164,7 @@ class Strassen final : public Workload {
       throw std::invalid_argument(fmt::format("{} {}: a {:.0f} MiB matrix exceeds the device's largest allocation "
                                               "({:.0f} MiB)",
                                               name, n, matrix / 1048576.0, caps.max_alloc_bytes / 1048576.0));
-    const std::uint32_t capacity = settings.capacity ? settings.capacity : kDefaultCapacity;
+    const std::uint32_t capacity = settings.cilk_for(caps, strassen_footprint(n)).capacity_per_level;
     const std::uint64_t scratch = strassen_scratch_bytes(n, Traits<Real>::precision, capacity);
     if (caps.global_mem_bytes && 3 * matrix + scratch > caps.global_mem_bytes / 2)
       throw std::invalid_argument(fmt::format("{} {}: A, B, C and the temporaries ({:.0f} MiB at {} frames per level) "

@@ -5,3 +5,4 @@
 #include "chanflow/graph.hpp"
 #include "chanflow/opencl.hpp"
 #include "chanflow/policy.hpp"
+#include "chanflow/sizing.hpp"

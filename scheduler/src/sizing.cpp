@@ -1,0 +1,30 @@
+// Runs sized to the device (see chanflow/sizing.hpp).
+#include "chanflow/sizing.hpp"
+
+#include <algorithm>
+
+namespace chanflow {
+
+DeviceSizing device_sizing(const DeviceCaps& caps) {
+  DeviceSizing s;
+  s.gpu = (caps.type & CL_DEVICE_TYPE_GPU) != 0;
+  const std::uint64_t units = std::max(1u, caps.compute_units);
+  const std::uint32_t wanted = s.gpu ? 256 : 64;
+  s.wg_size = static_cast<std::uint32_t>(std::min<std::size_t>(wanted, std::max<std::size_t>(caps.max_work_group_size, 1)));
+  s.resident_items = units * (s.gpu ? 2048 : s.wg_size);
+  s.channel_budget = caps.global_mem_bytes / 16;
+  return s;
+}
+
+std::uint32_t stack_capacity(const DeviceCaps& caps, std::uint64_t bytes_per_slot, std::uint32_t levels,
+                             std::uint32_t cpu_default) {
+  const DeviceSizing s = device_sizing(caps);
+  if (!s.gpu) return cpu_default;
+  const std::uint64_t per_capacity_unit = std::max<std::uint64_t>(bytes_per_slot, 1) * std::max(levels, 1u);
+  const std::uint64_t most = std::min<std::uint64_t>(1u << 20, 4 * s.resident_items);
+  std::uint64_t capacity = cpu_default;
+  while (capacity * 2 <= most && capacity * 2 * per_capacity_unit <= s.channel_budget) capacity *= 2;
+  return static_cast<std::uint32_t>(capacity);
+}
+
+}  // namespace chanflow
