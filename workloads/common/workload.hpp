@@ -7,6 +7,7 @@
 #include "chanflow/cilk_runtime.hpp"
 #include "common/bench_common.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -44,6 +45,12 @@ struct StackFootprint {
   std::uint64_t bytes_per_slot = 0;
   std::uint32_t levels = 1;
   std::uint32_t cpu_capacity = 1u << 12;
+  /// The largest work-group the device's default may give (a workload with few, large tasks
+  /// wants more work-groups rather than wider ones); 0: no limit.
+  std::uint32_t max_wg = 0;
+  /// Most tasks a level can hold at once, if the workload knows (fib(n): its call tree's widest
+  /// level); the device's capacity is not made larger than that. 0: unknown.
+  std::uint64_t max_width = 0;
 };
 
 /// What `chanflow run` and `chanflow bench` pass to a workload's chanflow implementations.
@@ -73,7 +80,12 @@ struct ChanflowSettings {
     CilkOptions o = cilk;
     o.capacity_per_level =
         capacity ? capacity : stack_capacity(caps, footprint.bytes_per_slot, footprint.levels, footprint.cpu_capacity);
-    o.wg_size = wg_size(caps);
+    if (!capacity && footprint.max_width)  // no larger than the widest level, in whole powers of two
+      while (o.capacity_per_level / 2 >= footprint.max_width && o.capacity_per_level / 2 >= footprint.cpu_capacity)
+        o.capacity_per_level /= 2;
+    o.wg_size = cilk.wg_size ? cilk.wg_size
+                : footprint.max_wg ? std::min(footprint.max_wg, wg_size(caps))
+                                   : wg_size(caps);
     return o;
   }
 };

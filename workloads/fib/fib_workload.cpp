@@ -69,7 +69,9 @@ class FibInstance final : public Instance {
   // A task and a continuation per slot; fib(n) reaches level n - 1, and sweeps make a few more.
   StackFootprint footprint() const {
     return {.bytes_per_slot = sizeof(FibFrame) + sizeof(FibCont) + 2 * StackFootprint::kControlBytes,
-            .levels = n_ + 2, .cpu_capacity = kCilkCapacity};
+            .levels = n_ + 2, .cpu_capacity = kCilkCapacity,
+            // Level d of fib(n)'s call tree holds at most 2^d calls and, all told, fib(n + 1) leaves.
+            .max_width = fib_serial(n_ + 1)};
   }
 
   const Runtime& runtime_;
