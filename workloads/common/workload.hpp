@@ -68,7 +68,7 @@ struct ChanflowSettings {
   }
 
   /// The same for a program chanflowc compiled (impl chanflow-compiled), with the capacity asked
-  /// for, or `fallback` if none was.
+  /// for, or `fallback` if none was (the hand-built graph's, so that the two compare).
   cilk::Settings compiled_settings(const DeviceCaps& caps, std::uint32_t fallback) const {
     return {.capacity = capacity ? capacity : fallback, .wg_size = wg_size(caps), .policy = policy,
             .sweeps = cilk.device_sweeps, .trace_path = trace_path};

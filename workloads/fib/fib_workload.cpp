@@ -21,6 +21,8 @@ class FibInstance final : public Instance {
  public:
   FibInstance(const Runtime& runtime, std::uint32_t n, const ChanflowSettings& settings)
       : runtime_(runtime), n_(n), settings_(settings), expected_(fib_serial(n)) {}
+  // The compiled program's graphs were kept for this runtime (chanflow-compiled).
+  ~FibInstance() override { cilk::forget(runtime_); }
 
   Measurement run(std::string_view impl) override {
     Measurement m;
@@ -32,7 +34,8 @@ class FibInstance final : public Instance {
       m.ms = time_ms([&] { value = impl == "tbb-fine" ? fib_tbb_fine(n_) : fib_tbb_cutoff(n_); });
     } else if (impl == "chanflow-compiled") {
       m.threads = 0;
-      const cilk::Settings cilk = settings_.compiled_settings(runtime_.caps(), kCilkCapacity);
+      const cilk::Settings cilk = settings_.compiled_settings(
+            runtime_.caps(), settings_.cilk_for(runtime_.caps(), footprint()).capacity_per_level);
       FibResult r;
       m.ms = time_ms([&] { r = fib_compiled(runtime_, n_, cilk); });
       value = r.value;

@@ -14,6 +14,8 @@ class QueensInstance final : public Instance {
  public:
   QueensInstance(const Runtime& runtime, std::uint32_t n, const ChanflowSettings& settings)
       : runtime_(runtime), n_(n), settings_(settings) {}
+  // The compiled program's graphs were kept for this runtime (chanflow-compiled).
+  ~QueensInstance() override { cilk::forget(runtime_); }
 
   Measurement run(std::string_view impl) override {
     Measurement m;
@@ -39,7 +41,8 @@ class QueensInstance final : public Instance {
         m.stats = std::move(r.stats);
       } else if (impl == "chanflow-compiled") {
         m.threads = 0;
-        const cilk::Settings cilk = settings_.compiled_settings(runtime_.caps(), kCpuCapacity);
+        const cilk::Settings cilk = settings_.compiled_settings(
+            runtime_.caps(), settings_.cilk_for(runtime_.caps(), footprint()).capacity_per_level);
         QueensResult r;
         m.ms = time_ms([&] { r = queens_compiled(runtime_, n_, cilk); });
         value = r.value;

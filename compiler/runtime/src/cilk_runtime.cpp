@@ -1,5 +1,6 @@
 // The runtime of compiled Cilk programs (see cilk_runtime.hpp and cilk_host.h): one device per
-// process, main's heap as SVM, and a graph built and run for each call of a Cilk function.
+// process, main's heap as SVM, and per Cilk function a graph built by its first call and run
+// again by the next ones.
 #include "chanflow/cilk_runtime.hpp"
 
 #include "chanflow/cilk_host.h"
@@ -82,10 +83,19 @@ class Process {
 
   void use(const Runtime& runtime, const Settings& settings) {
     std::lock_guard lock(mutex_);
+    if (external_ != &runtime || !same(settings_, settings)) kept_.clear();  // built for another device or shape
     external_ = &runtime;
     settings_ = settings;
     map_for_host_ = !runtime.caps().svm_fine_buffer;
     totals_.device = runtime.caps().name;
+  }
+
+  void forget(const Runtime& runtime) {
+    std::lock_guard lock(mutex_);
+    if (external_ == &runtime) {
+      kept_.clear();
+      external_ = nullptr;
+    }
   }
 
   RunStats last_stats() {
@@ -154,25 +164,53 @@ class Process {
   }
 
  private:
+  // A compiled function's graph, built by its first call and run again by the next ones (its
+  // channels, levels and kernels reused: Graph::run), with the slot the root returns into.
+  struct Kept {
+    std::unique_ptr<Graph> graph;
+    std::unique_ptr<ProgramGraph> program;
+    ChannelStackNode* root = nullptr;
+    SvmBuffer result;
+  };
+
+  static bool same(const Settings& a, const Settings& b) {
+    return a.capacity == b.capacity && a.wg_size == b.wg_size && a.policy == b.policy && a.sweeps == b.sweeps &&
+           a.max_channels == b.max_channels;
+  }
+
+  Kept& kept(const Runtime& rt, BuildFunction build, const char* root_stack) {
+    auto [it, fresh] = kept_.try_emplace({build, root_stack});
+    Kept& k = it->second;
+    if (!fresh) return k;
+    try {
+      k.graph = std::make_unique<Graph>(rt, GraphOptions{.wg_size = settings_.wg_size,
+                                                         .max_channels = settings_.max_channels,
+                                                         .device_sweeps = settings_.sweeps});
+      k.program = std::make_unique<ProgramGraph>(*k.graph, settings_.capacity);
+      build(*k.program);
+      for (ChannelStackNode* s : stacks_of(*k.program, root_stack)) k.root = s;
+      k.result = SvmBuffer(rt, sizeof(std::uint64_t));
+    } catch (...) {
+      kept_.erase(it);
+      throw;
+    }
+    return k;
+  }
+
   std::uint64_t run(const Runtime& rt, BuildFunction build, const char* root_stack, const void* task,
                     std::size_t task_bytes) {
-    Graph graph(rt, {.wg_size = settings_.wg_size, .max_channels = settings_.max_channels,
-                     .device_sweeps = settings_.sweeps});
-    ProgramGraph program(graph, settings_.capacity);
-    build(program);
-    ChannelStackNode* root = nullptr;
-    for (ChannelStackNode* s : stacks_of(program, root_stack)) root = s;
-    SvmBuffer result(rt, sizeof(std::uint64_t));
-    rt.svm_fill_zero(result.get(), result.size());
-    for (KernelNode* k : program.kernels()) {
-      k->uses(result);
-      for (auto& [p, block] : heap_) k->uses(block);
+    Kept& k = kept(rt, build, root_stack);
+    Graph& graph = *k.graph;
+    rt.svm_fill_zero_async(k.result.get(), k.result.size());
+    for (KernelNode* node : k.program->kernels()) {  // the heap as it is now
+      node->clear_uses().uses(k.result);
+      for (auto& [p, block] : heap_) node->uses(block);
     }
     std::vector<std::byte> root_task(task_bytes);
     std::memcpy(root_task.data(), task, task_bytes);
-    const std::uint64_t slot = reinterpret_cast<std::uint64_t>(result.get());
+    const std::uint64_t slot = reinterpret_cast<std::uint64_t>(k.result.get());
     std::memcpy(root_task.data(), &slot, sizeof slot);  // chanflow_task::ret: the root returns here
-    root->push_bytes(0, root_task.data(), root_task.size());
+    k.root->push_bytes(0, root_task.data(), root_task.size());
 
     Levelized levelized;
     Greedy greedy;
@@ -184,6 +222,7 @@ class Process {
     try {
       stats = graph.run(policy, {.trace_path = settings_.trace_path});
     } catch (...) {
+      kept_.erase({build, root_stack});  // a graph whose run threw does not run again
       if (map_for_host_)
         for (auto& [p, block] : heap_) map(p, block.size());
       throw;
@@ -191,7 +230,7 @@ class Process {
     if (map_for_host_)
       for (auto& [p, block] : heap_) map(p, block.size());
     std::uint64_t value = 0;
-    rt.svm_read(&value, result.get(), sizeof value);
+    rt.svm_read(&value, k.result.get(), sizeof value);
     add(stats);
     last_ = stats;
     return value;
@@ -280,6 +319,7 @@ class Process {
   bool map_for_host_ = false;
   std::recursive_mutex mutex_;
   std::map<void*, SvmBuffer> heap_;  // destroyed before runtime_ (declared after it)
+  std::map<std::pair<BuildFunction, std::string>, Kept> kept_;  // the same
   Totals totals_;
 };
 
@@ -309,6 +349,8 @@ std::uint64_t call(BuildFunction build, const char* root_stack, const void* task
 }
 
 void use(const Runtime& runtime, const Settings& settings) { Process::get().use(runtime, settings); }
+
+void forget(const Runtime& runtime) { Process::get().forget(runtime); }
 
 RunStats last_stats() { return Process::get().last_stats(); }
 

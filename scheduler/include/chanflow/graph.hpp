@@ -295,6 +295,12 @@ class KernelNode {
     svm_uses_.push_back(buffer.get());
     return *this;
   }
+  /// Forgets what uses() declared: a graph run again over other allocations (a heap whose blocks
+  /// come and go between runs) declares them anew.
+  KernelNode& clear_uses() {
+    svm_uses_.clear();
+    return *this;
+  }
   /// The node macro its kernel was made with (Unknown until the graph's program is built:
   /// Graph::validate() or run()).
   NodeKind kind() const noexcept { return kind_; }

@@ -54,8 +54,13 @@ struct Settings {
 
 /// For a program that embeds compiled Cilk functions in its own C++ (chanflow bench): the calls
 /// that follow run on `runtime` with `settings`, instead of the process's own device and the
-/// environment. The runtime must outlive those calls.
+/// environment. Each function's graph is built by its first call and run again by later ones
+/// (until use() is called with another runtime or other settings), so the runtime must outlive
+/// them: call forget() before destroying it.
 void use(const Runtime& runtime, const Settings& settings);
+/// Drops the graphs kept for calls on `runtime` and stops using it (nothing if use() named
+/// another).
+void forget(const Runtime& runtime);
 
 /// The statistics of the last call.
 RunStats last_stats();
