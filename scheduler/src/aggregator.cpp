@@ -129,6 +129,7 @@ RunStats Aggregator::run() {
     collect(stats);
     step(stats.host.collect_ms, collect_start_);
     if (trace_.enabled()) trace_round(stats);
+    if (options_.progress) options_.progress(stats, us_between(run_start_, step_end) / 1e3);
   }
   // Device-side errors are sticky and harmless to the channels, so one read at the end suffices.
   check_device_status();

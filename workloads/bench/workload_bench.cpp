@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <map>
 #include <stdexcept>
@@ -24,11 +25,14 @@ struct Cell {
   std::uint64_t size = 0;
 };
 
-// One implementation at one size: a checked warm-up, then `reps` timed runs, each checked.
-nlohmann::json measure(workloads::Instance& instance, const Cell& cell, const std::string& impl, unsigned reps) {
+// One implementation at one size: a checked warm-up, then `reps` timed runs, each checked;
+// `status` is told which run is next ("warm-up", "run 2 of 3").
+nlohmann::json measure(workloads::Instance& instance, const Cell& cell, const std::string& impl, unsigned reps,
+                       const std::function<void(const std::string&)>& status) {
   Measurement m;
   std::string error;
   double first_ms = 0;
+  status("warm-up");
   try {
     m = instance.run(impl);  // warm-up: builds programs and chanflow's graph, faults pages in
     first_ms = m.ms;
@@ -41,6 +45,7 @@ nlohmann::json measure(workloads::Instance& instance, const Cell& cell, const st
   double idle = 0;
   std::vector<double> host_ms;
   for (unsigned i = 0; correct && i < reps; ++i) {
+    status(fmt::format("run {} of {}", i + 1, reps));
     m = instance.run(impl);  // an error here ends the benchmark: it passed the warm-up
     correct = m.correct;
     samples.push_back(m.ms);
@@ -154,14 +159,27 @@ nlohmann::json run_workload_bench(const Runtime& rt, const WorkloadBenchOptions&
   fmt::print(table, "chanflow bench --sizes {} on {} (host: {} threads for oneTBB), median of {}, input seed {}\n",
              o.sizes, rt.caps().name, workloads::tbb_threads(), o.reps, o.seed);
   nlohmann::json rows = nlohmann::json::array();
+  // Progress on standard error: on a terminal one line rewritten with the row, its run and the
+  // time the bench has taken; otherwise a line per row.
   const bool tty = isatty(fileno(stderr));
+  const auto started = Clock::now();
   for (const auto& cell : cells) {
+    if (tty) {
+      fmt::print(stderr, "\r\033[Kbench: {} {}: preparing inputs and their reference, {:.0f} s", cell.workload->name(),
+                 cell.size, ms_since(started) / 1e3);
+      std::fflush(stderr);
+    }
     auto instance = cell.workload->prepare(rt, cell.size, o.seed, o.settings);
     for (const auto& impl : impls_of(*cell.workload)) {
-      fmt::print(stderr, "{}bench: [{}/{}] {} {} {}{}", tty ? "\r\033[K" : "", ++done, runs, cell.workload->name(),
-                 cell.size, impl, tty ? "" : "\n");
-      std::fflush(stderr);
-      rows.push_back(measure(*instance, cell, impl, o.reps));
+      ++done;
+      auto status = [&](const std::string& which) {
+        if (!tty) return;
+        fmt::print(stderr, "\r\033[Kbench: [{}/{}] {} {} {}: {}, {:.0f} s", done, runs, cell.workload->name(), cell.size,
+                   impl, which, ms_since(started) / 1e3);
+        std::fflush(stderr);
+      };
+      if (!tty) fmt::print(stderr, "bench: [{}/{}] {} {} {}\n", done, runs, cell.workload->name(), cell.size, impl);
+      rows.push_back(measure(*instance, cell, impl, o.reps, status));
     }
   }
   if (tty) fmt::print(stderr, "\r\033[K");

@@ -1,7 +1,8 @@
 // `chanflow run FILE.c` (see run_cilk_file.hpp). The executable is cached under
 // $XDG_CACHE_HOME/chanflow/programs (or ~/.cache/...), keyed by the source's bytes, the compile
-// flags and the chanflowc binary itself, so an unchanged program starts at once. The run options
-// become the environment variables a compiled program reads (compiler/runtime/cilk_runtime.hpp).
+// flags, chanflowc and this binary (which links the runtime the program links), so an unchanged
+// program starts at once. The run options become the environment variables a compiled program
+// reads (compiler/runtime/cilk_runtime.hpp).
 #include "run_cilk_file.hpp"
 
 #include <fmt/format.h>
@@ -109,7 +110,10 @@ int run_cilk_file(int argc, char** argv) {
   }
   std::uint64_t key = fnv1a(0xcbf29ce484222325ull, read_all(source));
   for (const std::string& f : compile_flags) key = fnv1a(key, f + '\0');
-  key = fnv1a(key, fmt::format("{}:{}", fs::file_size(compiler), fs::last_write_time(compiler).time_since_epoch().count()));
+  // chanflowc, and the libraries the program links, which this binary links too (a new runtime
+  // relinks it): a cached program built against an older chanflow is built again.
+  for (const fs::path& tool : {compiler, self})
+    key = fnv1a(key, fmt::format("{}:{}", fs::file_size(tool), fs::last_write_time(tool).time_since_epoch().count()));
   const fs::path dir = cache_root() / fmt::format("{:016x}", key);
   const fs::path exe = dir / fs::path(source).stem();
   if (!fs::exists(exe)) {

@@ -8,8 +8,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -71,6 +75,36 @@ std::string describe_restarts(const std::map<std::string, std::uint64_t>& per_po
     out += fmt::format("{}{}: {}", out.empty() ? "" : "; ", function, fmt::join(parts, ", "));
   return out;
 }
+
+// A call that has run a few seconds shows on a terminal what it has done so far (tasks and
+// frames run, the deepest level, the time), on one line it rewrites; nothing when standard error
+// is not a terminal, or the program embeds the runtime (chanflow bench shows its own).
+class Progress {
+ public:
+  Progress(std::string function, bool shown) : function_(std::move(function)), shown_(shown) {}
+
+  std::function<void(const RunStats&, double)> callback() {
+    if (!shown_) return {};
+    return [this](const RunStats& s, double ms) {
+      if (ms < 3000 || ms - last_ms_ < 500) return;
+      last_ms_ = ms;
+      printed_ = true;
+      fmt::print(stderr, "\r\033[Kchanflow: {}: {} tasks and frames run, level {} reached, {:.1f} s", function_, s.ces,
+                 s.max_level, ms / 1e3);
+      std::fflush(stderr);
+    };
+  }
+  void clear() {
+    if (printed_) fmt::print(stderr, "\r\033[K");
+    printed_ = false;
+  }
+
+ private:
+  std::string function_;
+  bool shown_;
+  bool printed_ = false;
+  double last_ms_ = 0;
+};
 
 // The device and the heap main allocates from. The heap's blocks are coarse-grain SVM: mapped for
 // the host between calls, unmapped while a graph runs (where the device lacks fine-grain SVM).
@@ -219,14 +253,17 @@ class Process {
     if (map_for_host_)
       for (auto& [p, block] : heap_) unmap(p);
     RunStats stats;
+    Progress progress(root_stack, !external_ && isatty(fileno(stderr)));
     try {
-      stats = graph.run(policy, {.trace_path = settings_.trace_path});
+      stats = graph.run(policy, {.trace_path = settings_.trace_path, .progress = progress.callback()});
     } catch (...) {
+      progress.clear();
       kept_.erase({build, root_stack});  // a graph whose run threw does not run again
       if (map_for_host_)
         for (auto& [p, block] : heap_) map(p, block.size());
       throw;
     }
+    progress.clear();
     if (map_for_host_)
       for (auto& [p, block] : heap_) map(p, block.size());
     std::uint64_t value = 0;

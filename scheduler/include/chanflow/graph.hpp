@@ -443,6 +443,9 @@ struct RunOptions {
   std::string trace_path;  ///< write a Chrome-trace JSON of the dispatches here
   std::uint64_t max_rounds = 0;  ///< 0: unlimited (no-progress detection still applies)
   bool record_dispatches = false;  ///< keep every dispatch in RunStats::dispatch_log
+  /// Called after every round with the statistics so far and the milliseconds since the run
+  /// began (a progress display: chanflow run shows one on a terminal); keep it cheap.
+  std::function<void(const RunStats& so_far, double elapsed_ms)> progress;
 };
 
 /// A channel-flow graph: build nodes and edges, add the OpenCL C sources holding the kernel
