@@ -147,7 +147,7 @@ class Process {
       }
       map_for_host_ = !runtime_->caps().svm_fine_buffer;
       totals_.device = runtime_->caps().name;
-      settings_ = settings_from_environment();
+      settings_ = settings_from_environment(runtime_->caps());
       if (env_string("CHANFLOW_STATS", "") == "1") std::atexit([] { Process::get().print_stats(); });
     });
     return *runtime_;
@@ -285,11 +285,11 @@ class Process {
                        function, e.level(), settings_.max_channels, function);
   }
 
-  static Settings settings_from_environment() {
+  static Settings settings_from_environment(const DeviceCaps& caps) {
     Settings s;
     s.max_channels = env_u32("CHANFLOW_MAX_CHANNELS", s.max_channels);
     s.capacity = env_u32("CHANFLOW_CAPACITY", s.capacity);
-    s.wg_size = env_u32("CHANFLOW_WG", s.wg_size);
+    s.wg_size = env_u32("CHANFLOW_WG", device_sizing(caps).wg_size);
     s.policy = env_string("CHANFLOW_POLICY", "levelized");
     if (s.policy != "levelized" && s.policy != "greedy")
       fail(fmt::format("CHANFLOW_POLICY={} is not a policy (levelized or greedy)", s.policy));

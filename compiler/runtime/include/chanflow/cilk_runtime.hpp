@@ -4,10 +4,11 @@
 //
 // One process-wide device (CHANFLOW_DEVICE, else PoCL), chosen at the first call or allocation.
 // Environment: CHANFLOW_CAPACITY (CEs per stack level, default 4096), CHANFLOW_WG (work-group
-// size, 64), CHANFLOW_POLICY (levelized | greedy), CHANFLOW_DISPATCH (auto | claimed | planned |
-// host), CHANFLOW_MAX_CHANNELS (channel-table slots, 1024: every level of every Cilk function's
-// stacks takes one, so it bounds the recursion depth), CHANFLOW_STATS=1 (statistics on standard
-// error at exit), CHANFLOW_TRACE=file.json (a Chrome trace of the last call). A run that fails
+// size; default the device's: 64 on CPUs, 256 on GPUs, chanflow/sizing.hpp), CHANFLOW_POLICY
+// (levelized | greedy), CHANFLOW_DISPATCH (auto | claimed | planned | host),
+// CHANFLOW_MAX_CHANNELS (channel-table slots, 1024: every level of every Cilk function's stacks
+// takes one, so it bounds the recursion depth), CHANFLOW_STATS=1 (statistics on standard error at
+// exit), CHANFLOW_TRACE=file.json (a Chrome trace of the last call). A run that fails
 // prints why and exits with status 1.
 #pragma once
 
