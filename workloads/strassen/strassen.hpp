@@ -74,7 +74,7 @@ void strassen_tbb_cutoff(std::uint64_t n, const Real* a, const Real* b, Real* c)
 template <class Real>
 void gemm_blocked(std::uint64_t n, const Real* a, const Real* b, Real* c);
 /// The reference: c = a·b by the definition in a wider type (double for float, long double for
-/// double), serially.
+/// double), in bands of rows on the host's cores, each row summed in the serial order.
 template <class Real, class Wide>
 void gemm_reference(std::uint64_t n, const Real* a, const Real* b, Wide* c);
 

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <memory>
+#include <thread>
+#include <vector>
 
 namespace chanflow::workloads {
 namespace {
@@ -119,15 +121,25 @@ void gemm_blocked(std::uint64_t n, const Real* a, const Real* b, Real* c) {
 // which cannot see inside libtbb, has no task results to misread).
 template <class Real, class Wide>
 void gemm_reference(std::uint64_t n, const Real* a, const Real* b, Wide* c) {
-  for (std::uint64_t i = 0; i < n; ++i) {
-    Wide* ci = c + i * n;
-    std::fill(ci, ci + n, Wide(0));
-    for (std::uint64_t k = 0; k < n; ++k) {
-      const Wide aik = a[i * n + k];
-      const Real* bk = b + k * n;
-      for (std::uint64_t j = 0; j < n; ++j) ci[j] += aik * static_cast<Wide>(bk[j]);
+  auto rows = [&](std::uint64_t first, std::uint64_t last) {
+    for (std::uint64_t i = first; i < last; ++i) {
+      Wide* ci = c + i * n;
+      std::fill(ci, ci + n, Wide(0));
+      for (std::uint64_t k = 0; k < n; ++k) {
+        const Wide aik = a[i * n + k];
+        const Real* bk = b + k * n;
+        for (std::uint64_t j = 0; j < n; ++j) ci[j] += aik * static_cast<Wide>(bk[j]);
+      }
     }
-  }
+  };
+  // Bands of rows on the host's cores, each row summed in the serial order (the same result):
+  // order 4096 in long double takes seconds of a benchmark's set-up rather than minutes. Plain
+  // threads, not oneTBB: ThreadSanitizer sees their joins (libtbb is not instrumented).
+  const std::uint64_t bands = std::min<std::uint64_t>(std::max(1u, std::thread::hardware_concurrency()), n);
+  std::vector<std::thread> threads;
+  for (std::uint64_t t = 1; t < bands; ++t) threads.emplace_back(rows, t * n / bands, (t + 1) * n / bands);
+  rows(0, n / bands);
+  for (auto& thread : threads) thread.join();
 }
 
 template void strassen_tbb_fine<float>(std::uint64_t, const float*, const float*, float*);
