@@ -89,14 +89,14 @@ void Aggregator::start_run(SchedulingPolicy& policy, const RunOptions& options) 
     rt_.svm_write_async(block.get(), k->args_.data(), k->args_.size());
   }
   // What one run learned about the next round, nothing else, is forgotten. The channels,
-  // levels, pools and sweep sizes stay (a finished run leaves every channel empty).
+  // levels, pools and sweep sizes stay (a finished run leaves every channel empty and no
+  // restart context blocked: quiescence is that).
   max_level_ = 0;
   device_us_ = enqueue_us_ = 0;
   chain_ = 1;
   stalled_ = 0;
   last_fingerprint_.clear();
   unchanged_ = 0;
-  for (auto& w : watched_) w.blocked.clear();
 }
 
 RunStats Aggregator::run() {

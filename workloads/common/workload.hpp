@@ -67,12 +67,6 @@ struct ChanflowSettings {
     return cilk.wg_size ? cilk.wg_size : device_sizing(caps).wg_size;
   }
 
-  /// The same for a program chanflowc compiled (impl chanflow-compiled), with the capacity asked
-  /// for, or `fallback` if none was (the hand-built graph's, so that the two compare).
-  cilk::Settings compiled_settings(const DeviceCaps& caps, std::uint32_t fallback) const {
-    return {.capacity = capacity ? capacity : fallback, .wg_size = wg_size(caps), .policy = policy,
-            .sweeps = cilk.device_sweeps, .trace_path = trace_path};
-  }
 
   /// `cilk` with the capacity asked for, or one sized to the device for `footprint`
   /// (stack_capacity()), and the work-group size asked for, or the device's.
@@ -87,6 +81,14 @@ struct ChanflowSettings {
                 : footprint.max_wg ? std::min(footprint.max_wg, wg_size(caps))
                                    : wg_size(caps);
     return o;
+  }
+
+  /// The same for a program chanflowc compiled (impl chanflow-compiled): the hand-built graph's
+  /// capacity and work-group size for the same footprint, so that the two compare.
+  cilk::Settings compiled_settings(const DeviceCaps& caps, const StackFootprint& footprint) const {
+    const CilkOptions o = cilk_for(caps, footprint);
+    return {.capacity = o.capacity_per_level, .wg_size = o.wg_size, .policy = policy, .sweeps = cilk.device_sweeps,
+            .trace_path = trace_path};
   }
 };
 

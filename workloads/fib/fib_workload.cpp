@@ -34,8 +34,7 @@ class FibInstance final : public Instance {
       m.ms = time_ms([&] { value = impl == "tbb-fine" ? fib_tbb_fine(n_) : fib_tbb_cutoff(n_); });
     } else if (impl == "chanflow-compiled") {
       m.threads = 0;
-      const cilk::Settings cilk = settings_.compiled_settings(
-            runtime_.caps(), settings_.cilk_for(runtime_.caps(), footprint()).capacity_per_level);
+      const cilk::Settings cilk = settings_.compiled_settings(runtime_.caps(), footprint());
       FibResult r;
       m.ms = time_ms([&] { r = fib_compiled(runtime_, n_, cilk); });
       value = r.value;

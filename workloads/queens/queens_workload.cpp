@@ -41,8 +41,7 @@ class QueensInstance final : public Instance {
         m.stats = std::move(r.stats);
       } else if (impl == "chanflow-compiled") {
         m.threads = 0;
-        const cilk::Settings cilk = settings_.compiled_settings(
-            runtime_.caps(), settings_.cilk_for(runtime_.caps(), footprint()).capacity_per_level);
+        const cilk::Settings cilk = settings_.compiled_settings(runtime_.caps(), footprint());
         QueensResult r;
         m.ms = time_ms([&] { r = queens_compiled(runtime_, n_, cilk); });
         value = r.value;

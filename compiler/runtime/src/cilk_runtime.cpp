@@ -76,17 +76,19 @@ std::string describe_restarts(const std::map<std::string, std::uint64_t>& per_po
   return out;
 }
 
-// A call that has run a few seconds shows on a terminal what it has done so far (tasks and
-// frames run, the deepest level, the time), on one line it rewrites; nothing when standard error
-// is not a terminal, or the program embeds the runtime (chanflow bench shows its own).
+// A call that has run a few seconds (CHANFLOW_PROGRESS_AFTER_MS, 3000) shows on a terminal what
+// it has done so far (tasks and frames run, the deepest level, the time), on one line it
+// rewrites; nothing when standard error is not a terminal, or the program embeds the runtime
+// (chanflow bench shows its own).
 class Progress {
  public:
-  Progress(std::string function, bool shown) : function_(std::move(function)), shown_(shown) {}
+  Progress(std::string function, bool shown)
+      : function_(std::move(function)), shown_(shown), after_ms_(shown ? progress_after_ms() : 0) {}
 
   std::function<void(const RunStats&, double)> callback() {
     if (!shown_) return {};
     return [this](const RunStats& s, double ms) {
-      if (ms < 3000 || ms - last_ms_ < 500) return;
+      if (ms < after_ms_ || (printed_ && ms - last_ms_ < 500)) return;
       last_ms_ = ms;
       printed_ = true;
       fmt::print(stderr, "\r\033[Kchanflow: {}: {} tasks and frames run, level {} reached, {:.1f} s", function_, s.ces,
@@ -100,8 +102,14 @@ class Progress {
   }
 
  private:
+  static double progress_after_ms() {
+    const char* v = std::getenv("CHANFLOW_PROGRESS_AFTER_MS");
+    return v && *v ? std::strtod(v, nullptr) : 3000.0;
+  }
+
   std::string function_;
   bool shown_;
+  double after_ms_;
   bool printed_ = false;
   double last_ms_ = 0;
 };

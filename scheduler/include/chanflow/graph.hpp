@@ -6,6 +6,7 @@
 #include "chanflow/node_layout.h"
 #include "chanflow/opencl.hpp"
 #include "chanflow/policy.hpp"
+#include "chanflow/run_stats.hpp"
 
 #include <cstdint>
 #include <cstring>
@@ -393,59 +394,6 @@ struct GraphOptions {
   /// knob to exercise restarts, not to run with).
   bool sweep_room_check = true;
   std::uint32_t max_sweep_chain = 16;  ///< most sweeps of a stack per host round
-};
-
-/// One dispatch, as made (RunOptions::record_dispatches).
-struct DispatchRecord {
-  std::uint64_t round = 0;
-  std::string channel;
-  std::string kernel;
-  std::uint32_t level = 0;
-  std::uint64_t count = 0;
-  bool restart = false;  ///< a batch of restart contexts rather than ready CEs
-};
-
-/// Per-run statistics (thesis Table 4-5's device-idle measure included).
-struct RunStats {
-  double wall_ms = 0;
-  double aggregator_ms = 0;            ///< host time deciding, bookkeeping, launching
-  double device_ms = 0;                ///< time from the round's first launch to its completion
-  double enqueue_ms = 0;               ///< of device_ms: the host enqueueing the round's launches
-  double device_idle_on_aggregator = 0;  ///< aggregator_ms / wall_ms: the device had nothing to run
-  /// Where aggregator_ms went, by step of the round: reading the counters and building the views
-  /// (observe), asking the policy and admitting its decisions (admit), making stack levels
-  /// (channel storage: allocating, clearing; in whichever step made them), writing environments
-  /// and lists (lay out, levels aside), and reading what the launches counted (collect).
-  struct HostSteps {
-    double observe_ms = 0, admit_ms = 0, levels_ms = 0, lay_out_ms = 0, collect_ms = 0;
-  } host;
-  std::uint64_t rounds = 0;
-  std::uint64_t dispatches = 0;
-  std::uint64_t ces = 0;               ///< CEs dispatched, all channels
-  std::map<std::string, std::uint64_t> ces_per_channel;
-  std::uint64_t peak_channel_bytes = 0;  ///< channel memory allocated at the end (grows with stacks)
-  std::uint64_t peak_live_bytes = 0;     ///< most CE bytes allocated at once, over all channels
-  std::uint64_t yields = 0;              ///< restart contexts written by yielding work-groups
-  std::uint64_t partial_yields = 0;      ///< of those, tasks that had flushed their continuation
-  std::uint64_t restarts = 0;            ///< tasks resumed after a yield (counted on the device)
-  /// Of those, per kernel node and port their flush resumed at ("node:port", the port's name).
-  std::map<std::string, std::uint64_t> restarts_per_port;
-  std::uint64_t restart_dispatches = 0;
-  std::uint64_t sweeps = 0;              ///< device sweeps (each counted in dispatches too)
-  std::uint32_t max_level = 0;
-  std::uint32_t channels = 0;            ///< concrete channels at the end (stack levels one each)
-  std::string policy;
-  std::vector<DispatchRecord> dispatch_log;  ///< filled when RunOptions::record_dispatches
-  double mean_ces_per_dispatch() const { return dispatches ? double(ces) / dispatches : 0.0; }
-};
-
-struct RunOptions {
-  std::string trace_path;  ///< write a Chrome-trace JSON of the dispatches here
-  std::uint64_t max_rounds = 0;  ///< 0: unlimited (no-progress detection still applies)
-  bool record_dispatches = false;  ///< keep every dispatch in RunStats::dispatch_log
-  /// Called after every round with the statistics so far and the milliseconds since the run
-  /// began (a progress display: chanflow run shows one on a terminal); keep it cheap.
-  std::function<void(const RunStats& so_far, double elapsed_ms)> progress;
 };
 
 /// A channel-flow graph: build nodes and edges, add the OpenCL C sources holding the kernel

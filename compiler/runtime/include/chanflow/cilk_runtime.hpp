@@ -8,7 +8,8 @@
 // (levelized | greedy), CHANFLOW_DISPATCH (auto | claimed | planned | host),
 // CHANFLOW_MAX_CHANNELS (channel-table slots, 1024: every level of every Cilk function's stacks
 // takes one, so it bounds the recursion depth), CHANFLOW_STATS=1 (statistics on standard error at
-// exit), CHANFLOW_TRACE=file.json (a Chrome trace of the last call). A run that fails
+// exit), CHANFLOW_TRACE=file.json (a Chrome trace of the last call), CHANFLOW_PROGRESS_AFTER_MS
+// (a call shows its progress on a terminal after this long, 3000). A run that fails
 // prints why and exits with status 1.
 #pragma once
 
