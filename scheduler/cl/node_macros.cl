@@ -1,25 +1,35 @@
-/* The node macros: CHANFLOW_KERNEL_NODE, CHANFLOW_YIELDING_KERNEL_NODE and
- * CHANFLOW_CONTINUATION_NODE, each a kernel over its batch plus a marker kernel naming its kind
- * (see spawn.cl for the convention). */
+/* The node macros: CHANFLOW_KERNEL_NODE, CHANFLOW_YIELDING_KERNEL_NODE,
+ * CHANFLOW_CONTINUATION_NODE and CHANFLOW_GROUP_KERNEL_NODE, each a kernel over its batch plus a
+ * marker kernel naming its kind (see spawn.cl for the convention). */
 
 /* The kernel every node macro generates: its batch (chanflow_next_batch), handed to the node's
  * batch function, which every work-group runs, with or without CEs: PoCL 3.1 mis-runs kernels
  * whose collectives (barriers) sit under a condition or in a loop around the batch, even when
  * every work-item takes the same path. */
 #define CHANFLOW_NODE_KERNEL(name, kind)                                                        \
+  CHANFLOW_NODE_KERNEL_HEAD(name, kind) {                                                       \
+    CHANFLOW_NODE_KERNEL_BATCH                                                                  \
+    name##_batch(level_env, pos, index, active, batch.prepaid, &wg);                            \
+  }
+
+/* The parts every node kernel shares (OpenCL C 1.2 has no variadic macros to pass a batch
+ * function more arguments): the marker naming the node's kind and the kernel's signature; then,
+ * in its body, its batch and the environment of the batch's level (level_env). */
+#define CHANFLOW_NODE_KERNEL_HEAD(name, kind)                                                   \
   /* The node's kind, for the host (Graph::validate reads the program's kernel names). */       \
   __kernel void name##__chanflow_##kind##_node(void) {}                                         \
   __kernel __attribute__((reqd_work_group_size(CHANFLOW_WG_SIZE, 1, 1))) void name(             \
-      __global chanflow_channel* in, ulong begin, uint count, __global const chanflow_node_env* env) { \
-    (void)in;                                                                                   \
-    __local chanflow_wg_scratch wg;                                                             \
-    __local chanflow_batch batch;                                                               \
-    ulong pos;                                                                                  \
-    uint index;                                                                                 \
-    int active;                                                                                 \
-    const uint level = chanflow_next_batch(env, begin, count, &batch, &pos, &index, &active);   \
-    name##_batch(env + (level == CHANFLOW_NO_PORT ? 0u : level), pos, index, active, batch.prepaid, &wg); \
-  }
+      __global chanflow_channel* in, ulong begin, uint count, __global const chanflow_node_env* env)
+
+#define CHANFLOW_NODE_KERNEL_BATCH                                                              \
+  (void)in;                                                                                     \
+  __local chanflow_wg_scratch wg;                                                               \
+  __local chanflow_batch batch;                                                                 \
+  ulong pos;                                                                                    \
+  uint index;                                                                                   \
+  int active;                                                                                   \
+  const uint level = chanflow_next_batch(env, begin, count, &batch, &pos, &index, &active);     \
+  __global const chanflow_node_env* level_env = env + (level == CHANFLOW_NO_PORT ? 0u : level);
 
 #define CHANFLOW_BATCH_PROLOGUE(ce_type, is_frame)                                              \
   __global chanflow_channel* in = env->in;                                                      \
@@ -93,3 +103,36 @@
     chanflow_tfree_index(in, index, active && !again, wg);                                      \
   }                                                                                             \
   CHANFLOW_NODE_KERNEL(name, continuation)
+
+/* A work-group task: each work-group takes one CE (a task: ce_type starts with chanflow_task)
+ * and every work-item of it runs `body(__global ce_type*, __local local_type*, chanflow_ctx*)`
+ * on that CE together, with `local_type` in local memory for the group. For a task too big for
+ * one work-item (a tiled product, a sort of a block): the body may use barriers (every item
+ * reaches them; the CE is the same for all). The group's leader (work-item 0) holds the CE: only
+ * it may spawn (at most the edge's max_per_item per CE), and when the body has run on every
+ * item the task returns into its parent's frame, as a task of a yielding node does. A work-group
+ * task never yields: admission control gives it room for its spawns; it has no continuation. */
+#define CHANFLOW_GROUP_KERNEL_NODE(name, ce_type, local_type, body)                              \
+  void name##_batch(__global const chanflow_node_env* env, ulong pos, uint index, int active,   \
+                    __local const uint* prepaid, __local chanflow_wg_scratch* wg,               \
+                    __local local_type* group_local, __local ulong* group_ce) {                 \
+    CHANFLOW_BATCH_PROLOGUE(ce_type, 0u)                                                        \
+    (void)pos;                                                                                  \
+    if (chanflow_local_id() == 0) *group_ce = (ulong)ce;                                        \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                               \
+    __global ce_type* task = (__global ce_type*)*group_ce;                                      \
+    ctx.link = (__global ulong*)task;                                                           \
+    if (task) body(task, group_local, &ctx);                                                    \
+    /* Every item's part of the result is written before the leader returns the task. */       \
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);                                        \
+    chanflow_group_spawns(&ctx);                                                                \
+    chanflow_flush(&ctx, 0, 0u, wg);                                                            \
+    chanflow_join(chanflow_returns(&ctx, ce != 0) ? ((__global chanflow_task*)ce)->ret_frame : 0ul, 0ul, wg); \
+    chanflow_tfree_index(in, index, active, wg);                                                \
+  }                                                                                             \
+  CHANFLOW_NODE_KERNEL_HEAD(name, group) {                                                      \
+    __local local_type group_local;                                                             \
+    __local ulong group_ce;                                                                     \
+    CHANFLOW_NODE_KERNEL_BATCH                                                                  \
+    name##_batch(level_env, pos, index, active, batch.prepaid, &wg, &group_local, &group_ce);   \
+  }

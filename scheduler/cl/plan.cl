@@ -48,7 +48,8 @@ __kernel void chanflow_plan_batches(__global const chanflow_plan* plans, uint co
     ulong planned = 0;
     for (uint l = min(plan->levels, entries - base); l-- > 0u;) {
       const uint e = base + l;
-      ulong n = min(ready[e], (ulong)(plan->max_groups - groups) * CHANFLOW_WG_SIZE);
+      const uint per = plan->envs[l].group_ces;
+      ulong n = min(ready[e], (ulong)(plan->max_groups - groups) * per);
       for (uint p = 0; p < ports[e] && n > 0; ++p) {
         if (need[e][p] == 0u) continue;
         uint asked = 0; /* per CE, over every port into the same channel */
@@ -63,7 +64,7 @@ __kernel void chanflow_plan_batches(__global const chanflow_plan* plans, uint co
       env->range_count = (uint)n;
       env->group_first = groups;
       if (n > 0) ((__global chanflow_channel*)env->in)->ctrl_head = head[e] + n;
-      groups += (uint)((n + CHANFLOW_WG_SIZE - 1) / CHANFLOW_WG_SIZE);
+      groups += (uint)((n + per - 1) / per);
       planned += n;
     }
     plan->counters->claimed += (uint)planned;

@@ -175,6 +175,8 @@ void chanflow_continue_in_place_bytes(chanflow_ctx* ctx, const void* value, uint
 /* Returns `value` from this task or continuation into its result slot. The parent is told
  * (its join counter) when the task has finished, after the flush, not here. */
 void chanflow_return(chanflow_ctx* ctx, ulong value) {
+  /* A work-group task (one CE per work-group) returns its leader's value. */
+  if (ctx->env->group_ces == 1u && chanflow_local_id() != 0) return;
   if (ctx->link && ctx->link[0]) *(__global ulong*)ctx->link[0] = value;
 }
 
@@ -186,4 +188,15 @@ void chanflow_ctx_init(chanflow_ctx* ctx, __global const chanflow_node_env* env)
   ctx->task_scratch = 0;
   ctx->prepaid = 0;
   for (uint p = 0; p < CHANFLOW_MAX_PORTS; ++p) ctx->count[p] = 0;
+}
+
+/* In a work-group task (CHANFLOW_GROUP_KERNEL_NODE) only the leader, work-item 0, spawns: what
+ * another item recorded is reported (CHANFLOW_ERR_GROUP_SPAWN) and dropped. */
+void chanflow_group_spawns(chanflow_ctx* ctx) {
+  if (chanflow_local_id() == 0) return;
+  for (uint p = 0; p < ctx->env->ports; ++p)
+    if (ctx->count[p]) {
+      chanflow_report(ctx->env, CHANFLOW_ERR_GROUP_SPAWN, p, 0u);
+      ctx->count[p] = 0u;
+    }
 }

@@ -1,17 +1,17 @@
 /* Device sweeps: how a work-group finds its batch in a range, restart-list or sweep dispatch,
  * claims ready CEs and prepays its outputs (claimed sweeps; scheduler/README.md). */
 
-/* Claims up to a work-group's worth of ready CEs of `ch` for the calling work-item (a leader):
+/* Claims up to `most` (a work-group's worth) ready CEs of `ch` for the calling work-item (a leader):
  * returns the first control position, sets *n (0: none ready) and writes the CEs' physical
  * indices to index[] (read before the claim: once claimed, a control entry's slot may be reused
  * by later publications). The head moves by compare-and-swap; only entries whose lap tag shows
  * them written are taken. */
-ulong chanflow_claim(__global chanflow_channel* ch, uint* n, __local uint* index) {
+ulong chanflow_claim(__global chanflow_channel* ch, uint most, uint* n, __local uint* index) {
   for (uint attempt = 0; attempt < 64u; ++attempt) {
     const ulong head = atom_add(&ch->ctrl_head, 0ul);
     const ulong published = atom_add(&ch->ctrl_published, 0ul);
     if (head >= published) break;
-    uint take = (uint)min((ulong)CHANFLOW_WG_SIZE, published - head);
+    uint take = (uint)min((ulong)most, published - head);
     const uint ccap = ch->ctrl_capacity;
     for (uint k = 0; k < take; ++k) {
       const ulong cpos = head + k;
@@ -51,7 +51,7 @@ int chanflow_prepay_level(__global const chanflow_node_env* env, __local uint* p
   int ok = 1;
   for (; p < env->ports && ok; ++p) {
     __global chanflow_channel* out = (__global chanflow_channel*)env->port[p];
-    const uint need = CHANFLOW_WG_SIZE * chanflow_port_need(env, p);
+    const uint need = env->group_ces * chanflow_port_need(env, p);
     ok = need == 0u || (out && chanflow_prepay(out, need));
     prepaid[p] = ok ? need : 0u;
   }
@@ -68,7 +68,7 @@ typedef struct {
   ulong first;
   uint level;
   uint n;
-  uint index[CHANFLOW_WG_SIZE];      /* a sweep's claimed CEs */
+  uint index[CHANFLOW_WG_SIZE];      /* a sweep's claimed CEs (at most env->group_ces) */
   uint prepaid[CHANFLOW_MAX_PORTS];  /* credits taken per output port (chanflow_prepay_level) */
 } chanflow_batch;
 
@@ -81,7 +81,8 @@ typedef struct {
 uint chanflow_next_batch(__global const chanflow_node_env* env, ulong begin, uint count, __local chanflow_batch* b,
                          ulong* pos, uint* index, int* active) {
   const uint lid = chanflow_local_id();
-  const uint group_base = (uint)get_group_id(0) * CHANFLOW_WG_SIZE;
+  const uint per = env->group_ces; /* the same in every level's environment */
+  const uint group_base = (uint)get_group_id(0) * per;
   const uint levels = env->sweep_levels;
   if (lid == 0) {
     b->n = 0;
@@ -89,17 +90,17 @@ uint chanflow_next_batch(__global const chanflow_node_env* env, ulong begin, uin
     b->first = begin + group_base;
     for (uint p = 0; p < CHANFLOW_MAX_PORTS; ++p) b->prepaid[p] = 0u;
     if (levels == 0u) {
-      b->n = count > group_base ? min((uint)CHANFLOW_WG_SIZE, count - group_base) : 0u;
+      b->n = count > group_base ? min(per, count - group_base) : 0u;
     } else if (env->ranged) {
       const uint group = (uint)get_group_id(0);
       for (uint l = 0; l < levels && b->n == 0u; ++l) {
         __global const chanflow_node_env* e = env + l;
-        const uint groups = (e->range_count + CHANFLOW_WG_SIZE - 1u) / CHANFLOW_WG_SIZE;
+        const uint groups = (e->range_count + per - 1u) / per;
         if (group < e->group_first || group >= e->group_first + groups) continue;
-        const uint offset = (group - e->group_first) * CHANFLOW_WG_SIZE;
+        const uint offset = (group - e->group_first) * per;
         b->level = l;
         b->first = e->range_begin + offset;
-        b->n = min((uint)CHANFLOW_WG_SIZE, e->range_count - offset);
+        b->n = min(per, e->range_count - offset);
       }
     } else {
       for (uint l = levels; l-- > 0u && b->n == 0u;) {
@@ -109,7 +110,7 @@ uint chanflow_next_batch(__global const chanflow_node_env* env, ulong begin, uin
         if (in->ctrl_published == in->ctrl_head) continue;
         if (e->room_check && !chanflow_prepay_level(e, b->prepaid)) continue;
         uint n = 0;
-        const ulong first = chanflow_claim(e->in, &n, b->index);
+        const ulong first = chanflow_claim(e->in, per, &n, b->index);
         if (n == 0)
           for (uint p = 0; p < e->ports; ++p)
             if (b->prepaid[p]) {

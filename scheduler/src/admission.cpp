@@ -100,7 +100,7 @@ void Aggregator::build_views() {
     if (s.predicate) {
       v.predicate = v.admissible > 0 && (*s.predicate)(v);
     } else {
-      v.predicate = v.admissible > 0 && (v.ready >= wg_ || (v.ready > 0 && v.producers_idle));
+      v.predicate = v.admissible > 0 && (v.ready >= s.consumer->ces_per_group(wg_) || (v.ready > 0 && v.producers_idle));
       any_default_passes |= v.predicate;
     }
     views_.push_back(v);

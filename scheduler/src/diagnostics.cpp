@@ -48,6 +48,10 @@ std::string describe(const chanflow_status& s, const Graph& g) {
       return fmt::format("internal error: kernel node '{}' yielded at level {}, but its input has no yield state to "
                          "keep the task's spawns in",
                          node, s.detail);
+    case CHANFLOW_ERR_GROUP_SPAWN:
+      return fmt::format("kernel node '{}' is a work-group task, and a work-item other than its leader (work-item 0) "
+                         "spawned on port {}: only the leader spawns",
+                         node, s.detail);
     default:
       return fmt::format("kernel node '{}': device error code {}", node, s.code);
   }

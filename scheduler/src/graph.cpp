@@ -104,6 +104,7 @@ const char* to_string(NodeKind kind) {
     case NodeKind::Plain: return "plain";
     case NodeKind::Yielding: return "yielding";
     case NodeKind::Continuation: return "continuation";
+    case NodeKind::Group: return "group";
   }
   return "?";
 }

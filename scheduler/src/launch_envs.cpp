@@ -59,6 +59,7 @@ void Aggregator::write_env(std::size_t launch_index, const Launch& l) {
   e.depth = w.level;
   e.node = k.index_;
   e.yielding = k.is_yielding() ? 1 : 0;
+  e.group_ces = k.ces_per_group(wg_);
   e.cont_port = k.continuation_port().value_or(0xffffffffu);
   e.frames = w.stack && w.stack->kind() == StackKind::Continuations ? 1 : 0;
   if (w.stack) e.in_scratch = reinterpret_cast<std::uint64_t>(w.stack->scratch_pool(w.level));
@@ -104,6 +105,7 @@ void Aggregator::write_sweep_envs(std::size_t launch_index, const Launch& l) {
 // The levels with a range get consecutive work-groups.
 void Aggregator::write_ranged_envs(std::size_t launch_index, const Launch& l) {
   write_level_envs(launch_index, l, *l.stack);
+  const std::uint32_t per = watched_[l.input].consumer->ces_per_group(wg_);
   std::uint32_t group = 0;
   for (std::uint32_t d = 0; d < l.levels; ++d) {
     chanflow_node_env& e = envs_[l.env_at + d];
@@ -113,7 +115,7 @@ void Aggregator::write_ranged_envs(std::size_t launch_index, const Launch& l) {
       if (watched_[r.input].level == d) {
         e.range_begin = r.begin;
         e.range_count = static_cast<std::uint32_t>(r.count);
-        group += static_cast<std::uint32_t>((r.count + wg_ - 1) / wg_);
+        group += static_cast<std::uint32_t>((r.count + per - 1) / per);
       }
   }
 }
@@ -217,11 +219,12 @@ void Aggregator::launch_passes(RunStats& stats) {
       set_arg(k, 1, cl_ulong{l.begin});
       set_arg(k, 2, static_cast<cl_uint>(l.count));
       set_arg_svm(k, 3, static_cast<chanflow_node_env*>(env_pool_.get()) + l.env_at);
-      std::size_t groups = (l.count + wg_ - 1) / wg_;
+      const std::uint32_t per = w.consumer->ces_per_group(wg_);
+      std::size_t groups = (l.count + per - 1) / per;
       if (l.sweep) groups = l.sweep_groups;
       if (l.stack) {
         groups = 0;
-        for (const auto& r : l.ranges) groups += (r.count + wg_ - 1) / wg_;
+        for (const auto& r : l.ranges) groups += (r.count + per - 1) / per;
       }
       cl::Event event = launch(rt_, k, groups * wg_, wg_, trace_.enabled());
       if (trace_.enabled()) l.events.push_back(std::move(event));

@@ -54,10 +54,11 @@ cl::Event Aggregator::enqueue_plan() {
 // batches the last sweeps found; never more than the levels can hold.
 std::uint32_t Aggregator::sweep_groups(const ChannelStackNode& stack, std::uint64_t ready) const {
   if (graph_.options().sweep_groups) return graph_.options().sweep_groups;
-  const std::uint64_t holds = (std::uint64_t{stack.depth()} * stack.capacity_per_level() + wg_ - 1) / wg_;
+  const std::uint64_t per = stack.consumer()->ces_per_group(wg_);
+  const std::uint64_t holds = (std::uint64_t{stack.depth()} * stack.capacity_per_level() + per - 1) / per;
   const auto last = batches_.find(&stack);
   const std::uint64_t want = last != batches_.end() ? last->second + last->second / 4 + 2
-                                                     : 2 * ((ready + wg_ - 1) / wg_) + 2;
+                                                     : 2 * ((ready + per - 1) / per) + 2;
   const std::uint64_t floor = 2 * std::max(1u, rt_.caps().compute_units);
   return static_cast<std::uint32_t>(std::min<std::uint64_t>(std::max(want, floor), std::min<std::uint64_t>(holds, 1u << 16)));
 }

@@ -27,6 +27,7 @@ NodeKind kind_in(const std::set<std::string>& kernels, const std::string& name) 
   if (kernels.count(name + "__chanflow_plain_node")) return NodeKind::Plain;
   if (kernels.count(name + "__chanflow_yielding_node")) return NodeKind::Yielding;
   if (kernels.count(name + "__chanflow_continuation_node")) return NodeKind::Continuation;
+  if (kernels.count(name + "__chanflow_group_node")) return NodeKind::Group;
   return NodeKind::Unknown;
 }
 
@@ -157,17 +158,23 @@ void Graph::validate() {
       if (k->kind_ == NodeKind::Unknown) {
         problems.push_back(defined.count(k->kernel_name())
                                ? fmt::format("kernel node '{}': kernel '{}' was not made with a node macro "
-                                             "(CHANFLOW_KERNEL_NODE, CHANFLOW_YIELDING_KERNEL_NODE or "
-                                             "CHANFLOW_CONTINUATION_NODE)",
+                                             "(CHANFLOW_KERNEL_NODE, CHANFLOW_YIELDING_KERNEL_NODE, "
+                                             "CHANFLOW_CONTINUATION_NODE or CHANFLOW_GROUP_KERNEL_NODE)",
                                              k->name(), k->kernel_name())
                                : fmt::format("kernel node '{}' runs kernel '{}', which the graph's sources do not define",
                                              k->name(), k->kernel_name()));
         continue;
       }
-      if (k->kind_ == NodeKind::Yielding && k->input_ce_bytes() < sizeof(chanflow_task))
-        problems.push_back(fmt::format("yielding kernel node '{}' takes {}-byte CEs; its CE type must start with "
+      if ((k->kind_ == NodeKind::Yielding || k->kind_ == NodeKind::Group) && k->input_ce_bytes() < sizeof(chanflow_task))
+        problems.push_back(fmt::format("{} kernel node '{}' takes {}-byte CEs; its CE type must start with "
                                        "chanflow_task ({} bytes)",
-                                       k->name(), k->input_ce_bytes(), sizeof(chanflow_task)));
+                                       k->kind_ == NodeKind::Group ? "work-group task" : "yielding", k->name(),
+                                       k->input_ce_bytes(), sizeof(chanflow_task)));
+      if (k->continuation_port() && k->kind_ == NodeKind::Group)
+        problems.push_back(fmt::format("kernel node '{}' has a continuation port, but a work-group task "
+                                       "(CHANFLOW_GROUP_KERNEL_NODE) never yields and has no continuation: spawn "
+                                       "it from a CHANFLOW_YIELDING_KERNEL_NODE",
+                                       k->name()));
       if (from_frames && k->kind_ != NodeKind::Continuation)
         problems.push_back(fmt::format("kernel node '{}' consumes the continuation stack '{}': define its kernel with "
                                        "CHANFLOW_CONTINUATION_NODE",

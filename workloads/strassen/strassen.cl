@@ -1,29 +1,27 @@
-/* strassen.c lowered by hand to a channel-flow graph (DESIGN.md decision 8), with the combine
- * step done by atomic addition as in the thesis (4.5.1), or, with STRASSEN_JOIN, after the sync
- * as strassen.c does it (impl chanflow-join). REAL, STRASSEN_BASE, STRASSEN_ATOMIC_ADD and
- * STRASSEN_JOIN (0 or 1) are defined by the graph.
+/* strassen.c lowered by hand to a channel-flow graph (DESIGN.md decision 8): per-work-item tasks
+ * do the control, work-group tasks (CHANFLOW_GROUP_KERNEL_NODE) the data. REAL, STRASSEN_BASE,
+ * STRASSEN_ATOMIC_ADD, STRASSEN_JOIN (0 or 1) and the base case's tiling (STRASSEN_TK, _TX, _TY,
+ * _RB, _CB) are defined by the graph.
  *
- *   void strassen(n, A, B, C) {            strassen_spawn (yielding), one task per product:
- *     if (n <= STRASSEN_BASE) {               its factors are quadrants of its parent's factors
- *       C = A·B by the definition;            (X, Y in the parent frame), or sums of two, which
- *       return;                               the task materializes into the parent frame's
- *     }                                       scratch (strassen.c's S blocks); a base case adds
- *     t = malloc(17 (n/2)²);                  its product straight into its one or two quadrants
- *     S0..S9 = sums of quadrants;             of the parent's product P, atomically.
- *     spawn strassen(M1 = S0·S1) ... (M7);    An internal task zeroes its own product (block
- *     sync;                                   10 + k of the parent's scratch, or C) and spawns
- *     C quadrants = ±M1 ... ±M7;              its continuation and seven children (void: they
- *     free(t);                                join, no slot).
- *   }                                      strassen_combine (continuation): the seven products
- *                                             are in P; add ±P into its quadrants of the parent's
- *                                             product, atomically; the frame's scratch (t) is
- *                                             given back when it returns.
+ *   void strassen(n, A, B, C) {            strassen_spawn (yielding, one work-item): a product
+ *     if (n <= STRASSEN_BASE) {               of order n; its factors are quadrants of its
+ *       C = A·B by the definition;            parent's factors, or sums of two that the parent
+ *       return;                               materialized in its frame's scratch. It spawns its
+ *     }                                       frame (strassen_combine) and, where its children
+ *     t = malloc(17 (n/2)²);                  are products above the base order, work-group tasks
+ *     S0..S9 = sums of quadrants;             that form S0..S9 in bands of rows (PREPARE); else
+ *     spawn strassen(M1 = S0·S1) ... (M7);    its seven products at once, as work-group tasks.
+ *     sync;                                strassen_combine (the frame, waiting in place):
+ *     C quadrants = ±M1 ... ±M7;              stage 0: spawn the seven products; stage 1:
+ *     free(t);                                spawn work-group tasks that combine them in bands
+ *   }                                         (COMBINE); stage 2: return (t is given back).
+ *                                          strassen_group (one work-group per CE): PREPARE or
+ *                                             COMBINE a band, or multiply a base-order product
+ *                                             (tiled, its factors' sums formed as loaded).
  *
- * So each of the seven products is a temporary of its own (the parent frame's scratch), and the
- * four quadrant sums are formed by atomic additions into the parent's product as the products
- * complete, rather than by one loop after the sync. STRASSEN_JOIN keeps strassen.c's scheme
- * instead: a base case stores its product in its temporary, and the continuation combines the
- * seven temporaries into the task's product (no atomics, no zeroing). */
+ * Without STRASSEN_JOIN (the thesis' scheme, 4.5.1), a product is accumulated instead: each base
+ * case adds its product atomically into its one or two quadrants of its parent's product P (zeroed
+ * by PREPARE), and a frame's COMBINE adds its P into its parent's quadrants the same way. */
 
 /* Per product k (M1..M7): factor X is quadrant xa (+ xsign · quadrant xb when xb >= 0) of the
  * parent's X, materialized as scratch block xsum; likewise Y; the product is added into the
@@ -42,7 +40,7 @@ __constant int strassen_s0[7] = {1, 1, 1, 1, -1, 1, 1};
 __constant int strassen_d1[7] = {3, 3, 3, 2, 1, -1, -1};
 __constant int strassen_s1[7] = {1, -1, 1, 1, 1, 0, 0};
 
-/* strassen.c's helpers, as written. */
+/* strassen.c's helper, as written: the root when it is at most the base order. */
 void strassen_base(long n, __global const REAL* A, long as, __global const REAL* B, long bs, __global REAL* C, long cs) {
   for (long i = 0; i < n; i++) {
     for (long j = 0; j < n; j++) C[i * cs + j] = 0;
@@ -53,52 +51,42 @@ void strassen_base(long n, __global const REAL* A, long as, __global const REAL*
   }
 }
 
-void strassen_add(long n, __global const REAL* X, long xs, __global const REAL* Y, long ys, REAL s, __global REAL* Z) {
-  for (long i = 0; i < n; i++)
-    for (long j = 0; j < n; j++) Z[i * n + j] = X[i * xs + j] + s * Y[i * ys + j];
-}
-
 __global REAL* strassen_quadrant(__global REAL* m, long stride, long h, int q) {
   return m + (q >> 1) * h * stride + (q & 1) * h;
 }
 
-/* A factor of a product: quadrant a of m (h×h), or quadrant a + sign · quadrant b materialized
- * in scratch block `sum` (row stride h). */
-__global REAL* strassen_factor(__global REAL* m, long stride, long h, int a, int b, int sign, int sum,
-                               __global REAL* scratch, long* out_stride) {
-  __global REAL* qa = strassen_quadrant(m, stride, h, a);
-  if (b < 0) {
-    *out_stride = stride;
-    return qa;
-  }
-  __global REAL* z = scratch + sum * h * h;
-  strassen_add(h, qa, stride, strassen_quadrant(m, stride, h, b), stride, (REAL)sign, z);
-  *out_stride = h;
-  return z;
+/* A factor of product k, as its task reads it: quadrant a of m (h×h), or the sum of quadrants a
+ * and b that the parent's PREPARE left in scratch block `sum` (row stride h). */
+__global REAL* strassen_factor(__global REAL* m, long stride, long h, int a, int b, int sum, __global REAL* scratch,
+                               long* out_stride) {
+  *out_stride = b < 0 ? stride : h;
+  return b < 0 ? strassen_quadrant(m, stride, h, a) : scratch + sum * h * h;
 }
 
-/* d += s · m, atomically, for each destination (n×n, row stride ds; d1 may be 0). */
-void strassen_accumulate_row(long n, const REAL* row, __global REAL* d0, REAL s0, __global REAL* d1, REAL s1) {
-  for (long j = 0; j < n; j++) {
-    STRASSEN_ATOMIC_ADD(d0 + j, s0 * row[j]);
-    if (d1) STRASSEN_ATOMIC_ADD(d1 + j, s1 * row[j]);
+/* Work-group tasks of a frame of order n cover its h = n/2 rows in bands (at most
+ * STRASSEN_MAX_BANDS, each at least 64 rows where h allows). */
+#define STRASSEN_MAX_BANDS 8u
+uint strassen_bands(long h) { return (uint)clamp(h / 64, 1L, (long)STRASSEN_MAX_BANDS); }
+
+/* The seven products of frame c (children of order n/2): tasks, or base cases. */
+void strassen_spawn_products(chanflow_ctx* ctx, long n, uint tasks_port, uint leaves_port) {
+  for (uint k = 0; k < 7u; ++k) {
+    const StrassenTask child = {CHANFLOW_TASK_INIT, k, 0u};
+    chanflow_spawn_void_child(ctx, n / 2 <= STRASSEN_BASE ? leaves_port : tasks_port, child);
   }
 }
 
-/* A base case: X·Y (n <= STRASSEN_BASE) row by row in private memory, each row added into the
- * destinations as soon as it is complete. */
-void strassen_leaf(long n, __global const REAL* X, long xs, __global const REAL* Y, long ys, __global REAL* d0, REAL s0,
-                   __global REAL* d1, REAL s1, long ds) {
-  REAL row[STRASSEN_BASE];
-  for (long i = 0; i < n; i++) {
-    for (long j = 0; j < n; j++) row[j] = 0;
-    for (long k = 0; k < n; k++) {
-      const REAL a = X[i * xs + k];
-      for (long j = 0; j < n; j++) row[j] += a * Y[k * ys + j];
-    }
-    strassen_accumulate_row(n, row, d0 + i * ds, s0, d1 ? d1 + i * ds : 0, s1);
+void strassen_spawn_bands(chanflow_ctx* ctx, long n, uint what, uint leaves_port) {
+  for (uint b = 0; b < strassen_bands(n / 2); ++b) {
+    const StrassenTask band = {CHANFLOW_TASK_INIT, what, b};
+    chanflow_spawn_void_child(ctx, leaves_port, band);
   }
 }
+
+/* Whether a frame of order n forms its children's factors first: they read them from its
+ * scratch (children above the base order; base cases form theirs as they load them), and without
+ * STRASSEN_JOIN its P must be zero before they add into it. */
+int strassen_prepares(long n) { return n / 2 > STRASSEN_BASE; }
 
 void strassen_pre_sync(__global StrassenTask* t, chanflow_ctx* ctx) {
   __global const StrassenArgs* args = CHANFLOW_ARGS(ctx, StrassenArgs);
@@ -120,44 +108,78 @@ void strassen_pre_sync(__global StrassenTask* t, chanflow_ctx* ctx) {
     __global REAL* scratch = (__global REAL*)chanflow_parent_scratch(ctx);
     if (!scratch) return; /* the flush reported CHANFLOW_ERR_SCRATCH; the run fails */
     n = (long)parent->n / 2;
-    x = strassen_factor(parent->x, (long)parent->xs, n, strassen_xa[k], strassen_xb[k], strassen_xsign[k],
-                        strassen_xsum[k], scratch, &xs);
-    y = strassen_factor(parent->y, (long)parent->ys, n, strassen_ya[k], strassen_yb[k], strassen_ysign[k],
-                        strassen_ysum[k], scratch, &ys);
-    if (n <= STRASSEN_BASE && STRASSEN_JOIN) { /* the product is a temporary of the parent's */
-      strassen_base(n, x, xs, y, ys, scratch + (10 + k) * n * n, n);
-      return;
-    }
-    if (n <= STRASSEN_BASE) {
-      const long pps = (long)parent->ps;
-      __global REAL* d1 = strassen_d1[k] >= 0 ? strassen_quadrant(parent->p, pps, n, strassen_d1[k]) : 0;
-      strassen_leaf(n, x, xs, y, ys, strassen_quadrant(parent->p, pps, n, strassen_d0[k]), (REAL)strassen_s0[k], d1,
-                    (REAL)strassen_s1[k], pps);
-      return;
-    }
-    p = scratch + (10 + k) * n * n;
+    x = strassen_factor(parent->x, (long)parent->xs, n, strassen_xa[k], strassen_xb[k], strassen_xsum[k], scratch, &xs);
+    y = strassen_factor(parent->y, (long)parent->ys, n, strassen_ya[k], strassen_yb[k], strassen_ysum[k], scratch, &ys);
+    p = scratch + (10 + k) * n * n; /* a temporary of the parent's */
     ps = n;
   }
-  for (long i = 0; i < n && !STRASSEN_JOIN; i++)
+  const int prepares = strassen_prepares(n);
+  /* Above the base cases' parents PREPARE zeroes P; a base cases' parent's is 2 STRASSEN_BASE square. */
+  for (long i = 0; i < n && !STRASSEN_JOIN && !prepares; i++)
     for (long j = 0; j < n; j++) p[i * ps + j] = 0;
-  const StrassenCont cont = {CHANFLOW_FRAME_INIT, x, y, p, (ulong)xs, (ulong)ys, (ulong)ps, (ulong)n, k, 0u};
+  const StrassenCont cont = {CHANFLOW_FRAME_INIT, x, y, p, (ulong)xs, (ulong)ys, (ulong)ps, (ulong)n, k,
+                             prepares ? 0u : 1u};
   chanflow_spawn_continuation(ctx, cont);
-  for (uint c = 0; c < 7u; ++c) {
-    const StrassenTask child = {CHANFLOW_TASK_INIT, c, 0u};
-    chanflow_spawn_void_child(ctx, CHANFLOW_PORT(strassen_spawn, strassen), child);
-  }
+  if (prepares)
+    strassen_spawn_bands(ctx, n, STRASSEN_PREPARE, CHANFLOW_PORT(strassen_spawn, strassen_base));
+  else
+    strassen_spawn_products(ctx, n, CHANFLOW_NO_PORT, CHANFLOW_PORT(strassen_spawn, strassen_base));
 }
 CHANFLOW_YIELDING_KERNEL_NODE(strassen_spawn, StrassenTask, strassen_pre_sync)
 
-/* After the sync, STRASSEN_JOIN: the seven products are temporaries of this frame; combine them
- * into the quadrants of this task's product, as strassen.c does. */
-void strassen_join(__global StrassenCont* c) {
-  __global const REAL* M = (__global const REAL*)chanflow_frame_scratch(&c->frame) + 10 * (c->n / 2) * (c->n / 2);
-  __global REAL* C = c->p;
+/* The frame after each sync, waiting again in place until its last stage. */
+void strassen_post_sync(__global StrassenCont* c, chanflow_ctx* ctx) {
+  StrassenCont next = *c;
+  next.stage = c->stage + 1u;
+  const long n = (long)c->n;
+  if (c->stage == 0u) {
+    strassen_spawn_products(ctx, n, CHANFLOW_PORT(strassen_combine, strassen), CHANFLOW_PORT(strassen_combine, strassen_base));
+  } else if (c->stage == 1u && (STRASSEN_JOIN || c->product != STRASSEN_ROOT)) {
+    strassen_spawn_bands(ctx, n, STRASSEN_COMBINE, CHANFLOW_PORT(strassen_combine, strassen_base));
+  } else {
+    return; /* done: the products are in C (the root accumulates straight into it) */
+  }
+  chanflow_continue_in_place(ctx, next);
+}
+CHANFLOW_CONTINUATION_NODE(strassen_combine, StrassenCont, strassen_post_sync)
+
+/* Rows of one band of a frame whose children have order h. */
+long strassen_band_rows(long h) { return h / strassen_bands(h); }
+
+/* PREPARE, band b of frame c: the sums its children read (strassen.c's S0..S9), and without
+ * STRASSEN_JOIN its product's rows zeroed. */
+void strassen_prepare(__global const StrassenCont* c, uint b, uint lane, uint lanes) {
+  const long h = (long)c->n / 2, xs = (long)c->xs, ys = (long)c->ys, ps = (long)c->ps;
+  __global REAL* scratch = (__global REAL*)chanflow_frame_scratch(&c->frame);
+  for (long e = lane; e < strassen_band_rows(h) * h; e += lanes) {
+    const long i = b * strassen_band_rows(h) + e / h, j = e % h;
+    for (uint k = 0; k < 7u; ++k) {
+      if (strassen_xb[k] >= 0)
+        scratch[strassen_xsum[k] * h * h + i * h + j] =
+            strassen_quadrant(c->x, xs, h, strassen_xa[k])[i * xs + j] +
+            (REAL)strassen_xsign[k] * strassen_quadrant(c->x, xs, h, strassen_xb[k])[i * xs + j];
+      if (strassen_yb[k] >= 0)
+        scratch[strassen_ysum[k] * h * h + i * h + j] =
+            strassen_quadrant(c->y, ys, h, strassen_ya[k])[i * ys + j] +
+            (REAL)strassen_ysign[k] * strassen_quadrant(c->y, ys, h, strassen_yb[k])[i * ys + j];
+    }
+  }
+  for (long e = lane; e < strassen_band_rows(h) * 2 * h && !STRASSEN_JOIN; e += lanes) {
+    const long i = b * strassen_band_rows(h) + e / (2 * h), j = e % (2 * h);
+    c->p[i * ps + j] = 0;
+    c->p[(i + h) * ps + j] = 0;
+  }
+}
+
+/* COMBINE, band b of frame c: with STRASSEN_JOIN the seven products (temporaries in its scratch)
+ * into its P's quadrants, as strassen.c does; else its P added into its parent's quadrants. */
+void strassen_combine_band(__global const StrassenCont* c, uint b, uint lane, uint lanes) {
   const long h = (long)c->n / 2, q = h * h, cs = (long)c->ps;
-  for (long i = 0; i < h; i++)
-    for (long j = 0; j < h; j++) {
-      const long k = i * h + j;
+  if (STRASSEN_JOIN) {
+    __global const REAL* M = (__global const REAL*)chanflow_frame_scratch(&c->frame) + 10 * q;
+    __global REAL* C = c->p;
+    for (long e = lane; e < strassen_band_rows(h) * h; e += lanes) {
+      const long i = b * strassen_band_rows(h) + e / h, j = e % h, k = i * h + j;
       const REAL m1 = M[k], m2 = M[q + k], m3 = M[2 * q + k], m4 = M[3 * q + k];
       const REAL m5 = M[4 * q + k], m6 = M[5 * q + k], m7 = M[6 * q + k];
       C[i * cs + j] = m1 + m4 - m5 + m7;
@@ -165,28 +187,168 @@ void strassen_join(__global StrassenCont* c) {
       C[(i + h) * cs + j] = m2 + m4;
       C[(i + h) * cs + j + h] = m1 - m2 + m3 + m6;
     }
-}
-
-/* After the sync: this task's product is complete (the children added into it); add it into
- * the parent's. */
-void strassen_post_sync(__global StrassenCont* c, chanflow_ctx* ctx) {
-  (void)ctx;
-  if (STRASSEN_JOIN) {
-    strassen_join(c);
     return;
   }
   const uint k = c->product;
-  if (k == STRASSEN_ROOT) return;
   __global const StrassenCont* parent = (__global const StrassenCont*)c->frame.ret_frame;
-  const long n = (long)c->n, ps = (long)c->ps, pps = (long)parent->ps;
+  const long n = 2 * h, pps = (long)parent->ps;
   __global REAL* d0 = strassen_quadrant(parent->p, pps, n, strassen_d0[k]);
   __global REAL* d1 = strassen_d1[k] >= 0 ? strassen_quadrant(parent->p, pps, n, strassen_d1[k]) : 0;
+  for (long e = lane; e < strassen_band_rows(h) * n; e += lanes) {
+    const long i0 = b * strassen_band_rows(h) + e / n, j = e % n;
+    for (long i = i0; i < n; i += h) {
+      STRASSEN_ATOMIC_ADD(d0 + i * pps + j, (REAL)strassen_s0[k] * c->p[i * cs + j]);
+      if (d1) STRASSEN_ATOMIC_ADD(d1 + i * pps + j, (REAL)strassen_s1[k] * c->p[i * cs + j]);
+    }
+  }
+}
+
+/* A base case, X·Y of order n <= STRASSEN_BASE; its factors are quadrants of the parent's, or
+ * sums of two formed as they are read. */
+typedef struct {
+  __global const REAL *xa, *xb, *ya, *yb; /* xb, yb: 0 where the factor is one quadrant */
+  REAL xsign, ysign;
+  long n, xs, ys;
+} StrassenFactors;
+
+StrassenFactors strassen_leaf_factors(__global const StrassenCont* parent, uint k) {
+  StrassenFactors f;
+  f.n = (long)parent->n / 2;
+  f.xs = (long)parent->xs;
+  f.ys = (long)parent->ys;
+  f.xa = strassen_quadrant(parent->x, f.xs, f.n, strassen_xa[k]);
+  f.xb = strassen_xb[k] >= 0 ? strassen_quadrant(parent->x, f.xs, f.n, strassen_xb[k]) : 0;
+  f.ya = strassen_quadrant(parent->y, f.ys, f.n, strassen_ya[k]);
+  f.yb = strassen_yb[k] >= 0 ? strassen_quadrant(parent->y, f.ys, f.n, strassen_yb[k]) : 0;
+  f.xsign = (REAL)strassen_xsign[k];
+  f.ysign = (REAL)strassen_ysign[k];
+  return f;
+}
+
+/* Element (i, j) of a factor: quadrant a of m, plus sign · quadrant b where b is not 0. */
+REAL strassen_factor_at(__global const REAL* qa, __global const REAL* qb, REAL sign, long stride, long i, long j) {
+  const REAL v = qa[i * stride + j];
+  return qb ? v + sign * qb[i * stride + j] : v;
+}
+
+/* Where product k of `parent` goes: its temporary (STRASSEN_JOIN: m), or its one or two
+ * quadrants of the parent's P (d0, d1, added into atomically with signs s0, s1). */
+typedef struct {
+  __global REAL *m, *d0, *d1;
+  REAL s0, s1;
+  long ds;
+} StrassenDest;
+
+StrassenDest strassen_leaf_dest(__global const StrassenCont* parent, uint k) {
+  StrassenDest d;
+  const long n = (long)parent->n / 2;
+  d.ds = (long)parent->ps;
+  d.m = STRASSEN_JOIN ? (__global REAL*)chanflow_frame_scratch(&parent->frame) + (10 + k) * n * n : 0;
+  d.d0 = strassen_quadrant(parent->p, d.ds, n, strassen_d0[k]);
+  d.d1 = strassen_d1[k] >= 0 ? strassen_quadrant(parent->p, d.ds, n, strassen_d1[k]) : 0;
+  d.s0 = (REAL)strassen_s0[k];
+  d.s1 = (REAL)strassen_s1[k];
+  return d;
+}
+
+/* Entry (i, j) of the product, stored or added. */
+void strassen_leaf_put(const StrassenDest* d, long n, long i, long j, REAL v) {
+  if (STRASSEN_JOIN) {
+    d->m[i * n + j] = v;
+  } else {
+    STRASSEN_ATOMIC_ADD(d->d0 + i * d->ds + j, d->s0 * v);
+    if (d->d1) STRASSEN_ATOMIC_ADD(d->d1 + i * d->ds + j, d->s1 * v);
+  }
+}
+
+/* By one work-item (a CPU device, strassen_leaves_items): row by row in private memory, each entry
+ * summed in the order of k as strassen_base does; the inner loops vectorize. */
+void strassen_leaf_rows(const StrassenFactors* f, const StrassenDest* d) {
+  const long n = f->n;
   REAL row[STRASSEN_BASE];
-  for (long i = 0; i < n; i++)
-    for (long j0 = 0; j0 < n; j0 += STRASSEN_BASE) {
-      for (long j = 0; j < STRASSEN_BASE; j++) row[j] = c->p[i * ps + j0 + j];
-      strassen_accumulate_row(STRASSEN_BASE, row, d0 + i * pps + j0, (REAL)strassen_s0[k], d1 ? d1 + i * pps + j0 : 0,
-                              (REAL)strassen_s1[k]);
+  for (long i = 0; i < n; i++) {
+    for (long j = 0; j < n; j++) row[j] = 0;
+    for (long k = 0; k < n; k++) {
+      const REAL a = strassen_factor_at(f->xa, f->xb, f->xsign, f->xs, i, k);
+      __global const REAL* y0 = f->ya + k * f->ys;
+      __global const REAL* y1 = f->yb + k * f->ys;
+      if (f->yb)
+        for (long j = 0; j < n; j++) row[j] += a * (y0[j] + f->ysign * y1[j]);
+      else
+        for (long j = 0; j < n; j++) row[j] += a * y0[j];
+    }
+    for (long j = 0; j < n; j++) strassen_leaf_put(d, n, i, j, row[j]);
+  }
+}
+
+/* By a work-group (a GPU, strassen_leaves): k-tiles of both factors in local memory; work-item
+ * (tx, ty) of a STRASSEN_TX × STRASSEN_TY grid keeps the STRASSEN_RB × STRASSEN_CB entries
+ * (ty + TY r, tx + TX c) in registers, each summed in the order of k. */
+typedef struct {
+  REAL x[STRASSEN_BASE][STRASSEN_TK];
+  REAL y[STRASSEN_TK][STRASSEN_BASE];
+} StrassenTiles;
+
+void strassen_leaf_tiles(const StrassenFactors* f, const StrassenDest* d, __local StrassenTiles* tiles) {
+  const long n = f->n;
+  const uint lid = chanflow_local_id(), tx = lid % STRASSEN_TX, ty = lid / STRASSEN_TX;
+  REAL acc[STRASSEN_RB][STRASSEN_CB];
+  for (uint r = 0; r < STRASSEN_RB; ++r)
+    for (uint c = 0; c < STRASSEN_CB; ++c) acc[r][c] = 0;
+  for (long k0 = 0; k0 < n; k0 += STRASSEN_TK) {
+    for (uint e = lid; e < STRASSEN_BASE * STRASSEN_TK; e += CHANFLOW_WG_SIZE) {
+      const long i = e / STRASSEN_TK, kk = k0 + e % STRASSEN_TK;
+      tiles->x[i][e % STRASSEN_TK] = i < n && kk < n ? strassen_factor_at(f->xa, f->xb, f->xsign, f->xs, i, kk) : 0;
+    }
+    for (uint e = lid; e < STRASSEN_TK * STRASSEN_BASE; e += CHANFLOW_WG_SIZE) {
+      const long kk = k0 + e / STRASSEN_BASE, j = e % STRASSEN_BASE;
+      tiles->y[e / STRASSEN_BASE][j] = kk < n && j < n ? strassen_factor_at(f->ya, f->yb, f->ysign, f->ys, kk, j) : 0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint kk = 0; kk < STRASSEN_TK; ++kk) {
+      REAL a[STRASSEN_RB];
+      for (uint r = 0; r < STRASSEN_RB; ++r) a[r] = ty + STRASSEN_TY * r < STRASSEN_BASE ? tiles->x[ty + STRASSEN_TY * r][kk] : 0;
+      for (uint c = 0; c < STRASSEN_CB; ++c) {
+        const REAL b = tx + STRASSEN_TX * c < STRASSEN_BASE ? tiles->y[kk][tx + STRASSEN_TX * c] : 0;
+        for (uint r = 0; r < STRASSEN_RB; ++r) acc[r][c] += a[r] * b;
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  for (uint r = 0; r < STRASSEN_RB; ++r)
+    for (uint c = 0; c < STRASSEN_CB; ++c) {
+      const long i = ty + STRASSEN_TY * r, j = tx + STRASSEN_TX * c;
+      if (i < n && j < n) strassen_leaf_put(d, n, i, j, acc[r][c]);
     }
 }
-CHANFLOW_CONTINUATION_NODE(strassen_combine, StrassenCont, strassen_post_sync)
+
+/* The data tasks (a band of PREPARE or COMBINE, or a base case), each returning into the frame it
+ * works for; `lanes` work-items share one (lane is this one's). The graph runs them as work-group
+ * tasks on a GPU, where one work-item per task would leave the device idle at the top of the
+ * recursion and serialize each base case, and as per-work-item tasks on a CPU device, whose
+ * work-group is a loop on one core (PoCL vectorizes across its work-items: a task per work-item
+ * keeps the vector lanes full). */
+void strassen_data(__global StrassenTask* t, chanflow_ctx* ctx, uint lane, uint lanes, __local StrassenTiles* tiles) {
+  __global const StrassenCont* c = (__global const StrassenCont*)chanflow_parent_frame(ctx);
+  if (t->product == STRASSEN_PREPARE) {
+    strassen_prepare(c, t->band, lane, lanes);
+  } else if (t->product == STRASSEN_COMBINE) {
+    strassen_combine_band(c, t->band, lane, lanes);
+  } else {
+    const StrassenFactors f = strassen_leaf_factors(c, t->product);
+    const StrassenDest d = strassen_leaf_dest(c, t->product);
+    if (tiles)
+      strassen_leaf_tiles(&f, &d, tiles);
+    else
+      strassen_leaf_rows(&f, &d);
+  }
+}
+
+void strassen_data_group(__global StrassenTask* t, __local StrassenTiles* tiles, chanflow_ctx* ctx) {
+  strassen_data(t, ctx, chanflow_local_id(), CHANFLOW_WG_SIZE, tiles);
+}
+CHANFLOW_GROUP_KERNEL_NODE(strassen_leaves, StrassenTask, StrassenTiles, strassen_data_group)
+
+void strassen_data_item(__global StrassenTask* t, chanflow_ctx* ctx) { strassen_data(t, ctx, 0u, 1u, 0); }
+/* Without output ports it never yields; a yielding node's task returns into its parent's frame. */
+CHANFLOW_YIELDING_KERNEL_NODE(strassen_leaves_items, StrassenTask, strassen_data_item)

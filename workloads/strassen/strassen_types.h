@@ -12,15 +12,19 @@
 #define STRASSEN_PTR CHANFLOW_PTR(void)
 #endif
 
-/* Which of its parent's seven products a task computes (0..6: M1..M7), or the root's product. */
+/* Which of its parent's seven products a task computes (0..6: M1..M7), or the root's product;
+ * or, for a work-group task, a band of its frame's sums to form or of its products to combine. */
 #define STRASSEN_ROOT 7u
+#define STRASSEN_PREPARE 8u
+#define STRASSEN_COMBINE 9u
 
-/* strassen(n, A, B, C): a task is one product; everything else it needs is in its parent's
- * frame (the operands to take its factors from, the product to add its result into). */
+/* strassen(n, A, B, C): a task is one product (or a band of work for its frame); everything else
+ * it needs is in the frame it returns into (the operands to take its factors from, the product
+ * to put its result in). */
 typedef struct {
   chanflow_task task;
   chanflow_u32 product;
-  chanflow_u32 pad;
+  chanflow_u32 band; /* STRASSEN_PREPARE and STRASSEN_COMBINE: which band of rows */
 } StrassenTask;
 
 /* The frame of an internal task, live until its seven products are in: its factors X and Y
@@ -38,7 +42,7 @@ typedef struct {
   chanflow_u64 ps;
   chanflow_u64 n;
   chanflow_u32 product; /* which product of its own parent this task is (STRASSEN_ROOT: C) */
-  chanflow_u32 pad;
+  chanflow_u32 stage;   /* syncs passed: 0 factors formed, 1 products in, 2 combined */
 } StrassenCont;
 
 /* The root's operands and result, n×n with row stride n. */

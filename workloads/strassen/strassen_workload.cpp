@@ -50,7 +50,7 @@ constexpr std::uint32_t kCpuCapacity = 1u << 12;  // CEs per level on CPU device
 StackFootprint strassen_footprint(std::uint64_t n) {
   std::uint32_t levels = 1;
   for (std::uint64_t order = n; order > kStrassenBase; order /= 2) ++levels;
-  return {.bytes_per_slot = sizeof(StrassenTask) + sizeof(StrassenCont) + 2 * StackFootprint::kControlBytes,
+  return {.bytes_per_slot = 2 * sizeof(StrassenTask) + sizeof(StrassenCont) + 3 * StackFootprint::kControlBytes,
           .levels = levels + 1, .cpu_capacity = kCpuCapacity,
           // A task is a whole product (a 64x64 base case per work-item): at n = 512, 343 of them
           // are 6 work-groups of 64 and would be 2 of 256 (joined, 64 against 166 ms on an H100).

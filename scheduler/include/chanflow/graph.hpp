@@ -262,6 +262,7 @@ enum class NodeKind {
   Plain,         ///< CHANFLOW_KERNEL_NODE: a full output is an error (admission prevents it)
   Yielding,      ///< CHANFLOW_YIELDING_KERNEL_NODE: a full output makes the work-group yield
   Continuation,  ///< CHANFLOW_CONTINUATION_NODE: consumes a continuation stack
+  Group,         ///< CHANFLOW_GROUP_KERNEL_NODE: a work-group runs each CE (a task) together
 };
 const char* to_string(NodeKind kind);
 
@@ -306,6 +307,11 @@ class KernelNode {
   /// Graph::validate() or run()).
   NodeKind kind() const noexcept { return kind_; }
   bool is_yielding() const noexcept { return kind_ == NodeKind::Yielding; }
+  /// CEs one work-group of `wg_size` work-items takes: one for a work-group task node, else one
+  /// per work-item.
+  std::uint32_t ces_per_group(std::uint32_t wg_size) const noexcept {
+    return kind_ == NodeKind::Group ? 1 : wg_size;
+  }
   /// The port into a continuation stack (always 0), if the node has one.
   std::optional<std::uint32_t> continuation_port() const;
   /// Bytes a yielded task of this node keeps per slot of its input (its records on every port,

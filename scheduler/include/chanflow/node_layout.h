@@ -38,6 +38,7 @@
 #define CHANFLOW_ERR_NO_CONTINUATION 8u /* chanflow_spawn_child or _continuation in a node without a continuation port */
 #define CHANFLOW_ERR_SCRATCH 9u      /* a frame found no free scratch block at its level (more live than declared) */
 #define CHANFLOW_ERR_YIELD_STATE 10u /* a yielding node's input has no yield state to keep a yielded task's spawns in */
+#define CHANFLOW_ERR_GROUP_SPAWN 11u /* a work-item of a work-group task other than its leader spawned */
 
 typedef struct chanflow_status {
   chanflow_u32 code;
@@ -160,9 +161,13 @@ typedef struct chanflow_node_env {
    * on, and its task scratch block), so that its restart resumes at the flush and never runs its
    * body again (the thesis' saved wavefront state, 4.4). Written only by a yield. */
   CHANFLOW_SVM_STRUCT_PTR(uchar) yield_state;
+  /* CEs one work-group takes: the work-group size, or 1 for a work-group task node
+   * (CHANFLOW_GROUP_KERNEL_NODE), whose work-items all work on one CE. */
+  chanflow_u32 group_ces;
+  chanflow_u32 pad_group;
 } chanflow_node_env;
 
-#define CHANFLOW_NODE_ENV_BYTES 304
+#define CHANFLOW_NODE_ENV_BYTES 312
 
 /* One planned sweep, as the planning kernel sees it: the launch's per-level environments and
  * the grid it was given. */
