@@ -9,6 +9,7 @@ CHANFLOW_PACKAGES=(
   libtbb-dev libfmt-dev doctest-dev libcli11-dev nlohmann-json3-dev
   python3-matplotlib
   libclang-15-dev libclang-cpp15-dev llvm-15-dev
+  libclblast-dev libboost-dev
 )
 
 chanflow_install_missing() {

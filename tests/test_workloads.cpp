@@ -110,8 +110,8 @@ TEST_SUITE("workloads") {
 
   TEST_CASE("strassen: deep recursion over small base cases, tiny capacities, both ways of combining") {
     // n = 128 down to 8×8 base cases: four levels, 2,401 base cases; at 8 CEs per work-item per
-    // level (one work-group's request) the deeper levels overflow and tasks yield under host
-    // dispatch.
+    // level (one work-group's request) the deeper levels overflow and tasks
+    // yield under host dispatch.
     constexpr std::uint64_t n = 128;
     constexpr std::uint32_t base = 8;
     std::mt19937_64 gen(7);
@@ -130,31 +130,39 @@ TEST_SUITE("workloads") {
     for (SchedulingPolicy* policy : {static_cast<SchedulingPolicy*>(&levelized), static_cast<SchedulingPolicy*>(&greedy)})
       for (const Sweeps mode : dispatch_modes())
         for (const std::uint32_t capacity : {4096u, 8 * kWg})
-          for (const auto combine : {workloads::StrassenCombine::Atomic, workloads::StrassenCombine::Join}) {
-            const std::string dispatch = to_string(mode);
-            const bool atomic = combine == workloads::StrassenCombine::Atomic;
-            CAPTURE(dispatch);
-            CAPTURE(capacity);
-            CAPTURE(atomic);
-            runtime().svm_fill_zero(cs.get(), cs.size());
-            const RunStats stats = workloads::strassen_cilk(
-                runtime(), as, bs, cs, n, workloads::Precision::F32, *policy,
-                {.capacity_per_level = capacity, .wg_size = kWg, .device_sweeps = mode}, {}, combine, base);
-            runtime().svm_read(c.data(), cs.get(), n * n * sizeof(float));
-            double worst = 0;
-            for (std::size_t i = 0; i < c.size(); ++i) worst = std::max(worst, std::fabs(c[i] - reference[i]));
-            CHECK(worst <= bound);  // max|A|, max|B| < 1
-            // Tasks (400 internal, 2,401 base cases); one band of work-group tasks forming the
-            // factors of each of the 57 frames above the base cases' parents, and one combining
-            // each frame's products (all 400 joined, or the 399 that add into a parent); each
-            // frame runs once per sync: three times where it formed factors, else twice, and
-            // once less for an accumulating root.
-            const std::uint64_t internal = 1 + 7 + 49 + 343, forming = 1 + 7 + 49;
-            const std::uint64_t combining = atomic ? internal - 1 : internal;
-            const std::uint64_t frame_runs = 3 * forming + 2 * (internal - forming) - (atomic ? 1 : 0);
-            CHECK(stats.ces == internal + 2401 + forming + combining + frame_runs + stats.restarts);
-            if (capacity != 4096u && mode == Sweeps::Off) CHECK(stats.yields > 0);
-          }
+          for (const auto combine : {workloads::StrassenCombine::Atomic, workloads::StrassenCombine::Join})
+            for (const bool groups : {false, true}) {  // the data in the tasks, or in work-group tasks
+              const std::string dispatch = to_string(mode);
+              const bool atomic = combine == workloads::StrassenCombine::Atomic;
+              CAPTURE(dispatch);
+              CAPTURE(capacity);
+              CAPTURE(atomic);
+              CAPTURE(groups);
+              runtime().svm_fill_zero(cs.get(), cs.size());
+              const RunStats stats = workloads::strassen_cilk(
+                  runtime(), as, bs, cs, n, workloads::Precision::F32, *policy,
+                  {.capacity_per_level = capacity, .wg_size = kWg, .device_sweeps = mode}, {}, combine, base,
+                  groups ? workloads::StrassenData::WorkGroupTasks : workloads::StrassenData::InTasks);
+              runtime().svm_read(c.data(), cs.get(), n * n * sizeof(float));
+              double worst = 0;
+              for (std::size_t i = 0; i < c.size(); ++i) worst = std::max(worst, std::fabs(c[i] - reference[i]));
+              CHECK(worst <= bound);  // max|A|, max|B| < 1
+              // Tasks (400 internal, 2,401 base cases) and their frames. With the data in
+              // work-group tasks (a GPU's way), also one band forming the factors of each of the
+              // 57 frames above the base cases' parents, and one combining each frame's products
+              // (all 400 joined, or the 399 that add into a parent); there each frame runs once per
+              // sync: three times where it formed factors, else twice, once less for an
+              // accumulating root.
+              const std::uint64_t internal = 1 + 7 + 49 + 343, forming = 1 + 7 + 49;
+              if (!groups) {
+                CHECK(stats.ces == internal + 2401 + internal + stats.restarts);
+              } else {
+                const std::uint64_t combining = atomic ? internal - 1 : internal;
+                const std::uint64_t frame_runs = 3 * forming + 2 * (internal - forming) - (atomic ? 1 : 0);
+                CHECK(stats.ces == internal + 2401 + forming + combining + frame_runs + stats.restarts);
+              }
+              if (capacity != 4096u && mode == Sweeps::Off) CHECK(stats.yields > 0);
+            }
   }
 
   TEST_CASE("strassen: orders at or below the base case (the root multiplies by the definition)") {

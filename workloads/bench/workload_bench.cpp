@@ -112,8 +112,8 @@ void print_tables(std::FILE* out, const nlohmann::json& rows) {
     if (!r["median_ms"].is_null()) medians[key][r["impl"].get<std::string>()] = r["median_ms"].get<double>();
   }
   fmt::print(out, "\nchanflow's time divided by each baseline's (below 1: chanflow is faster)\n");
-  fmt::print(out, "{:<12} {:>8} {:<17} {:>13} {:>13} {:>13} {:>13}\n", "workload", "size", "impl", "÷ tbb-fine",
-             "÷ tbb-cutoff", "÷ serial", "÷ chanflow");
+  fmt::print(out, "{:<12} {:>8} {:<17} {:>13} {:>13} {:>13} {:>13} {:>13}\n", "workload", "size", "impl", "÷ tbb-fine",
+             "÷ tbb-cutoff", "÷ serial", "÷ chanflow", "÷ GPU peer");
   for (const auto& key : order) {
     const auto& m = medians[key];
     for (const auto& [impl, ms] : m) {
@@ -123,8 +123,10 @@ void print_tables(std::FILE* out, const nlohmann::json& rows) {
         return b == m.end() || b->second <= 0 ? std::string("-") : fmt::format("{:.2f}", ms / b->second);
       };
       // The other chanflow implementations against the hand-built graph (chanflow-compiled: chanflowc's).
-      fmt::print(out, "{:<12} {:>8} {:<17} {:>13} {:>13} {:>13} {:>13}\n", key.first, key.second, impl,
-                 ratio("tbb-fine"), ratio("tbb-cutoff"), ratio("serial"), impl == "chanflow" ? "-" : ratio("chanflow"));
+      // The library doing the same job on the same device (gpu_peers.hpp), where there is one.
+      const std::string peer = m.count("clblast-gemm") ? ratio("clblast-gemm") : ratio("compute-sort");
+      fmt::print(out, "{:<12} {:>8} {:<17} {:>13} {:>13} {:>13} {:>13} {:>13}\n", key.first, key.second, impl,
+                 ratio("tbb-fine"), ratio("tbb-cutoff"), ratio("serial"), impl == "chanflow" ? "-" : ratio("chanflow"), peer);
     }
   }
 }

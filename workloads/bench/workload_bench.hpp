@@ -26,7 +26,7 @@ struct WorkloadBenchOptions {
 
 /// What `--sizes gpu` runs unless --impls says otherwise: oneTBB with a cut-off on the host's cores,
 /// chanflow's graphs, and the GPU libraries that do the same job.
-inline const std::vector<std::string> kGpuImpls{"tbb-cutoff", "chanflow", "chanflow-join"};
+inline const std::vector<std::string> kGpuImpls{"tbb-cutoff", "chanflow", "chanflow-join", "clblast-gemm", "compute-sort"};
 
 /// Runs the benchmark, prints the tables to `table` and progress to stderr; returns one JSON row
 /// per workload × size × implementation.

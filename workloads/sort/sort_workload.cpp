@@ -1,6 +1,8 @@
 // Sort as a workload of `chanflow run` and `chanflow bench`.
 #include "sort.hpp"
 
+#include "peers/gpu_peers.hpp"
+
 #include <fmt/format.h>
 #include <tbb/parallel_sort.h>
 
@@ -62,6 +64,10 @@ class SortInstance final : public Instance {
       Key* t = tmp_.data();
       if (impl == "serial") {
         m.ms = time_ms([&] { sort_serial(d, t, n_); });
+      } else if (impl == "compute-sort" && have_boost_compute()) {
+        m.threads = 0;
+        if (!peer_) peer_ = std::make_unique<ComputeSort<Key>>(runtime_, n_);
+        m.ms = peer_->run(d);
       } else if (impl == "std-sort") {
         m.ms = time_ms([&] { std::sort(work_.begin(), work_.end()); });
       } else {
@@ -101,6 +107,7 @@ class SortInstance final : public Instance {
   std::vector<Key> input_, expected_, work_, tmp_;
   SvmBuffer data_svm_, tmp_svm_;
   std::unique_ptr<SortCilk> cilk_;  // after the buffers it names: it goes first
+  std::unique_ptr<ComputeSort<Key>> peer_;
 };
 
 template <class Key>
@@ -109,7 +116,9 @@ class Sort final : public Workload {
   std::string_view name() const override { return KeyTraits<Key>::name; }
   std::string_view size_name() const override { return "keys"; }
   std::vector<std::string> impls() const override {
-    return {"serial", "tbb-fine", "tbb-cutoff", "chanflow", "std-sort", "tbb-parallel-sort"};
+    std::vector<std::string> impls{"serial", "tbb-fine", "tbb-cutoff", "chanflow", "std-sort", "tbb-parallel-sort"};
+    if (have_boost_compute()) impls.emplace_back("compute-sort");  // Boost.Compute on the same device
+    return impls;
   }
   std::vector<std::uint64_t> sizes(SizeSet set) const override {
     if (set == SizeSet::Default) return {1000000};

@@ -1,6 +1,8 @@
 // `chanflow run <workload> <size>`.
 #include "run_command.hpp"
 
+#include "peers/gpu_peers.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -34,7 +36,7 @@ int run_workload(const RunRequest& request, std::FILE* out) {
   if (std::find(impls.begin(), impls.end(), request.impl) == impls.end())
     throw std::invalid_argument(
         fmt::format("{} has no implementation '{}' (there are: {})", w.name(), request.impl, fmt::join(impls, ", ")));
-  const bool on_device = request.impl.rfind("chanflow", 0) == 0;
+  const bool on_device = request.impl.rfind("chanflow", 0) == 0 || is_gpu_peer(request.impl);
   const Runtime rt(DeviceSelection{request.device, /*profiling=*/!request.settings.trace_path.empty()});
   w.check_size(request.size, rt.caps(), request.settings);
   auto instance = w.prepare(rt, request.size, request.seed, request.settings);

@@ -63,6 +63,20 @@ __global REAL* strassen_factor(__global REAL* m, long stride, long h, int a, int
   return b < 0 ? strassen_quadrant(m, stride, h, a) : scratch + sum * h * h;
 }
 
+/* strassen.c's helper, as written. */
+void strassen_add(long n, __global const REAL* X, long xs, __global const REAL* Y, long ys, REAL s, __global REAL* Z) {
+  for (long i = 0; i < n; i++)
+    for (long j = 0; j < n; j++) Z[i * n + j] = X[i * xs + j] + s * Y[i * ys + j];
+}
+
+/* The same factor, formed by the task that reads it (without STRASSEN_DATA_TASKS). */
+__global REAL* strassen_form_factor(__global REAL* m, long stride, long h, int a, int b, int sign, int sum,
+                                    __global REAL* scratch, long* out_stride) {
+  __global REAL* z = strassen_factor(m, stride, h, a, b, sum, scratch, out_stride);
+  if (b >= 0) strassen_add(h, strassen_quadrant(m, stride, h, a), stride, strassen_quadrant(m, stride, h, b), stride, (REAL)sign, z);
+  return z;
+}
+
 /* Work-group tasks of a frame of order n cover its h = n/2 rows in bands (at most
  * STRASSEN_MAX_BANDS, each at least 64 rows where h allows). */
 #define STRASSEN_MAX_BANDS 8u
@@ -88,60 +102,9 @@ void strassen_spawn_bands(chanflow_ctx* ctx, long n, uint what, uint leaves_port
  * STRASSEN_JOIN its P must be zero before they add into it. */
 int strassen_prepares(long n) { return n / 2 > STRASSEN_BASE; }
 
-void strassen_pre_sync(__global StrassenTask* t, chanflow_ctx* ctx) {
-  __global const StrassenArgs* args = CHANFLOW_ARGS(ctx, StrassenArgs);
-  const uint k = t->product;
-  __global REAL *x, *y, *p;
-  long xs, ys, ps, n;
-  if (k == STRASSEN_ROOT) {
-    n = (long)args->n;
-    x = args->a;
-    y = args->b;
-    p = args->c;
-    xs = ys = ps = n;
-    if (n <= STRASSEN_BASE) {
-      strassen_base(n, x, xs, y, ys, p, ps);
-      return;
-    }
-  } else {
-    __global const StrassenCont* parent = (__global const StrassenCont*)chanflow_parent_frame(ctx);
-    __global REAL* scratch = (__global REAL*)chanflow_parent_scratch(ctx);
-    if (!scratch) return; /* the flush reported CHANFLOW_ERR_SCRATCH; the run fails */
-    n = (long)parent->n / 2;
-    x = strassen_factor(parent->x, (long)parent->xs, n, strassen_xa[k], strassen_xb[k], strassen_xsum[k], scratch, &xs);
-    y = strassen_factor(parent->y, (long)parent->ys, n, strassen_ya[k], strassen_yb[k], strassen_ysum[k], scratch, &ys);
-    p = scratch + (10 + k) * n * n; /* a temporary of the parent's */
-    ps = n;
-  }
-  const int prepares = strassen_prepares(n);
-  /* Above the base cases' parents PREPARE zeroes P; a base cases' parent's is 2 STRASSEN_BASE square. */
-  for (long i = 0; i < n && !STRASSEN_JOIN && !prepares; i++)
-    for (long j = 0; j < n; j++) p[i * ps + j] = 0;
-  const StrassenCont cont = {CHANFLOW_FRAME_INIT, x, y, p, (ulong)xs, (ulong)ys, (ulong)ps, (ulong)n, k,
-                             prepares ? 0u : 1u};
-  chanflow_spawn_continuation(ctx, cont);
-  if (prepares)
-    strassen_spawn_bands(ctx, n, STRASSEN_PREPARE, CHANFLOW_PORT(strassen_spawn, strassen_base));
-  else
-    strassen_spawn_products(ctx, n, CHANFLOW_NO_PORT, CHANFLOW_PORT(strassen_spawn, strassen_base));
-}
-CHANFLOW_YIELDING_KERNEL_NODE(strassen_spawn, StrassenTask, strassen_pre_sync)
 
-/* The frame after each sync, waiting again in place until its last stage. */
-void strassen_post_sync(__global StrassenCont* c, chanflow_ctx* ctx) {
-  StrassenCont next = *c;
-  next.stage = c->stage + 1u;
-  const long n = (long)c->n;
-  if (c->stage == 0u) {
-    strassen_spawn_products(ctx, n, CHANFLOW_PORT(strassen_combine, strassen), CHANFLOW_PORT(strassen_combine, strassen_base));
-  } else if (c->stage == 1u && (STRASSEN_JOIN || c->product != STRASSEN_ROOT)) {
-    strassen_spawn_bands(ctx, n, STRASSEN_COMBINE, CHANFLOW_PORT(strassen_combine, strassen_base));
-  } else {
-    return; /* done: the products are in C (the root accumulates straight into it) */
-  }
-  chanflow_continue_in_place(ctx, next);
-}
-CHANFLOW_CONTINUATION_NODE(strassen_combine, StrassenCont, strassen_post_sync)
+/* log2 of h, a power of two (every order is: n is, the workload checks). */
+long strassen_log2(long h) { return 63 - (long)clz((ulong)h); }
 
 /* Rows of one band of a frame whose children have order h. */
 long strassen_band_rows(long h) { return h / strassen_bands(h); }
@@ -151,8 +114,9 @@ long strassen_band_rows(long h) { return h / strassen_bands(h); }
 void strassen_prepare(__global const StrassenCont* c, uint b, uint lane, uint lanes) {
   const long h = (long)c->n / 2, xs = (long)c->xs, ys = (long)c->ys, ps = (long)c->ps;
   __global REAL* scratch = (__global REAL*)chanflow_frame_scratch(&c->frame);
-  for (long e = lane; e < strassen_band_rows(h) * h; e += lanes) {
-    const long i = b * strassen_band_rows(h) + e / h, j = e % h;
+  const long rows = strassen_band_rows(h), row0 = b * rows, lg = strassen_log2(h);
+  for (long e = lane; e < rows << lg; e += lanes) {
+    const long i = row0 + (e >> lg), j = e & (h - 1);
     for (uint k = 0; k < 7u; ++k) {
       if (strassen_xb[k] >= 0)
         scratch[strassen_xsum[k] * h * h + i * h + j] =
@@ -164,8 +128,8 @@ void strassen_prepare(__global const StrassenCont* c, uint b, uint lane, uint la
             (REAL)strassen_ysign[k] * strassen_quadrant(c->y, ys, h, strassen_yb[k])[i * ys + j];
     }
   }
-  for (long e = lane; e < strassen_band_rows(h) * 2 * h && !STRASSEN_JOIN; e += lanes) {
-    const long i = b * strassen_band_rows(h) + e / (2 * h), j = e % (2 * h);
+  for (long e = lane; e < rows << (lg + 1) && !STRASSEN_JOIN; e += lanes) {
+    const long i = row0 + (e >> (lg + 1)), j = e & (2 * h - 1);
     c->p[i * ps + j] = 0;
     c->p[(i + h) * ps + j] = 0;
   }
@@ -175,11 +139,12 @@ void strassen_prepare(__global const StrassenCont* c, uint b, uint lane, uint la
  * into its P's quadrants, as strassen.c does; else its P added into its parent's quadrants. */
 void strassen_combine_band(__global const StrassenCont* c, uint b, uint lane, uint lanes) {
   const long h = (long)c->n / 2, q = h * h, cs = (long)c->ps;
+  const long rows = strassen_band_rows(h), row0 = b * rows, lg = strassen_log2(h);
   if (STRASSEN_JOIN) {
     __global const REAL* M = (__global const REAL*)chanflow_frame_scratch(&c->frame) + 10 * q;
     __global REAL* C = c->p;
-    for (long e = lane; e < strassen_band_rows(h) * h; e += lanes) {
-      const long i = b * strassen_band_rows(h) + e / h, j = e % h, k = i * h + j;
+    for (long e = lane; e < rows << lg; e += lanes) {
+      const long i = row0 + (e >> lg), j = e & (h - 1), k = i * h + j;
       const REAL m1 = M[k], m2 = M[q + k], m3 = M[2 * q + k], m4 = M[3 * q + k];
       const REAL m5 = M[4 * q + k], m6 = M[5 * q + k], m7 = M[6 * q + k];
       C[i * cs + j] = m1 + m4 - m5 + m7;
@@ -194,8 +159,8 @@ void strassen_combine_band(__global const StrassenCont* c, uint b, uint lane, ui
   const long n = 2 * h, pps = (long)parent->ps;
   __global REAL* d0 = strassen_quadrant(parent->p, pps, n, strassen_d0[k]);
   __global REAL* d1 = strassen_d1[k] >= 0 ? strassen_quadrant(parent->p, pps, n, strassen_d1[k]) : 0;
-  for (long e = lane; e < strassen_band_rows(h) * n; e += lanes) {
-    const long i0 = b * strassen_band_rows(h) + e / n, j = e % n;
+  for (long e = lane; e < rows << (lg + 1); e += lanes) {
+    const long i0 = row0 + (e >> (lg + 1)), j = e & (n - 1);
     for (long i = i0; i < n; i += h) {
       STRASSEN_ATOMIC_ADD(d0 + i * pps + j, (REAL)strassen_s0[k] * c->p[i * cs + j]);
       if (d1) STRASSEN_ATOMIC_ADD(d1 + i * pps + j, (REAL)strassen_s1[k] * c->p[i * cs + j]);
@@ -261,7 +226,7 @@ void strassen_leaf_put(const StrassenDest* d, long n, long i, long j, REAL v) {
   }
 }
 
-/* By one work-item (a CPU device, strassen_leaves_items): row by row in private memory, each entry
+/* By one work-item (a CPU device: a base case inline in its task): row by row in private memory, each entry
  * summed in the order of k as strassen_base does; the inner loops vectorize. */
 void strassen_leaf_rows(const StrassenFactors* f, const StrassenDest* d) {
   const long n = f->n;
@@ -323,11 +288,7 @@ void strassen_leaf_tiles(const StrassenFactors* f, const StrassenDest* d, __loca
 }
 
 /* The data tasks (a band of PREPARE or COMBINE, or a base case), each returning into the frame it
- * works for; `lanes` work-items share one (lane is this one's). The graph runs them as work-group
- * tasks on a GPU, where one work-item per task would leave the device idle at the top of the
- * recursion and serialize each base case, and as per-work-item tasks on a CPU device, whose
- * work-group is a loop on one core (PoCL vectorizes across its work-items: a task per work-item
- * keeps the vector lanes full). */
+ * works for; `lanes` work-items share one (lane is this one's): a work-group on a GPU. */
 void strassen_data(__global StrassenTask* t, chanflow_ctx* ctx, uint lane, uint lanes, __local StrassenTiles* tiles) {
   __global const StrassenCont* c = (__global const StrassenCont*)chanflow_parent_frame(ctx);
   if (t->product == STRASSEN_PREPARE) {
@@ -337,10 +298,7 @@ void strassen_data(__global StrassenTask* t, chanflow_ctx* ctx, uint lane, uint 
   } else {
     const StrassenFactors f = strassen_leaf_factors(c, t->product);
     const StrassenDest d = strassen_leaf_dest(c, t->product);
-    if (tiles)
-      strassen_leaf_tiles(&f, &d, tiles);
-    else
-      strassen_leaf_rows(&f, &d);
+    strassen_leaf_tiles(&f, &d, tiles);
   }
 }
 
@@ -349,6 +307,98 @@ void strassen_data_group(__global StrassenTask* t, __local StrassenTiles* tiles,
 }
 CHANFLOW_GROUP_KERNEL_NODE(strassen_leaves, StrassenTask, StrassenTiles, strassen_data_group)
 
-void strassen_data_item(__global StrassenTask* t, chanflow_ctx* ctx) { strassen_data(t, ctx, 0u, 1u, 0); }
-/* Without output ports it never yields; a yielding node's task returns into its parent's frame. */
-CHANFLOW_YIELDING_KERNEL_NODE(strassen_leaves_items, StrassenTask, strassen_data_item)
+
+/* The control: strassen.c's recursion, a product per work-item. With STRASSEN_DATA_TASKS (a GPU)
+ * its data goes to work-group tasks, as the comment at the top says; without (a CPU device, whose
+ * work-group is a loop on one core, vectorized across its work-items) every loop runs in the task
+ * that needs it, a task per work-item: a product forms its own factors' sums into its parent's
+ * scratch, a base case multiplies in its task, and the frame combines after its one sync. */
+void strassen_pre_sync(__global StrassenTask* t, chanflow_ctx* ctx) {
+  __global const StrassenArgs* args = CHANFLOW_ARGS(ctx, StrassenArgs);
+  const uint k = t->product;
+  __global REAL *x, *y, *p;
+  long xs, ys, ps, n;
+  if (k == STRASSEN_ROOT) {
+    n = (long)args->n;
+    x = args->a;
+    y = args->b;
+    p = args->c;
+    xs = ys = ps = n;
+    if (n <= STRASSEN_BASE) {
+      strassen_base(n, x, xs, y, ys, p, ps);
+      return;
+    }
+  } else {
+    __global const StrassenCont* parent = (__global const StrassenCont*)chanflow_parent_frame(ctx);
+    __global REAL* scratch = (__global REAL*)chanflow_parent_scratch(ctx);
+    if (!scratch) return; /* the flush reported CHANFLOW_ERR_SCRATCH; the run fails */
+    n = (long)parent->n / 2;
+#if STRASSEN_DATA_TASKS
+    x = strassen_factor(parent->x, (long)parent->xs, n, strassen_xa[k], strassen_xb[k], strassen_xsum[k], scratch, &xs);
+    y = strassen_factor(parent->y, (long)parent->ys, n, strassen_ya[k], strassen_yb[k], strassen_ysum[k], scratch, &ys);
+#else
+    x = strassen_form_factor(parent->x, (long)parent->xs, n, strassen_xa[k], strassen_xb[k], strassen_xsign[k],
+                             strassen_xsum[k], scratch, &xs);
+    y = strassen_form_factor(parent->y, (long)parent->ys, n, strassen_ya[k], strassen_yb[k], strassen_ysign[k],
+                             strassen_ysum[k], scratch, &ys);
+    if (n <= STRASSEN_BASE && STRASSEN_JOIN) { /* a base case, in this work-item, into its temporary */
+      strassen_base(n, x, xs, y, ys, scratch + (10 + k) * n * n, n);
+      return;
+    }
+    if (n <= STRASSEN_BASE) { /* a base case, in this work-item, added into the parent's product */
+      const StrassenFactors f = {x, 0, y, 0, (REAL)0, (REAL)0, n, xs, ys};
+      const StrassenDest d = strassen_leaf_dest(parent, k);
+      strassen_leaf_rows(&f, &d);
+      return;
+    }
+#endif
+    p = scratch + (10 + k) * n * n; /* a temporary of the parent's */
+    ps = n;
+  }
+#if !STRASSEN_DATA_TASKS
+  for (long i = 0; i < n && !STRASSEN_JOIN; i++)
+    for (long j = 0; j < n; j++) p[i * ps + j] = 0;
+  const StrassenCont frame = {CHANFLOW_FRAME_INIT, x, y, p, (ulong)xs, (ulong)ys, (ulong)ps, (ulong)n, k, 1u};
+  chanflow_spawn_continuation(ctx, frame);
+  for (uint c = 0; c < 7u; ++c) {
+    const StrassenTask child = {CHANFLOW_TASK_INIT, c, 0u};
+    chanflow_spawn_void_child(ctx, CHANFLOW_PORT(strassen_spawn, strassen), child);
+  }
+#else
+  const int prepares = strassen_prepares(n);
+  /* Above the base cases' parents PREPARE zeroes P; a base cases' parent's is 2 STRASSEN_BASE square. */
+  for (long i = 0; i < n && !STRASSEN_JOIN && !prepares; i++)
+    for (long j = 0; j < n; j++) p[i * ps + j] = 0;
+  const StrassenCont cont = {CHANFLOW_FRAME_INIT, x, y, p, (ulong)xs, (ulong)ys, (ulong)ps, (ulong)n, k,
+                             prepares ? 0u : 1u};
+  chanflow_spawn_continuation(ctx, cont);
+  if (prepares)
+    strassen_spawn_bands(ctx, n, STRASSEN_PREPARE, CHANFLOW_PORT(strassen_spawn, strassen_base));
+  else
+    strassen_spawn_products(ctx, n, CHANFLOW_NO_PORT, CHANFLOW_PORT(strassen_spawn, strassen_base));
+#endif
+}
+CHANFLOW_YIELDING_KERNEL_NODE(strassen_spawn, StrassenTask, strassen_pre_sync)
+
+/* The frame after each sync, waiting again in place until its last stage. */
+void strassen_post_sync(__global StrassenCont* c, chanflow_ctx* ctx) {
+#if !STRASSEN_DATA_TASKS
+  /* The products are in: combine them here, in this work-item. */
+  for (uint b = 0; b < strassen_bands((long)c->n / 2) && (STRASSEN_JOIN || c->product != STRASSEN_ROOT); ++b)
+    strassen_combine_band(c, b, 0u, 1u);
+  (void)ctx;
+#else
+  StrassenCont next = *c;
+  next.stage = c->stage + 1u;
+  const long n = (long)c->n;
+  if (c->stage == 0u) {
+    strassen_spawn_products(ctx, n, CHANFLOW_PORT(strassen_combine, strassen), CHANFLOW_PORT(strassen_combine, strassen_base));
+  } else if (c->stage == 1u && (STRASSEN_JOIN || c->product != STRASSEN_ROOT)) {
+    strassen_spawn_bands(ctx, n, STRASSEN_COMBINE, CHANFLOW_PORT(strassen_combine, strassen_base));
+  } else {
+    return; /* done: the products are in C (the root accumulates straight into it) */
+  }
+  chanflow_continue_in_place(ctx, next);
+#endif
+}
+CHANFLOW_CONTINUATION_NODE(strassen_combine, StrassenCont, strassen_post_sync)

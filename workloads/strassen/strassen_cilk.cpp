@@ -51,43 +51,48 @@ std::uint64_t strassen_scratch_bytes(std::uint64_t n, Precision precision, std::
 
 StrassenCilk::StrassenCilk(const Runtime& runtime, const SvmBuffer& a, const SvmBuffer& b, const SvmBuffer& c,
                            std::uint64_t n, Precision precision, const CilkOptions& options, StrassenCombine combine,
-                           std::uint32_t base)
+                           std::uint32_t base, StrassenData data)
     : graph_(runtime, options.graph_options()) {
   Graph& g = graph_;
   const bool f32 = precision == Precision::F32;
   const LeafTiling tiling = leaf_tiling(options.wg_size, base);
+  // Data in work-group tasks on a GPU; in the tasks that need it on a CPU device (strassen.cl).
+  const bool data_tasks = data == StrassenData::ForDevice ? !(runtime.caps().type & CL_DEVICE_TYPE_CPU)
+                                                         : data == StrassenData::WorkGroupTasks;
   g.add_source(fmt::format("#define REAL {}\n#define STRASSEN_ATOMIC_ADD {}\n#define STRASSEN_BASE {}\n"
                            "#define STRASSEN_JOIN {}\n#define STRASSEN_TK {}\n#define STRASSEN_TX {}\n"
-                           "#define STRASSEN_TY {}\n#define STRASSEN_RB {}\n#define STRASSEN_CB {}\n",
+                           "#define STRASSEN_TY {}\n#define STRASSEN_RB {}\n#define STRASSEN_CB {}\n#define STRASSEN_DATA_TASKS {}\n",
                            f32 ? "float" : "double", f32 ? "chanflow_atomic_add_float" : "chanflow_atomic_add_double",
                            base, combine == StrassenCombine::Join ? 1 : 0, tiling.tk, tiling.tx, tiling.ty,
-                           (base + tiling.ty - 1) / tiling.ty, (base + tiling.tx - 1) / tiling.tx));
+                           (base + tiling.ty - 1) / tiling.ty, (base + tiling.tx - 1) / tiling.tx, data_tasks ? 1 : 0));
   g.add_source(std::string(workloads_cl::strassen_types_h()));
   g.add_source(std::string(workloads_cl::strassen_cl()));
   const std::uint32_t cap = options.capacity_per_level;
   auto& tasks = g.channel_stack<StrassenTask>("strassen", cap);
-  auto& leaves = g.channel_stack<StrassenTask>("strassen_base", cap);
   auto& conts = g.channel_stack<StrassenCont>("strassen_cont", cap, StackKind::Continuations);
   conts.set_frame_scratch(frame_scratch(n, precision, base));
   auto& spawn = g.kernel<StrassenTask>("strassen_spawn", "strassen_spawn");
-  // The data tasks: work-group tasks on a GPU, a task per work-item on a CPU device (strassen.cl).
-  const bool cpu = (runtime.caps().type & CL_DEVICE_TYPE_CPU) != 0;
-  auto& leaf = g.kernel<StrassenTask>("strassen_leaves", cpu ? "strassen_leaves_items" : "strassen_leaves");
   auto& post_sync = g.kernel<StrassenCont>("strassen_combine", "strassen_combine");
-  // A task spawns its frame and either the work-group tasks forming its children's factors or its
-  // seven base cases; the frame, after each sync, its seven products, then the work-group tasks
-  // combining them (at most 8 bands of rows: strassen.cl's STRASSEN_MAX_BANDS).
   make_edge(tasks, spawn);
   make_edge(spawn, conts, Continuation{});
-  make_edge(spawn, leaves, Children{.max_per_item = 8});
-  make_edge(leaves, leaf);
   make_edge(conts, post_sync);
-  make_edge(post_sync, tasks, Children{.max_per_item = 7});
-  make_edge(post_sync, leaves, Children{.max_per_item = 8});
   const StrassenArgs args{a.get(), b.get(), c.get(), n};
   spawn.set_args(args).uses(a).uses(b).uses(c);
-  leaf.set_args(args).uses(a).uses(b).uses(c);
-  post_sync.set_args(args);
+  post_sync.set_args(args).uses(c);
+  if (data_tasks) {
+    // A task spawns its frame and either the work-group tasks forming its children's factors or
+    // its seven base cases; the frame, after each sync, its seven products, then the work-group
+    // tasks combining them (at most 8 bands of rows: strassen.cl's STRASSEN_MAX_BANDS).
+    auto& data = g.channel_stack<StrassenTask>("strassen_base", cap);
+    auto& group = g.kernel<StrassenTask>("strassen_leaves", "strassen_leaves");
+    make_edge(spawn, data, Children{.max_per_item = 8});
+    make_edge(data, group);
+    make_edge(post_sync, tasks, Children{.max_per_item = 7});
+    make_edge(post_sync, data, Children{.max_per_item = 8});
+    group.set_args(args).uses(a).uses(b).uses(c);
+  } else {
+    make_edge(spawn, tasks, Children{.max_per_item = 7});  // a task spawns its frame and its seven products
+  }
   tasks_ = &tasks;
 }
 
@@ -98,8 +103,9 @@ RunStats StrassenCilk::run(SchedulingPolicy& policy, const RunOptions& run_optio
 
 RunStats strassen_cilk(const Runtime& runtime, const SvmBuffer& a, const SvmBuffer& b, const SvmBuffer& c,
                        std::uint64_t n, Precision precision, SchedulingPolicy& policy, const CilkOptions& options,
-                       const RunOptions& run_options, StrassenCombine combine, std::uint32_t base) {
-  return StrassenCilk(runtime, a, b, c, n, precision, options, combine, base).run(policy, run_options);
+                       const RunOptions& run_options, StrassenCombine combine, std::uint32_t base,
+                       StrassenData data) {
+  return StrassenCilk(runtime, a, b, c, n, precision, options, combine, base, data).run(policy, run_options);
 }
 
 }  // namespace chanflow::workloads

@@ -1,6 +1,8 @@
 // Strassen (float and double) as workloads of `chanflow run` and `chanflow bench`.
 #include "strassen.hpp"
 
+#include "peers/gpu_peers.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -45,16 +47,15 @@ struct Traits<double> {
 
 constexpr std::uint32_t kCpuCapacity = 1u << 12;  // CEs per level on CPU devices
 
-// A task and a continuation per slot; order n recurses log2(n / base) levels. (Frame scratch
-// comes on top: at most 7^level frames per level have it, FrameScratch::max_frames.)
+// Two tasks (control and data) and a continuation per slot; order n recurses log2(n / base)
+// levels. (Frame scratch comes on top: at most 7^level frames per level have it,
+// FrameScratch::max_frames.) No max_wg: on a GPU the base cases and bands are work-group tasks,
+// for which wider groups are better (H100, strassen 2048 joined: 33.6 ms at wg 64, 17.8 at 256).
 StackFootprint strassen_footprint(std::uint64_t n) {
   std::uint32_t levels = 1;
   for (std::uint64_t order = n; order > kStrassenBase; order /= 2) ++levels;
   return {.bytes_per_slot = 2 * sizeof(StrassenTask) + sizeof(StrassenCont) + 3 * StackFootprint::kControlBytes,
-          .levels = levels + 1, .cpu_capacity = kCpuCapacity,
-          // A task is a whole product (a 64x64 base case per work-item): at n = 512, 343 of them
-          // are 6 work-groups of 64 and would be 2 of 256 (joined, 64 against 166 ms on an H100).
-          .max_wg = 64};
+          .levels = levels + 1, .cpu_capacity = kCpuCapacity};
 }
 
 template <class Real>
@@ -103,6 +104,10 @@ class StrassenInstance final : public Instance {
       m.ms = time_ms([&] { Traits<Real>::serial(static_cast<long>(n_), a, b, c); });
     } else if (impl == "gemm-blocked") {
       m.ms = time_ms([&] { gemm_blocked<Real>(n_, a, b, c); });
+    } else if (impl == "clblast-gemm" && have_clblast()) {
+      m.threads = 0;
+      if (!peer_) peer_ = std::make_unique<ClblastGemm<Real>>(runtime_, n_);
+      m.ms = peer_->run(a, b, c);
     } else {
       m.threads = tbb_threads();
       if (impl == "tbb-fine")
@@ -138,6 +143,7 @@ class StrassenInstance final : public Instance {
   double scale_ = 1, bound_ = 0;
   SvmBuffer a_svm_, b_svm_, c_svm_;
   std::unique_ptr<StrassenCilk> atomic_, joined_;  // after the buffers they name: they go first
+  std::unique_ptr<ClblastGemm<Real>> peer_;
 };
 
 template <class Real>
@@ -146,7 +152,9 @@ class Strassen final : public Workload {
   std::string_view name() const override { return Traits<Real>::name; }
   std::string_view size_name() const override { return "n"; }
   std::vector<std::string> impls() const override {
-    return {"serial", "tbb-fine", "tbb-cutoff", "chanflow", "chanflow-join", "gemm-blocked"};
+    std::vector<std::string> impls{"serial", "tbb-fine", "tbb-cutoff", "chanflow", "chanflow-join", "gemm-blocked"};
+    if (have_clblast()) impls.emplace_back("clblast-gemm");  // CLBlast's GEMM on the same device
+    return impls;
   }
   std::vector<std::uint64_t> sizes(SizeSet set) const override {
     if (set == SizeSet::Default) return {512};
