@@ -39,10 +39,11 @@ struct SmallCase {
 // the same level took its room; and under greedy with planned sweeps it stalled one run in three
 // (ready frames left unswept after a stall), until the stall recovery swept continuations first.
 constexpr std::uint32_t kWg = 16;
-// Strassen at the workload's base case (64) recurses two levels at 256, one at 128.
+// Strassen at the workload's base case (64) recurses two levels at 256, one at 128; a task may
+// spawn 8 data tasks on a GPU (bands of rows), 7 products on a CPU device.
 const SmallCase kCases[] = {{"fib", 18, 2 * kWg, true},          {"queens", 10, 10 * kWg, true, 18 * kWg},
                             {"sort", 70000, 4 * kWg, true},       {"sort-u64", 70000, 4 * kWg, true},
-                            {"strassen", 256, 7 * kWg, false},    {"strassen-f64", 128, 7 * kWg, false}};
+                            {"strassen", 256, 8 * kWg, false},    {"strassen-f64", 128, 8 * kWg, false}};
 
 }  // namespace
 
@@ -179,6 +180,51 @@ TEST_SUITE("workloads") {
           CHECK(instance->run(impl).correct);
         }
       }
+  }
+
+  TEST_CASE("sort: small sorts and merges as work-group tasks or in work-items, tiny capacities, both key widths") {
+    // 70,000 keys with duplicates (the workload's keys are distinct): cilksort's quarters reach
+    // 2,048 keys (work-group sorts of a power of two and of less) and its merges 8,192 (work-group
+    // merges of unequal halves) at several depths.
+    std::mt19937_64 gen(11);
+    constexpr std::uint64_t n = 70000;
+    for (const std::uint32_t key_bytes : {4u, 8u})
+      for (const auto data : {workloads::SortData::WorkGroupTasks, workloads::SortData::InTasks})
+        for (const Sweeps mode : dispatch_modes())
+          for (const std::uint32_t capacity : {4096u, 4 * kWg}) {
+            const bool groups = data == workloads::SortData::WorkGroupTasks;
+            const std::string dispatch = to_string(mode);
+            CAPTURE(key_bytes);
+            CAPTURE(groups);
+            CAPTURE(dispatch);
+            CAPTURE(capacity);
+            std::vector<std::uint64_t> keys(n);
+            for (auto& k : keys) k = gen() % 50000;  // duplicates
+            if (key_bytes == 4)
+              for (auto& k : keys) k &= 0xffffffffu;
+            SvmBuffer data_svm(runtime(), n * key_bytes), tmp_svm(runtime(), n * key_bytes);
+            std::vector<std::uint32_t> narrow(keys.begin(), keys.end());
+            runtime().svm_write(data_svm.get(), key_bytes == 4 ? static_cast<const void*>(narrow.data()) : keys.data(),
+                                n * key_bytes);
+            Levelized levelized;
+            const RunStats stats = workloads::sort_cilk(
+                runtime(), data_svm, tmp_svm, n, levelized, {.capacity_per_level = capacity, .wg_size = kWg, .device_sweeps = mode},
+                {}, {workloads::kSortBase, workloads::kMergeBase, 0, 0}, key_bytes, data).stats;
+            std::sort(keys.begin(), keys.end());
+            if (key_bytes == 4) {
+              std::vector<std::uint32_t> out(n);
+              runtime().svm_read(out.data(), data_svm.get(), n * key_bytes);
+              CHECK(std::equal(out.begin(), out.end(), keys.begin()));
+            } else {
+              std::vector<std::uint64_t> out(n);
+              runtime().svm_read(out.data(), data_svm.get(), n * key_bytes);
+              CHECK(out == keys);
+            }
+            std::uint64_t block_tasks = 0;  // the work-group tasks' stacks, over their levels
+            for (const auto& [name, ces] : stats.ces_per_channel)
+              block_tasks += name.rfind("sort_block", 0) == 0 || name.rfind("merge_block", 0) == 0 ? ces : 0;
+            CHECK((block_tasks > 0) == groups);
+          }
   }
 
   TEST_CASE("queens: the base case's depth does not change the count") {

@@ -122,6 +122,7 @@
     barrier(CLK_LOCAL_MEM_FENCE);                                                               \
     __global ce_type* task = (__global ce_type*)*group_ce;                                      \
     ctx.link = (__global ulong*)task;                                                           \
+    ctx.follower = chanflow_local_id() != 0;                                                    \
     if (task) body(task, group_local, &ctx);                                                    \
     /* Every item's part of the result is written before the leader returns the task. */       \
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);                                        \

@@ -70,6 +70,8 @@ typedef struct {
   __global ulong* link;                   /* the CE's {ret, ret_frame} (tasks and frames), or 0 */
   ulong ready_frame;                      /* this task's continuation, flushed with no children */
   uint in_place;                          /* a continuation that waits again in its own frame */
+  uint follower;                          /* a work-group task's work-item other than its leader:
+                                             the task's value is the leader's (chanflow_return) */
   ulong task_scratch;                     /* the block chanflow_task_scratch took, until a frame receives it */
   __local const uint* prepaid;            /* credits a sweep took per port for this batch, or 0 */
   uint count[CHANFLOW_MAX_PORTS];
@@ -175,9 +177,7 @@ void chanflow_continue_in_place_bytes(chanflow_ctx* ctx, const void* value, uint
 /* Returns `value` from this task or continuation into its result slot. The parent is told
  * (its join counter) when the task has finished, after the flush, not here. */
 void chanflow_return(chanflow_ctx* ctx, ulong value) {
-  /* A work-group task (one CE per work-group) returns its leader's value. */
-  if (ctx->env->group_ces == 1u && chanflow_local_id() != 0) return;
-  if (ctx->link && ctx->link[0]) *(__global ulong*)ctx->link[0] = value;
+  if (ctx->link && ctx->link[0] && !ctx->follower) *(__global ulong*)ctx->link[0] = value;
 }
 
 void chanflow_ctx_init(chanflow_ctx* ctx, __global const chanflow_node_env* env) {
@@ -185,6 +185,7 @@ void chanflow_ctx_init(chanflow_ctx* ctx, __global const chanflow_node_env* env)
   ctx->link = 0;
   ctx->ready_frame = 0;
   ctx->in_place = 0;
+  ctx->follower = 0;
   ctx->task_scratch = 0;
   ctx->prepaid = 0;
   for (uint p = 0; p < CHANFLOW_MAX_PORTS; ++p) ctx->count[p] = 0;

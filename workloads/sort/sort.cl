@@ -56,11 +56,24 @@ void sort_merge_serially(__global const SORT_KEY* a, long na, __global const SOR
   while (j < nb) dest[k++] = b[j++];
 }
 
-/* A cilkmerge child (void: it joins its parent's continuation). */
-void spawn_merge(chanflow_ctx* ctx, uint port, __global SORT_KEY* a, long na, __global SORT_KEY* b, long nb,
-                 __global SORT_KEY* dest) {
+/* With SORT_GROUPS (a GPU), the sorts and merges of at most SortArgs::block_sort and block_merge
+ * keys are work-group tasks (sort_blocks, merge_blocks below) on ports sort_block and merge_block;
+ * without (a CPU device), every task is a work-item's, as in sort.c. */
+#if SORT_GROUPS
+#define SORT_BLOCK_PORT(kernel) CHANFLOW_PORT(kernel, sort_block)
+#define MERGE_BLOCK_PORT(kernel) CHANFLOW_PORT(kernel, merge_block)
+#else
+#define SORT_BLOCK_PORT(kernel) CHANFLOW_NO_PORT
+#define MERGE_BLOCK_PORT(kernel) CHANFLOW_NO_PORT
+#endif
+
+/* A cilkmerge child (void: it joins its parent's continuation): a work-group task where it is
+ * small enough and the node has the port, else a task. */
+void spawn_merge(chanflow_ctx* ctx, uint port, uint block_port, __global SORT_KEY* a, long na, __global SORT_KEY* b,
+                 long nb, __global SORT_KEY* dest) {
   const MergeFrame m = {CHANFLOW_TASK_INIT, a, b, dest, (ulong)na, (ulong)nb};
-  chanflow_spawn_void_child(ctx, port, m);
+  const int block = block_port != CHANFLOW_NO_PORT && na + nb <= (long)CHANFLOW_ARGS(ctx, SortArgs)->block_merge;
+  chanflow_spawn_void_child(ctx, block ? block_port : port, m);
 }
 
 void sort_pre_sync(__global SortFrame* f, chanflow_ctx* ctx) {
@@ -74,9 +87,11 @@ void sort_pre_sync(__global SortFrame* f, chanflow_ctx* ctx) {
   const SortCont cont = {CHANFLOW_FRAME_INIT, data, tmp, (ulong)n};
   chanflow_spawn_continuation(ctx, cont);
   const long q = n / 4;
+  const long block = (long)CHANFLOW_ARGS(ctx, SortArgs)->block_sort;
   for (long i = 0; i < 4; i++) {
     const SortFrame child = {CHANFLOW_TASK_INIT, data + i * q, tmp + i * q, (ulong)(i < 3 ? q : n - 3 * q)};
-    chanflow_spawn_void_child(ctx, CHANFLOW_PORT(sort_spawn, sort), child);
+    const int blocked = SORT_BLOCK_PORT(sort_spawn) != CHANFLOW_NO_PORT && (long)child.n <= block;
+    chanflow_spawn_void_child(ctx, blocked ? SORT_BLOCK_PORT(sort_spawn) : CHANFLOW_PORT(sort_spawn, sort), child);
   }
 }
 CHANFLOW_YIELDING_KERNEL_NODE(sort_spawn, SortFrame, sort_pre_sync)
@@ -86,8 +101,9 @@ void sort_after_quarters(__global SortCont* c, chanflow_ctx* ctx) {
   const long n = (long)c->n, q = n / 4;
   const SortCont cont = {CHANFLOW_FRAME_INIT, c->data, c->tmp, c->n};
   chanflow_spawn_continuation(ctx, cont);
-  spawn_merge(ctx, CHANFLOW_PORT(sort_halves, merge), c->data, q, c->data + q, q, c->tmp);
-  spawn_merge(ctx, CHANFLOW_PORT(sort_halves, merge), c->data + 2 * q, q, c->data + 3 * q, n - 3 * q, c->tmp + 2 * q);
+  spawn_merge(ctx, CHANFLOW_PORT(sort_halves, merge), MERGE_BLOCK_PORT(sort_halves), c->data, q, c->data + q, q, c->tmp);
+  spawn_merge(ctx, CHANFLOW_PORT(sort_halves, merge), MERGE_BLOCK_PORT(sort_halves), c->data + 2 * q, q,
+              c->data + 3 * q, n - 3 * q, c->tmp + 2 * q);
 }
 CHANFLOW_CONTINUATION_NODE(sort_halves, SortCont, sort_after_quarters)
 
@@ -96,7 +112,8 @@ void sort_after_halves(__global SortCont* c, chanflow_ctx* ctx) {
   const long n = (long)c->n, q = n / 4;
   const SortCont cont = {CHANFLOW_FRAME_INIT, c->data, c->tmp, c->n};
   chanflow_spawn_continuation(ctx, cont);
-  spawn_merge(ctx, CHANFLOW_PORT(sort_whole, merge), c->tmp, 2 * q, c->tmp + 2 * q, n - 2 * q, c->data);
+  spawn_merge(ctx, CHANFLOW_PORT(sort_whole, merge), MERGE_BLOCK_PORT(sort_whole), c->tmp, 2 * q, c->tmp + 2 * q,
+              n - 2 * q, c->data);
 }
 CHANFLOW_CONTINUATION_NODE(sort_whole, SortCont, sort_after_halves)
 
@@ -128,8 +145,9 @@ void merge_pre_sync(__global MergeFrame* f, chanflow_ctx* ctx) {
   f->dest[ma + mb] = a[ma];
   const MergeCont cont = {CHANFLOW_FRAME_INIT};
   chanflow_spawn_continuation(ctx, cont);
-  spawn_merge(ctx, CHANFLOW_PORT(merge_spawn, merge), a, ma, b, mb, f->dest);
-  spawn_merge(ctx, CHANFLOW_PORT(merge_spawn, merge), a + ma + 1, na - ma - 1, b + mb, nb - mb, f->dest + ma + mb + 1);
+  spawn_merge(ctx, CHANFLOW_PORT(merge_spawn, merge), MERGE_BLOCK_PORT(merge_spawn), a, ma, b, mb, f->dest);
+  spawn_merge(ctx, CHANFLOW_PORT(merge_spawn, merge), MERGE_BLOCK_PORT(merge_spawn), a + ma + 1, na - ma - 1, b + mb,
+              nb - mb, f->dest + ma + mb + 1);
 }
 CHANFLOW_YIELDING_KERNEL_NODE(merge_spawn, MergeFrame, merge_pre_sync)
 
@@ -138,3 +156,69 @@ void merge_after_halves(__global MergeCont* c, chanflow_ctx* ctx) {
   (void)ctx;
 }
 CHANFLOW_CONTINUATION_NODE(merge_done, MergeCont, merge_after_halves)
+
+/* The work-group tasks. SORT_BLOCK_KEYS (the graph's: block_sort rounded up to a power of two, or
+ * 1 without SORT_GROUPS) keys of local memory hold a block. */
+typedef struct {
+  SORT_KEY keys[SORT_BLOCK_KEYS];
+} SortBlock;
+
+/* A cilksort of n <= block_sort keys by a work-group: a bitonic sort of the keys, padded with the
+ * largest key to a power of two, in local memory. */
+void sort_block(__global SortFrame* f, __local SortBlock* block, chanflow_ctx* ctx) {
+  (void)ctx;
+  const uint n = (uint)f->n, lid = chanflow_local_id();
+  uint p = 1u;
+  while (p < n) p <<= 1;
+  for (uint i = lid; i < p; i += CHANFLOW_WG_SIZE) block->keys[i] = i < n ? f->data[i] : (SORT_KEY)~(SORT_KEY)0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint k = 2u; k <= p; k <<= 1)
+    for (uint j = k >> 1; j > 0u; j >>= 1) {
+      for (uint i = lid; i < p; i += CHANFLOW_WG_SIZE) {
+        const uint l = i ^ j;
+        if (l > i) {
+          const SORT_KEY x = block->keys[i], y = block->keys[l];
+          if ((x > y) == ((i & k) == 0u)) {
+            block->keys[i] = y;
+            block->keys[l] = x;
+          }
+        }
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+  for (uint i = lid; i < n; i += CHANFLOW_WG_SIZE) f->data[i] = block->keys[i];
+}
+CHANFLOW_GROUP_KERNEL_NODE(sort_blocks, SortFrame, SortBlock, sort_block)
+
+/* Keys of a and b among the first d of their merge (a's first on ties, as sort_merge_serially
+ * takes them): how many come from a. */
+long merge_corank(__global const SORT_KEY* a, long na, __global const SORT_KEY* b, long nb, long d) {
+  long lo = max(0L, d - nb), hi = min(d, na);
+  while (lo < hi) {
+    const long mid = lo + (hi - lo) / 2;
+    if (a[mid] <= b[d - mid - 1])
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* A cilkmerge of na + nb <= block_merge keys by a work-group: each work-item finds where its share
+ * of the output starts in a and b (merge path) and merges that share serially. */
+typedef struct {
+  uint unused;
+} SortNoLocal;
+
+void merge_block(__global MergeFrame* f, __local SortNoLocal* unused, chanflow_ctx* ctx) {
+  (void)unused;
+  (void)ctx;
+  __global const SORT_KEY* a = f->a;
+  __global const SORT_KEY* b = f->b;
+  const long na = (long)f->na, nb = (long)f->nb, total = na + nb;
+  const long share = (total + CHANFLOW_WG_SIZE - 1) / CHANFLOW_WG_SIZE;
+  const long d0 = min((long)chanflow_local_id() * share, total), d1 = min(d0 + share, total);
+  long i = merge_corank(a, na, b, nb, d0), j = d0 - i;
+  for (long k = d0; k < d1; ++k) f->dest[k] = j < nb && (i >= na || b[j] < a[i]) ? b[j++] : a[i++];
+}
+CHANFLOW_GROUP_KERNEL_NODE(merge_blocks, MergeFrame, SortNoLocal, merge_block)

@@ -26,6 +26,14 @@ namespace chanflow::workloads {
 
 inline constexpr std::uint32_t kSortBase = 64;    // sort.c's SORT_BASE
 inline constexpr std::uint32_t kMergeBase = 256;  // sort.c's MERGE_BASE
+/// On a GPU, sorts of at most this many keys and merges of at most kBlockMerge are work-group
+/// tasks (sort.cl: a bitonic sort in local memory, a merge path).
+inline constexpr std::uint32_t kBlockSort = 2048;
+inline constexpr std::uint32_t kBlockMerge = 8192;
+
+/// Where the base cases run (sort.cl): small sorts and merges as work-group tasks (a GPU's way),
+/// or every task in a work-item as in sort.c (a CPU device's way); by default as suits the device.
+enum class SortData { ForDevice, WorkGroupTasks, InTasks };
 
 struct SortResult {
   RunStats stats;
@@ -37,7 +45,8 @@ struct SortResult {
 class SortCilk {
  public:
   SortCilk(const Runtime& runtime, const SvmBuffer& data, const SvmBuffer& tmp, std::uint64_t n,
-           const CilkOptions& options = {}, SortArgs bases = {kSortBase, kMergeBase}, std::uint32_t key_bytes = 4);
+           const CilkOptions& options = {}, SortArgs bases = {kSortBase, kMergeBase, 0, 0}, std::uint32_t key_bytes = 4,
+           SortData where = SortData::ForDevice);
   SortResult run(SchedulingPolicy& policy, const RunOptions& run_options = {});
   Graph& graph() noexcept { return graph_; }
 
@@ -52,7 +61,8 @@ class SortCilk {
 /// Builds the graph of sort.cl and sorts data[0 .. n) in place once.
 SortResult sort_cilk(const Runtime& runtime, const SvmBuffer& data, const SvmBuffer& tmp, std::uint64_t n,
                      SchedulingPolicy& policy, const CilkOptions& options = {}, const RunOptions& run_options = {},
-                     SortArgs bases = {kSortBase, kMergeBase}, std::uint32_t key_bytes = 4);
+                     SortArgs bases = {kSortBase, kMergeBase, 0, 0}, std::uint32_t key_bytes = 4,
+                     SortData where = SortData::ForDevice);
 
 /// oneTBB task_group, a task wherever sort.c spawns (its base cases included). Key: uint32_t or
 /// uint64_t.

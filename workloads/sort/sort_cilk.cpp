@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <stdexcept>
+#include <vector>
 
 namespace chanflow::workloads {
 
@@ -20,10 +21,19 @@ GraphOptions checked_graph_options(const CilkOptions& options, std::uint32_t key
 }  // namespace
 
 SortCilk::SortCilk(const Runtime& runtime, const SvmBuffer& data, const SvmBuffer& tmp, std::uint64_t n,
-                   const CilkOptions& options, SortArgs bases, std::uint32_t key_bytes)
+                   const CilkOptions& options, SortArgs bases, std::uint32_t key_bytes, SortData data_in)
     : data_(data), tmp_(tmp), n_(n), graph_(runtime, checked_graph_options(options, key_bytes)) {
   Graph& g = graph_;
-  g.add_source(key_bytes == 4 ? "#define SORT_KEY uint\n" : "#define SORT_KEY ulong\n");
+  const bool groups = data_in == SortData::ForDevice ? !(runtime.caps().type & CL_DEVICE_TYPE_CPU)
+                                                     : data_in == SortData::WorkGroupTasks;
+  if (groups) {
+    bases.block_sort = kBlockSort;
+    bases.block_merge = kBlockMerge;
+  } else {
+    bases.block_sort = bases.block_merge = 0;
+  }
+  g.add_source(fmt::format("#define SORT_KEY {}\n#define SORT_GROUPS {}\n#define SORT_BLOCK_KEYS {}\n",
+                           key_bytes == 4 ? "uint" : "ulong", groups ? 1 : 0, groups ? kBlockSort : 1));
   g.add_source(std::string(workloads_cl::sort_types_h()));
   g.add_source(std::string(workloads_cl::sort_cl()));
   const std::uint32_t cap = options.capacity_per_level;
@@ -58,7 +68,23 @@ SortCilk::SortCilk(const Runtime& runtime, const SvmBuffer& data, const SvmBuffe
   make_edge(merge_spawn, merges, Children{.max_per_item = 2});
   make_edge(merge_conts, merge_done);
 
-  for (KernelNode* k : {&sort_spawn, &sort_halves, &sort_whole, &merge_spawn}) {
+  std::vector<KernelNode*> nodes{&sort_spawn, &sort_halves, &sort_whole, &merge_spawn};
+  if (groups) {
+    // Sorts and merges small enough for a work-group (kBlockSort, kBlockMerge keys) go to
+    // work-group tasks.
+    auto& sort_blocks = g.channel_stack<SortFrame>("sort_block", cap);
+    auto& merge_blocks = g.channel_stack<MergeFrame>("merge_block", cap);
+    auto& sort_block = g.kernel<SortFrame>("sort_blocks", "sort_blocks");
+    auto& merge_block = g.kernel<MergeFrame>("merge_blocks", "merge_blocks");
+    make_edge(sort_spawn, sort_blocks, Children{.max_per_item = 4});
+    make_edge(sort_halves, merge_blocks, Children{.max_per_item = 2});
+    make_edge(sort_whole, merge_blocks, Children{.max_per_item = 1});
+    make_edge(merge_spawn, merge_blocks, Children{.max_per_item = 2});
+    make_edge(sort_blocks, sort_block);
+    make_edge(merge_blocks, merge_block);
+    nodes.insert(nodes.end(), {&sort_block, &merge_block});
+  }
+  for (KernelNode* k : nodes) {
     k->set_args(bases);
     k->uses(data).uses(tmp);
   }
@@ -72,8 +98,8 @@ SortResult SortCilk::run(SchedulingPolicy& policy, const RunOptions& run_options
 
 SortResult sort_cilk(const Runtime& runtime, const SvmBuffer& data, const SvmBuffer& tmp, std::uint64_t n,
                      SchedulingPolicy& policy, const CilkOptions& options, const RunOptions& run_options,
-                     SortArgs bases, std::uint32_t key_bytes) {
-  return SortCilk(runtime, data, tmp, n, options, bases, key_bytes).run(policy, run_options);
+                     SortArgs bases, std::uint32_t key_bytes, SortData data_in) {
+  return SortCilk(runtime, data, tmp, n, options, bases, key_bytes, data_in).run(policy, run_options);
 }
 
 }  // namespace chanflow::workloads

@@ -53,7 +53,7 @@ class SortInstance final : public Instance {
       m.ms = time_ms([&] {  // the first run builds the graph, later ones reuse it
         if (!cilk_)
           cilk_ = std::make_unique<SortCilk>(runtime_, data_svm_, tmp_svm_, n_, settings_.cilk_for(runtime_.caps(), footprint()),
-                                             SortArgs{kSortBase, kMergeBase}, sizeof(Key));
+                                             SortArgs{kSortBase, kMergeBase, 0, 0}, sizeof(Key));
         r = cilk_->run(*policy, {.trace_path = settings_.trace_path});
       });
       runtime_.svm_read(work_.data(), data_svm_.get(), n_ * sizeof(Key));
@@ -91,13 +91,14 @@ class SortInstance final : public Instance {
   }
 
  private:
-  // Four task and continuation stacks of sorts, two of merges; a level per halving of the keys
-  // down to the base case (depth 17 at 2^24 keys).
+  // Four task and continuation stacks of sorts, two of merges, and on a GPU one each of
+  // work-group sorts and merges; a level per halving of the keys down to the base case (depth 17
+  // at 2^24 keys).
   StackFootprint footprint() const {
     std::uint32_t levels = 2;
     for (std::uint64_t keys = n_; keys > kSortBase; keys /= 2) ++levels;
-    return {.bytes_per_slot = sizeof(SortFrame) + 3 * sizeof(SortCont) + sizeof(MergeFrame) + sizeof(MergeCont) +
-                              6 * StackFootprint::kControlBytes,
+    return {.bytes_per_slot = 2 * sizeof(SortFrame) + 3 * sizeof(SortCont) + 2 * sizeof(MergeFrame) +
+                              sizeof(MergeCont) + 8 * StackFootprint::kControlBytes,
             .levels = levels, .cpu_capacity = 1u << 14};
   }
 

@@ -1,5 +1,7 @@
-/* strassen.c lowered by hand to a channel-flow graph (DESIGN.md decision 8): per-work-item tasks
- * do the control, work-group tasks (CHANFLOW_GROUP_KERNEL_NODE) the data. REAL, STRASSEN_BASE,
+/* strassen.c lowered by hand to a channel-flow graph (DESIGN.md decision 8). With
+ * STRASSEN_DATA_TASKS (a GPU) per-work-item tasks do the control and work-group tasks
+ * (CHANFLOW_GROUP_KERNEL_NODE) the data, as drawn below; without (a CPU device) every loop runs in
+ * the work-item task that needs it (see strassen_pre_sync). REAL, STRASSEN_BASE,
  * STRASSEN_ATOMIC_ADD, STRASSEN_JOIN (0 or 1) and the base case's tiling (STRASSEN_TK, _TX, _TY,
  * _RB, _CB) are defined by the graph.
  *
@@ -24,7 +26,7 @@
  * by PREPARE), and a frame's COMBINE adds its P into its parent's quadrants the same way. */
 
 /* Per product k (M1..M7): factor X is quadrant xa (+ xsign · quadrant xb when xb >= 0) of the
- * parent's X, materialized as scratch block xsum; likewise Y; the product is added into the
+ * parent's X, formed in scratch block xsum; likewise Y; the product is added into the
  * parent's quadrants d0 (sign s0) and d1 (s1, when d1 >= 0). Quadrants: 0 = 11, 1 = 12,
  * 2 = 21, 3 = 22. */
 __constant int strassen_xa[7] = {0, 2, 0, 3, 0, 2, 1};
