@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Packs what a GPU machine without Debian's packages needs to run chanflow (the built `chanflow`
-# and `chanflow_tests`, the shared libraries they link that a bare machine lacks, and a run script)
+# and `chanflow_tests`, the shared libraries they link that a bare machine lacks — oneTBB, fmt,
+# CLBlast for the clblast-gemm peer — and a run script)
 # into gpu-bundle/ (git-ignored), after building here. On the GPU machine, from the bundle:
 #
 #     ./run-gpu.sh [OUT_DIR]
