@@ -10,7 +10,7 @@
 # runs the doctest suites on the GPU and `chanflow bench --sizes gpu`, and writes
 # OUT_DIR/<device>-<date>.json (default: the bundle's folder). Back here, commit it under
 # workloads/results/ and draw its chart with
-#     /usr/bin/python3 workloads/bench/plot_bench.py workloads/results/X.json workloads/results/X.png
+#     /usr/bin/python3 cli/bench/plot_bench.py workloads/results/X.json workloads/results/X.png
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source cmake/setup-debian.sh

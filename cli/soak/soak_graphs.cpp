@@ -160,7 +160,7 @@ Config draw(std::mt19937_64& rng, const Runtime& rt, bool claimable) {
 Outcome run_config(const Runtime& rt, const Config& c, std::uint64_t policy_seed) {
   // Checked frees: a CE run twice and another never run could otherwise leave the same sum.
   Graph g(rt, {.wg_size = c.wg, .check_frees = true, .device_sweeps = c.dispatch});
-  g.add_source(std::string(workloads_cl::soak_graphs_cl()));
+  g.add_source(std::string(cli_cl::soak_graphs_cl()));
   SvmBuffer sum(rt, 8);
   rt.svm_fill_zero(sum.get(), 8);
   auto* sum_ptr = static_cast<std::uint64_t*>(sum.get());

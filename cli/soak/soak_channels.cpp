@@ -167,7 +167,7 @@ nlohmann::json run_channel_soak(const Runtime& rt, const ChannelSoakOptions& o, 
     c.limit = static_cast<std::uint32_t>(std::max<std::uint64_t>(std::min(o.ces - total, budget), 1));
     auto it = programs.find(c.wg);
     if (it == programs.end())
-      it = programs.emplace(c.wg, build_channel_program(rt, workloads_cl::soak_channels_cl(), {.wg_size = c.wg})).first;
+      it = programs.emplace(c.wg, build_channel_program(rt, cli_cl::soak_channels_cl(), {.wg_size = c.wg})).first;
     Result r;
     try {
       r = grow(rt, it->second, c);

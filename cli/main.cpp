@@ -1,10 +1,10 @@
 // The `chanflow` command line: list devices, run and benchmark the workloads, the runtime's
 // microbenchmarks, the soaks.
-#include "../../channels/bench/channel_bench.hpp"
-#include "../../opencl/bench/launch_bench.hpp"
-#include "../bench/workload_bench.hpp"
-#include "../bench/yield/yield_bench.hpp"
-#include "../soak/soak.hpp"
+#include "bench/channel_bench.hpp"
+#include "bench/launch_bench.hpp"
+#include "bench/workload_bench.hpp"
+#include "bench/yield_bench.hpp"
+#include "soak/soak.hpp"
 #include "chanflow/channel.hpp"
 #include "common/bench_common.hpp"
 #include "run_cilk_file.hpp"

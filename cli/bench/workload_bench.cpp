@@ -193,7 +193,7 @@ void plot_bench(const std::string& json_path, const std::string& png_path) {
   const auto script = std::filesystem::temp_directory_path() / fmt::format("chanflow-plot-{}.py", getpid());
   {
     std::ofstream f(script);
-    f << workloads_cl::plot_bench_py();
+    f << cli_cl::plot_bench_py();
     if (!f) throw std::runtime_error(fmt::format("cannot write {}", script.string()));
   }
   // Debian's interpreter, which python3-matplotlib is installed for (a python3 earlier on PATH,

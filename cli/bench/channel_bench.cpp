@@ -91,7 +91,7 @@ DeviceResult run_device(const Runtime& rt, const ChannelBenchOptions& o, bool le
     r.check.lost += check.lost;
     r.check.duplicated += check.duplicated;
   };
-  const auto timed = build_channel_program(rt, workloads_cl::channel_bench_cl(), {.wg_size = wg});
+  const auto timed = build_channel_program(rt, cli_cl::channel_bench_cl(), {.wg_size = wg});
   count(run_once(timed).second);  // warm-up (first launches pay for compilation and page faults), checked too
   std::vector<double> samples;
   for (unsigned rep = 0; rep < o.reps; ++rep) {
@@ -102,7 +102,7 @@ DeviceResult run_device(const Runtime& rt, const ChannelBenchOptions& o, bool le
   r.ms = summarize(samples);
 
   // A separate, untimed pass counts the global atomics the channel makes.
-  const auto counting = build_channel_program(rt, workloads_cl::channel_bench_cl(),
+  const auto counting = build_channel_program(rt, cli_cl::channel_bench_cl(),
                                               {.wg_size = wg, .count_atomics = true});
   table.refresh();
   const auto before = ch.counters().atomic_ops;

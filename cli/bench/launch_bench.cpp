@@ -12,7 +12,7 @@
 namespace chanflow::bench {
 
 nlohmann::json run_launch_bench(const Runtime& rt, const LaunchBenchOptions& o, std::FILE* table) {
-  const auto program = rt.build({workloads_cl::launch_bench_cl()}, "");
+  const auto program = rt.build({cli_cl::launch_bench_cl()}, "");
   const cl::Kernel kernel = rt.kernel(program, "chanflow_count_launch");
   SvmBuffer counter(rt, sizeof(std::uint32_t));
   set_arg_svm(kernel, 0, counter.get());
@@ -58,7 +58,7 @@ nlohmann::json run_launch_bench(const Runtime& rt, const LaunchBenchOptions& o, 
 }
 
 nlohmann::json run_memory_bench(const Runtime& rt, const LaunchBenchOptions& o, std::FILE* table) {
-  const auto program = rt.build({workloads_cl::launch_bench_cl()}, "");
+  const auto program = rt.build({cli_cl::launch_bench_cl()}, "");
   const cl::Kernel touch = rt.kernel(program, "chanflow_touch_pages");
   fmt::print(table, "\nSVM memory on {} ({}), median of {}: host ms to allocate, to enqueue a zero fill, until the "
              "fill is done, for a kernel writing each 4 KiB page, to free\n", rt.caps().name, rt.caps().platform, o.reps);
