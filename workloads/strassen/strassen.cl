@@ -105,8 +105,20 @@ void strassen_spawn_bands(chanflow_ctx* ctx, long n, uint what, uint leaves_port
 int strassen_prepares(long n) { return n / 2 > STRASSEN_BASE; }
 
 
-/* log2 of h, a power of two (every order is: n is, the workload checks). */
-long strassen_log2(long h) { return 63 - (long)clz((ulong)h); }
+/* How `lanes` work-items share a band of rows × w elements: work-item `lane` takes rows r0,
+ * r0 + rs, ... and in each the columns c0, c0 + cs, ... (consecutive work-items, consecutive
+ * columns; with one lane, plain nested loops whose inner one vectorizes). A work-item past the
+ * last whole row of lanes takes none (r0 = LONG_MAX). */
+typedef struct {
+  long r0, rs, c0, cs;
+} StrassenSpread;
+
+StrassenSpread strassen_spread(uint lane, uint lanes, long w) {
+  const long cols = min((long)lanes, w), per_row = (long)lanes / cols;
+  StrassenSpread s = {(long)lane / cols, per_row, (long)lane % cols, cols};
+  if ((long)lane >= cols * per_row) s.r0 = LONG_MAX;
+  return s;
+}
 
 /* Rows of one band of a frame whose children have order h. */
 long strassen_band_rows(long h) { return h / strassen_bands(h); }
@@ -116,24 +128,29 @@ long strassen_band_rows(long h) { return h / strassen_bands(h); }
 void strassen_prepare(__global const StrassenCont* c, uint b, uint lane, uint lanes) {
   const long h = (long)c->n / 2, xs = (long)c->xs, ys = (long)c->ys, ps = (long)c->ps;
   __global REAL* scratch = (__global REAL*)chanflow_frame_scratch(&c->frame);
-  const long rows = strassen_band_rows(h), row0 = b * rows, lg = strassen_log2(h);
-  for (long e = lane; e < rows << lg; e += lanes) {
-    const long i = row0 + (e >> lg), j = e & (h - 1);
-    for (uint k = 0; k < 7u; ++k) {
-      if (strassen_xb[k] >= 0)
-        scratch[strassen_xsum[k] * h * h + i * h + j] =
-            strassen_quadrant(c->x, xs, h, strassen_xa[k])[i * xs + j] +
-            (REAL)strassen_xsign[k] * strassen_quadrant(c->x, xs, h, strassen_xb[k])[i * xs + j];
-      if (strassen_yb[k] >= 0)
-        scratch[strassen_ysum[k] * h * h + i * h + j] =
-            strassen_quadrant(c->y, ys, h, strassen_ya[k])[i * ys + j] +
-            (REAL)strassen_ysign[k] * strassen_quadrant(c->y, ys, h, strassen_yb[k])[i * ys + j];
-    }
+  const long rows = strassen_band_rows(h), row0 = b * rows;
+  StrassenSpread sp = strassen_spread(lane, lanes, h);
+  for (long r = sp.r0; r < rows; r += sp.rs) {
+    const long i = row0 + r;
+    for (long j = sp.c0; j < h; j += sp.cs)
+      for (uint k = 0; k < 7u; ++k) {
+        if (strassen_xb[k] >= 0)
+          scratch[strassen_xsum[k] * h * h + i * h + j] =
+              strassen_quadrant(c->x, xs, h, strassen_xa[k])[i * xs + j] +
+              (REAL)strassen_xsign[k] * strassen_quadrant(c->x, xs, h, strassen_xb[k])[i * xs + j];
+        if (strassen_yb[k] >= 0)
+          scratch[strassen_ysum[k] * h * h + i * h + j] =
+              strassen_quadrant(c->y, ys, h, strassen_ya[k])[i * ys + j] +
+              (REAL)strassen_ysign[k] * strassen_quadrant(c->y, ys, h, strassen_yb[k])[i * ys + j];
+      }
   }
-  for (long e = lane; e < rows << (lg + 1) && !STRASSEN_JOIN; e += lanes) {
-    const long i = row0 + (e >> (lg + 1)), j = e & (2 * h - 1);
-    c->p[i * ps + j] = 0;
-    c->p[(i + h) * ps + j] = 0;
+  sp = strassen_spread(lane, lanes, 2 * h);
+  for (long r = sp.r0; r < rows && !STRASSEN_JOIN; r += sp.rs) {
+    const long i = row0 + r;
+    for (long j = sp.c0; j < 2 * h; j += sp.cs) {
+      c->p[i * ps + j] = 0;
+      c->p[(i + h) * ps + j] = 0;
+    }
   }
 }
 
@@ -141,18 +158,22 @@ void strassen_prepare(__global const StrassenCont* c, uint b, uint lane, uint la
  * into its P's quadrants, as strassen.c does; else its P added into its parent's quadrants. */
 void strassen_combine_band(__global const StrassenCont* c, uint b, uint lane, uint lanes) {
   const long h = (long)c->n / 2, q = h * h, cs = (long)c->ps;
-  const long rows = strassen_band_rows(h), row0 = b * rows, lg = strassen_log2(h);
+  const long rows = strassen_band_rows(h), row0 = b * rows;
   if (STRASSEN_JOIN) {
     __global const REAL* M = (__global const REAL*)chanflow_frame_scratch(&c->frame) + 10 * q;
     __global REAL* C = c->p;
-    for (long e = lane; e < rows << lg; e += lanes) {
-      const long i = row0 + (e >> lg), j = e & (h - 1), k = i * h + j;
-      const REAL m1 = M[k], m2 = M[q + k], m3 = M[2 * q + k], m4 = M[3 * q + k];
-      const REAL m5 = M[4 * q + k], m6 = M[5 * q + k], m7 = M[6 * q + k];
-      C[i * cs + j] = m1 + m4 - m5 + m7;
-      C[i * cs + j + h] = m3 + m5;
-      C[(i + h) * cs + j] = m2 + m4;
-      C[(i + h) * cs + j + h] = m1 - m2 + m3 + m6;
+    const StrassenSpread sp = strassen_spread(lane, lanes, h);
+    for (long r = sp.r0; r < rows; r += sp.rs) {
+      const long i = row0 + r;
+      for (long j = sp.c0; j < h; j += sp.cs) {
+        const long k = i * h + j;
+        const REAL m1 = M[k], m2 = M[q + k], m3 = M[2 * q + k], m4 = M[3 * q + k];
+        const REAL m5 = M[4 * q + k], m6 = M[5 * q + k], m7 = M[6 * q + k];
+        C[i * cs + j] = m1 + m4 - m5 + m7;
+        C[i * cs + j + h] = m3 + m5;
+        C[(i + h) * cs + j] = m2 + m4;
+        C[(i + h) * cs + j + h] = m1 - m2 + m3 + m6;
+      }
     }
     return;
   }
@@ -161,13 +182,13 @@ void strassen_combine_band(__global const StrassenCont* c, uint b, uint lane, ui
   const long n = 2 * h, pps = (long)parent->ps;
   __global REAL* d0 = strassen_quadrant(parent->p, pps, n, strassen_d0[k]);
   __global REAL* d1 = strassen_d1[k] >= 0 ? strassen_quadrant(parent->p, pps, n, strassen_d1[k]) : 0;
-  for (long e = lane; e < rows << (lg + 1); e += lanes) {
-    const long i0 = row0 + (e >> (lg + 1)), j = e & (n - 1);
-    for (long i = i0; i < n; i += h) {
-      STRASSEN_ATOMIC_ADD(d0 + i * pps + j, (REAL)strassen_s0[k] * c->p[i * cs + j]);
-      if (d1) STRASSEN_ATOMIC_ADD(d1 + i * pps + j, (REAL)strassen_s1[k] * c->p[i * cs + j]);
-    }
-  }
+  const StrassenSpread sp = strassen_spread(lane, lanes, n);
+  for (long r = sp.r0; r < rows; r += sp.rs)
+    for (long i = row0 + r; i < n; i += h) /* row i of the top half, then of the bottom */
+      for (long j = sp.c0; j < n; j += sp.cs) {
+        STRASSEN_ATOMIC_ADD(d0 + i * pps + j, (REAL)strassen_s0[k] * c->p[i * cs + j]);
+        if (d1) STRASSEN_ATOMIC_ADD(d1 + i * pps + j, (REAL)strassen_s1[k] * c->p[i * cs + j]);
+      }
 }
 
 /* A base case, X·Y of order n <= STRASSEN_BASE; its factors are quadrants of the parent's, or
