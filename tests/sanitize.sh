@@ -19,6 +19,7 @@ cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCHANFLOW_SANITIZE=addre
   -DCHANFLOW_CHANFLOWC="$chanflowc" >/dev/null
 cmake --build "$dir" -j "$jobs" --target chanflow_tests chanflow_cli
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
+export LSAN_OPTIONS=suppressions=$(pwd)/tests/lsan-pocl.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 echo "== sanitize: doctest, one process, idle machine"
