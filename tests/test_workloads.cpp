@@ -143,7 +143,7 @@ TEST_SUITE("workloads") {
               const RunStats stats = workloads::strassen_cilk(
                   runtime(), as, bs, cs, n, workloads::Precision::F32, *policy,
                   {.capacity_per_level = capacity, .wg_size = kWg, .device_sweeps = mode}, {}, combine, base,
-                  groups ? workloads::StrassenData::WorkGroupTasks : workloads::StrassenData::InTasks);
+                  groups ? workloads::DataTasks::WorkGroup : workloads::DataTasks::InTasks);
               runtime().svm_read(c.data(), cs.get(), n * n * sizeof(float));
               double worst = 0;
               for (std::size_t i = 0; i < c.size(); ++i) worst = std::max(worst, std::fabs(c[i] - reference[i]));
@@ -189,10 +189,10 @@ TEST_SUITE("workloads") {
     std::mt19937_64 gen(11);
     constexpr std::uint64_t n = 70000;
     for (const std::uint32_t key_bytes : {4u, 8u})
-      for (const auto data : {workloads::SortData::WorkGroupTasks, workloads::SortData::InTasks})
+      for (const auto data : {workloads::DataTasks::WorkGroup, workloads::DataTasks::InTasks})
         for (const Sweeps mode : dispatch_modes())
           for (const std::uint32_t capacity : {4096u, 4 * kWg}) {
-            const bool groups = data == workloads::SortData::WorkGroupTasks;
+            const bool groups = data == workloads::DataTasks::WorkGroup;
             const std::string dispatch = to_string(mode);
             CAPTURE(key_bytes);
             CAPTURE(groups);
@@ -209,7 +209,7 @@ TEST_SUITE("workloads") {
             Levelized levelized;
             const RunStats stats = workloads::sort_cilk(
                 runtime(), data_svm, tmp_svm, n, levelized, {.capacity_per_level = capacity, .wg_size = kWg, .device_sweeps = mode},
-                {}, {workloads::kSortBase, workloads::kMergeBase, 0, 0}, key_bytes, data).stats;
+                {}, {workloads::kSortBase, workloads::kMergeBase}, key_bytes, data).stats;
             std::sort(keys.begin(), keys.end());
             if (key_bytes == 4) {
               std::vector<std::uint32_t> out(n);

@@ -194,7 +194,7 @@ void chanflow_ctx_init(chanflow_ctx* ctx, __global const chanflow_node_env* env)
 /* In a work-group task (CHANFLOW_GROUP_KERNEL_NODE) only the leader, work-item 0, spawns: what
  * another item recorded is reported (CHANFLOW_ERR_GROUP_SPAWN) and dropped. */
 void chanflow_group_spawns(chanflow_ctx* ctx) {
-  if (chanflow_local_id() == 0) return;
+  if (!ctx->follower) return;
   for (uint p = 0; p < ctx->env->ports; ++p)
     if (ctx->count[p]) {
       chanflow_report(ctx->env, CHANFLOW_ERR_GROUP_SPAWN, p, 0u);

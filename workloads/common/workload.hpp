@@ -92,6 +92,14 @@ struct ChanflowSettings {
   }
 };
 
+/// Where a workload's data loops run: in work-group tasks (CHANFLOW_GROUP_KERNEL_NODE, a GPU's
+/// way), or in the per-work-item tasks that need them (a CPU device's, whose work-group is one
+/// core's loop, vectorized across its work-items); by default as suits the device.
+enum class DataTasks { ForDevice, WorkGroup, InTasks };
+inline bool work_group_data(DataTasks where, const DeviceCaps& caps) {
+  return where == DataTasks::ForDevice ? (caps.type & CL_DEVICE_TYPE_CPU) == 0 : where == DataTasks::WorkGroup;
+}
+
 /// One timed run of one implementation, checked.
 struct Measurement {
   double ms = 0;

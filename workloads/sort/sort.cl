@@ -56,9 +56,9 @@ void sort_merge_serially(__global const SORT_KEY* a, long na, __global const SOR
   while (j < nb) dest[k++] = b[j++];
 }
 
-/* With SORT_GROUPS (a GPU), the sorts and merges of at most SortArgs::block_sort and block_merge
- * keys are work-group tasks (sort_blocks, merge_blocks below) on ports sort_block and merge_block;
- * without (a CPU device), every task is a work-item's, as in sort.c. */
+/* With SORT_GROUPS (a GPU), the sorts of at most SORT_BLOCK_KEYS keys and the merges of at most
+ * SORT_BLOCK_MERGE are work-group tasks (sort_blocks, merge_blocks below) on ports sort_block and
+ * merge_block; without (a CPU device), every task is a work-item's, as in sort.c. */
 #if SORT_GROUPS
 #define SORT_BLOCK_PORT(kernel) CHANFLOW_PORT(kernel, sort_block)
 #define MERGE_BLOCK_PORT(kernel) CHANFLOW_PORT(kernel, merge_block)
@@ -68,11 +68,11 @@ void sort_merge_serially(__global const SORT_KEY* a, long na, __global const SOR
 #endif
 
 /* A cilkmerge child (void: it joins its parent's continuation): a work-group task where it is
- * small enough and the node has the port, else a task. */
+ * small enough, else a task. */
 void spawn_merge(chanflow_ctx* ctx, uint port, uint block_port, __global SORT_KEY* a, long na, __global SORT_KEY* b,
                  long nb, __global SORT_KEY* dest) {
   const MergeFrame m = {CHANFLOW_TASK_INIT, a, b, dest, (ulong)na, (ulong)nb};
-  const int block = block_port != CHANFLOW_NO_PORT && na + nb <= (long)CHANFLOW_ARGS(ctx, SortArgs)->block_merge;
+  const int block = SORT_GROUPS && na + nb <= SORT_BLOCK_MERGE;
   chanflow_spawn_void_child(ctx, block ? block_port : port, m);
 }
 
@@ -87,10 +87,9 @@ void sort_pre_sync(__global SortFrame* f, chanflow_ctx* ctx) {
   const SortCont cont = {CHANFLOW_FRAME_INIT, data, tmp, (ulong)n};
   chanflow_spawn_continuation(ctx, cont);
   const long q = n / 4;
-  const long block = (long)CHANFLOW_ARGS(ctx, SortArgs)->block_sort;
   for (long i = 0; i < 4; i++) {
     const SortFrame child = {CHANFLOW_TASK_INIT, data + i * q, tmp + i * q, (ulong)(i < 3 ? q : n - 3 * q)};
-    const int blocked = SORT_BLOCK_PORT(sort_spawn) != CHANFLOW_NO_PORT && (long)child.n <= block;
+    const int blocked = SORT_GROUPS && child.n <= SORT_BLOCK_KEYS;
     chanflow_spawn_void_child(ctx, blocked ? SORT_BLOCK_PORT(sort_spawn) : CHANFLOW_PORT(sort_spawn, sort), child);
   }
 }
@@ -157,13 +156,13 @@ void merge_after_halves(__global MergeCont* c, chanflow_ctx* ctx) {
 }
 CHANFLOW_CONTINUATION_NODE(merge_done, MergeCont, merge_after_halves)
 
-/* The work-group tasks. SORT_BLOCK_KEYS (the graph's: block_sort rounded up to a power of two, or
- * 1 without SORT_GROUPS) keys of local memory hold a block. */
+/* The work-group tasks. SORT_BLOCK_KEYS keys of local memory hold a block (1 without
+ * SORT_GROUPS: no block is sorted there). */
 typedef struct {
   SORT_KEY keys[SORT_BLOCK_KEYS];
 } SortBlock;
 
-/* A cilksort of n <= block_sort keys by a work-group: a bitonic sort of the keys, padded with the
+/* A cilksort of n <= SORT_BLOCK_KEYS keys by a work-group: a bitonic sort of the keys, padded with the
  * largest key to a power of two, in local memory. */
 void sort_block(__global SortFrame* f, __local SortBlock* block, chanflow_ctx* ctx) {
   (void)ctx;
@@ -204,7 +203,7 @@ long merge_corank(__global const SORT_KEY* a, long na, __global const SORT_KEY* 
   return lo;
 }
 
-/* A cilkmerge of na + nb <= block_merge keys by a work-group: each work-item finds where its share
+/* A cilkmerge of na + nb <= SORT_BLOCK_MERGE keys by a work-group: each work-item finds where its share
  * of the output starts in a and b (merge path) and merges that share serially. */
 typedef struct {
   uint unused;

@@ -31,9 +31,6 @@ inline constexpr std::uint32_t kMergeBase = 256;  // sort.c's MERGE_BASE
 inline constexpr std::uint32_t kBlockSort = 2048;
 inline constexpr std::uint32_t kBlockMerge = 8192;
 
-/// Where the base cases run (sort.cl): small sorts and merges as work-group tasks (a GPU's way),
-/// or every task in a work-item as in sort.c (a CPU device's way); by default as suits the device.
-enum class SortData { ForDevice, WorkGroupTasks, InTasks };
 
 struct SortResult {
   RunStats stats;
@@ -45,8 +42,8 @@ struct SortResult {
 class SortCilk {
  public:
   SortCilk(const Runtime& runtime, const SvmBuffer& data, const SvmBuffer& tmp, std::uint64_t n,
-           const CilkOptions& options = {}, SortArgs bases = {kSortBase, kMergeBase, 0, 0}, std::uint32_t key_bytes = 4,
-           SortData where = SortData::ForDevice);
+           const CilkOptions& options = {}, SortArgs bases = {kSortBase, kMergeBase}, std::uint32_t key_bytes = 4,
+           DataTasks where = DataTasks::ForDevice);
   SortResult run(SchedulingPolicy& policy, const RunOptions& run_options = {});
   Graph& graph() noexcept { return graph_; }
 
@@ -61,8 +58,8 @@ class SortCilk {
 /// Builds the graph of sort.cl and sorts data[0 .. n) in place once.
 SortResult sort_cilk(const Runtime& runtime, const SvmBuffer& data, const SvmBuffer& tmp, std::uint64_t n,
                      SchedulingPolicy& policy, const CilkOptions& options = {}, const RunOptions& run_options = {},
-                     SortArgs bases = {kSortBase, kMergeBase, 0, 0}, std::uint32_t key_bytes = 4,
-                     SortData where = SortData::ForDevice);
+                     SortArgs bases = {kSortBase, kMergeBase}, std::uint32_t key_bytes = 4,
+                     DataTasks where = DataTasks::ForDevice);
 
 /// oneTBB task_group, a task wherever sort.c spawns (its base cases included). Key: uint32_t or
 /// uint64_t.

@@ -21,19 +21,13 @@ GraphOptions checked_graph_options(const CilkOptions& options, std::uint32_t key
 }  // namespace
 
 SortCilk::SortCilk(const Runtime& runtime, const SvmBuffer& data, const SvmBuffer& tmp, std::uint64_t n,
-                   const CilkOptions& options, SortArgs bases, std::uint32_t key_bytes, SortData data_in)
+                   const CilkOptions& options, SortArgs bases, std::uint32_t key_bytes, DataTasks where)
     : data_(data), tmp_(tmp), n_(n), graph_(runtime, checked_graph_options(options, key_bytes)) {
   Graph& g = graph_;
-  const bool groups = data_in == SortData::ForDevice ? !(runtime.caps().type & CL_DEVICE_TYPE_CPU)
-                                                     : data_in == SortData::WorkGroupTasks;
-  if (groups) {
-    bases.block_sort = kBlockSort;
-    bases.block_merge = kBlockMerge;
-  } else {
-    bases.block_sort = bases.block_merge = 0;
-  }
-  g.add_source(fmt::format("#define SORT_KEY {}\n#define SORT_GROUPS {}\n#define SORT_BLOCK_KEYS {}\n",
-                           key_bytes == 4 ? "uint" : "ulong", groups ? 1 : 0, groups ? kBlockSort : 1));
+  const bool groups = work_group_data(where, runtime.caps());
+  g.add_source(fmt::format("#define SORT_KEY {}\n#define SORT_GROUPS {}\n#define SORT_BLOCK_KEYS {}\n"
+                           "#define SORT_BLOCK_MERGE {}\n",
+                           key_bytes == 4 ? "uint" : "ulong", groups ? 1 : 0, groups ? kBlockSort : 1, kBlockMerge));
   g.add_source(std::string(workloads_cl::sort_types_h()));
   g.add_source(std::string(workloads_cl::sort_cl()));
   const std::uint32_t cap = options.capacity_per_level;
@@ -98,8 +92,8 @@ SortResult SortCilk::run(SchedulingPolicy& policy, const RunOptions& run_options
 
 SortResult sort_cilk(const Runtime& runtime, const SvmBuffer& data, const SvmBuffer& tmp, std::uint64_t n,
                      SchedulingPolicy& policy, const CilkOptions& options, const RunOptions& run_options,
-                     SortArgs bases, std::uint32_t key_bytes, SortData data_in) {
-  return SortCilk(runtime, data, tmp, n, options, bases, key_bytes, data_in).run(policy, run_options);
+                     SortArgs bases, std::uint32_t key_bytes, DataTasks where) {
+  return SortCilk(runtime, data, tmp, n, options, bases, key_bytes, where).run(policy, run_options);
 }
 
 }  // namespace chanflow::workloads

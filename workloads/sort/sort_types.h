@@ -42,10 +42,8 @@ typedef struct {
 } MergeCont;
 
 typedef struct {
-  chanflow_u32 sort_base;   /* SORT_BASE */
-  chanflow_u32 merge_base;  /* MERGE_BASE */
-  chanflow_u32 block_sort;  /* sorts of at most this many keys are work-group tasks (0: none) */
-  chanflow_u32 block_merge; /* merges of at most this many keys are work-group tasks (0: none) */
+  chanflow_u32 sort_base;  /* SORT_BASE */
+  chanflow_u32 merge_base; /* MERGE_BASE */
 } SortArgs;
 
 #endif /* CHANFLOW_WORKLOADS_SORT_TYPES_H */

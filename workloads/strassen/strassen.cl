@@ -249,21 +249,16 @@ void strassen_leaf_put(const StrassenDest* d, long n, long i, long j, REAL v) {
   }
 }
 
-/* By one work-item (a CPU device: a base case inline in its task): row by row in private memory, each entry
- * summed in the order of k as strassen_base does; the inner loops vectorize. */
-void strassen_leaf_rows(const StrassenFactors* f, const StrassenDest* d) {
-  const long n = f->n;
+/* By one work-item (a CPU device, in its task), X·Y from factors it formed: row by row in private
+ * memory, each entry summed in the order of k as strassen_base does, then added. */
+void strassen_leaf_rows(long n, __global const REAL* x, long xs, __global const REAL* y, long ys,
+                        const StrassenDest* d) {
   REAL row[STRASSEN_BASE];
   for (long i = 0; i < n; i++) {
     for (long j = 0; j < n; j++) row[j] = 0;
     for (long k = 0; k < n; k++) {
-      const REAL a = strassen_factor_at(f->xa, f->xb, f->xsign, f->xs, i, k);
-      __global const REAL* y0 = f->ya + k * f->ys;
-      __global const REAL* y1 = f->yb + k * f->ys;
-      if (f->yb)
-        for (long j = 0; j < n; j++) row[j] += a * (y0[j] + f->ysign * y1[j]);
-      else
-        for (long j = 0; j < n; j++) row[j] += a * y0[j];
+      const REAL a = x[i * xs + k];
+      for (long j = 0; j < n; j++) row[j] += a * y[k * ys + j];
     }
     for (long j = 0; j < n; j++) strassen_leaf_put(d, n, i, j, row[j]);
   }
@@ -310,14 +305,14 @@ void strassen_leaf_tiles(const StrassenFactors* f, const StrassenDest* d, __loca
     }
 }
 
-/* The data tasks (a band of PREPARE or COMBINE, or a base case), each returning into the frame it
- * works for; `lanes` work-items share one (lane is this one's): a work-group on a GPU. */
-void strassen_data(__global StrassenTask* t, chanflow_ctx* ctx, uint lane, uint lanes, __local StrassenTiles* tiles) {
+/* The data tasks (a band of PREPARE or COMBINE, or a base case), each by a work-group and
+ * returning into the frame it works for. */
+void strassen_data(__global StrassenTask* t, __local StrassenTiles* tiles, chanflow_ctx* ctx) {
   __global const StrassenCont* c = (__global const StrassenCont*)chanflow_parent_frame(ctx);
   if (t->product == STRASSEN_PREPARE) {
-    strassen_prepare(c, t->band, lane, lanes);
+    strassen_prepare(c, t->band, chanflow_local_id(), CHANFLOW_WG_SIZE);
   } else if (t->product == STRASSEN_COMBINE) {
-    strassen_combine_band(c, t->band, lane, lanes);
+    strassen_combine_band(c, t->band, chanflow_local_id(), CHANFLOW_WG_SIZE);
   } else {
     const StrassenFactors f = strassen_leaf_factors(c, t->product);
     const StrassenDest d = strassen_leaf_dest(c, t->product);
@@ -325,10 +320,7 @@ void strassen_data(__global StrassenTask* t, chanflow_ctx* ctx, uint lane, uint 
   }
 }
 
-void strassen_data_group(__global StrassenTask* t, __local StrassenTiles* tiles, chanflow_ctx* ctx) {
-  strassen_data(t, ctx, chanflow_local_id(), CHANFLOW_WG_SIZE, tiles);
-}
-CHANFLOW_GROUP_KERNEL_NODE(strassen_leaves, StrassenTask, StrassenTiles, strassen_data_group)
+CHANFLOW_GROUP_KERNEL_NODE(strassen_leaves, StrassenTask, StrassenTiles, strassen_data)
 
 
 /* The control: strassen.c's recursion, a product per work-item. With STRASSEN_DATA_TASKS (a GPU)
@@ -369,36 +361,29 @@ void strassen_pre_sync(__global StrassenTask* t, chanflow_ctx* ctx) {
       return;
     }
     if (n <= STRASSEN_BASE) { /* a base case, in this work-item, added into the parent's product */
-      const StrassenFactors f = {x, 0, y, 0, (REAL)0, (REAL)0, n, xs, ys};
       const StrassenDest d = strassen_leaf_dest(parent, k);
-      strassen_leaf_rows(&f, &d);
+      strassen_leaf_rows(n, x, xs, y, ys, &d);
       return;
     }
 #endif
     p = scratch + (10 + k) * n * n; /* a temporary of the parent's */
     ps = n;
   }
-#if !STRASSEN_DATA_TASKS
-  for (long i = 0; i < n && !STRASSEN_JOIN; i++)
-    for (long j = 0; j < n; j++) p[i * ps + j] = 0;
-  const StrassenCont frame = {CHANFLOW_FRAME_INIT, x, y, p, (ulong)xs, (ulong)ys, (ulong)ps, (ulong)n, k, 1u};
-  chanflow_spawn_continuation(ctx, frame);
-  for (uint c = 0; c < 7u; ++c) {
-    const StrassenTask child = {CHANFLOW_TASK_INIT, c, 0u};
-    chanflow_spawn_void_child(ctx, CHANFLOW_PORT(strassen_spawn, strassen), child);
-  }
-#else
-  const int prepares = strassen_prepares(n);
-  /* Above the base cases' parents PREPARE zeroes P; a base cases' parent's is 2 STRASSEN_BASE square. */
+  /* P is zeroed here unless PREPARE does it (a base cases' parent's is 2 STRASSEN_BASE square). */
+  const int prepares = STRASSEN_DATA_TASKS && strassen_prepares(n);
   for (long i = 0; i < n && !STRASSEN_JOIN && !prepares; i++)
     for (long j = 0; j < n; j++) p[i * ps + j] = 0;
   const StrassenCont cont = {CHANFLOW_FRAME_INIT, x, y, p, (ulong)xs, (ulong)ys, (ulong)ps, (ulong)n, k,
                              prepares ? 0u : 1u};
   chanflow_spawn_continuation(ctx, cont);
+#if STRASSEN_DATA_TASKS
   if (prepares)
     strassen_spawn_bands(ctx, n, STRASSEN_PREPARE, CHANFLOW_PORT(strassen_spawn, strassen_base));
   else
     strassen_spawn_products(ctx, n, CHANFLOW_NO_PORT, CHANFLOW_PORT(strassen_spawn, strassen_base));
+#else
+  /* Every product a task of this node, base cases included. */
+  strassen_spawn_products(ctx, n, CHANFLOW_PORT(strassen_spawn, strassen), CHANFLOW_PORT(strassen_spawn, strassen));
 #endif
 }
 CHANFLOW_YIELDING_KERNEL_NODE(strassen_spawn, StrassenTask, strassen_pre_sync)

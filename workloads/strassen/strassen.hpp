@@ -42,10 +42,6 @@ std::uint64_t strassen_scratch_bytes(std::uint64_t n, Precision precision, std::
 /// does (impl chanflow-join).
 enum class StrassenCombine { Atomic, Join };
 
-/// Where the data loops run (strassen.cl): in work-group tasks (a GPU's way), or in the per-item
-/// tasks that need them (a CPU device's way); by default as suits the device.
-enum class StrassenData { ForDevice, WorkGroupTasks, InTasks };
-
 /// The graph of strassen.cl for c = a·b with n×n matrices (SVM, row stride n, of float or
 /// double as `precision` says), built once; run() multiplies what a and b hold, as often as
 /// asked, reusing the graph's channels, levels, scratch pools and kernels.
@@ -53,7 +49,7 @@ class StrassenCilk {
  public:
   StrassenCilk(const Runtime& runtime, const SvmBuffer& a, const SvmBuffer& b, const SvmBuffer& c, std::uint64_t n,
                Precision precision, const CilkOptions& options = {}, StrassenCombine combine = StrassenCombine::Atomic,
-               std::uint32_t base = kStrassenBase, StrassenData data = StrassenData::ForDevice);
+               std::uint32_t base = kStrassenBase, DataTasks data = DataTasks::ForDevice);
   RunStats run(SchedulingPolicy& policy, const RunOptions& run_options = {});
   Graph& graph() noexcept { return graph_; }
 
@@ -66,7 +62,7 @@ class StrassenCilk {
 RunStats strassen_cilk(const Runtime& runtime, const SvmBuffer& a, const SvmBuffer& b, const SvmBuffer& c,
                        std::uint64_t n, Precision precision, SchedulingPolicy& policy, const CilkOptions& options = {},
                        const RunOptions& run_options = {}, StrassenCombine combine = StrassenCombine::Atomic,
-                       std::uint32_t base = kStrassenBase, StrassenData data = StrassenData::ForDevice);
+                       std::uint32_t base = kStrassenBase, DataTasks data = DataTasks::ForDevice);
 
 /// oneTBB task_group, a task per product (strassen.c's recursion, its base cases included).
 template <class Real>

@@ -51,14 +51,13 @@ std::uint64_t strassen_scratch_bytes(std::uint64_t n, Precision precision, std::
 
 StrassenCilk::StrassenCilk(const Runtime& runtime, const SvmBuffer& a, const SvmBuffer& b, const SvmBuffer& c,
                            std::uint64_t n, Precision precision, const CilkOptions& options, StrassenCombine combine,
-                           std::uint32_t base, StrassenData data)
+                           std::uint32_t base, DataTasks data)
     : graph_(runtime, options.graph_options()) {
   Graph& g = graph_;
   const bool f32 = precision == Precision::F32;
   const LeafTiling tiling = leaf_tiling(options.wg_size, base);
   // Data in work-group tasks on a GPU; in the tasks that need it on a CPU device (strassen.cl).
-  const bool data_tasks = data == StrassenData::ForDevice ? !(runtime.caps().type & CL_DEVICE_TYPE_CPU)
-                                                         : data == StrassenData::WorkGroupTasks;
+  const bool data_tasks = work_group_data(data, runtime.caps());
   g.add_source(fmt::format("#define REAL {}\n#define STRASSEN_ATOMIC_ADD {}\n#define STRASSEN_BASE {}\n"
                            "#define STRASSEN_JOIN {}\n#define STRASSEN_TK {}\n#define STRASSEN_TX {}\n"
                            "#define STRASSEN_TY {}\n#define STRASSEN_RB {}\n#define STRASSEN_CB {}\n#define STRASSEN_DATA_TASKS {}\n",
@@ -104,7 +103,7 @@ RunStats StrassenCilk::run(SchedulingPolicy& policy, const RunOptions& run_optio
 RunStats strassen_cilk(const Runtime& runtime, const SvmBuffer& a, const SvmBuffer& b, const SvmBuffer& c,
                        std::uint64_t n, Precision precision, SchedulingPolicy& policy, const CilkOptions& options,
                        const RunOptions& run_options, StrassenCombine combine, std::uint32_t base,
-                       StrassenData data) {
+                       DataTasks data) {
   return StrassenCilk(runtime, a, b, c, n, precision, options, combine, base, data).run(policy, run_options);
 }
 
