@@ -9,6 +9,7 @@
 #include "common/bench_common.hpp"
 #include "run_cilk_file.hpp"
 #include "run_command.hpp"
+#include "run_flags.hpp"
 #include "chanflow/opencl.hpp"
 
 #include <CLI/CLI.hpp>
@@ -186,21 +187,9 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--trace", run.settings.trace_path, "write a Chrome-trace JSON of the dispatches (open in Perfetto)");
   run_cmd->add_option("--reps", run.reps, "runs of the same inputs: the first builds chanflow's graph, later ones reuse it")
       ->capture_default_str()->check(CLI::PositiveNumber);
-  // How chanflow runs: the same flags for `run` and `bench`.
-  std::string dispatch = "auto";
-  for (auto* cmd : {run_cmd, bench_cmd}) {
-    auto& s = cmd == run_cmd ? run.settings : workload_bench.settings;
-    cmd->add_option("--policy", s.policy, "levelized or greedy")
-        ->check(CLI::IsMember({"greedy", "levelized"}))->capture_default_str();
-    cmd->add_option("--capacity", s.capacity, "CEs per channel or stack level (default: the workload's, sized to the device's memory on GPUs)");
-    cmd->add_option("--wg", s.cilk.wg_size, "work-group size (default: the device's, 64 on CPUs and 256 on GPUs)");
-    cmd->add_option("--dispatch", dispatch,
-                    "claimed device sweeps (CPU devices), planned device sweeps, host-sized dispatches of each level "
-                    "(host), or auto: claimed on CPU devices, planned elsewhere")
-        ->check(CLI::IsMember({"auto", "claimed", "planned", "host"}))->capture_default_str();
-    cmd->add_option("--sweep-groups", s.cilk.sweep_groups, "work-groups per device sweep (0: chosen per round)")
-        ->capture_default_str();
-  }
+  // How chanflow runs: the same flags for `run` and `bench` (and `run FILE.c`).
+  cli::add_run_flags(*run_cmd, run.settings);
+  cli::add_run_flags(*bench_cmd, workload_bench.settings);
 
   CLI11_PARSE(app, argc, argv);
 
@@ -254,12 +243,10 @@ int main(int argc, char** argv) {
       run.size = static_cast<std::uint64_t>(run_size);
       run.seed = seed ? *seed : workloads::fresh_seed();
       run.device = device;
-      run.settings.cilk.device_sweeps = sweeps_from_string(dispatch);
       return workloads::run_workload(run, stdout);
     }
     if (*bench_cmd) {
       workload_bench.seed = seed ? *seed : workloads::fresh_seed();
-      workload_bench.settings.cilk.device_sweeps = sweeps_from_string(dispatch);
       const Runtime rt(DeviceSelection{device, /*profiling=*/false});
       const auto rows = bench::run_workload_bench(rt, workload_bench, stdout);
       if (!json_path.empty() || !plot_path.empty()) {

@@ -1,9 +1,11 @@
 // `chanflow run FILE.c` (see run_cilk_file.hpp). The executable is cached under
 // $XDG_CACHE_HOME/chanflow/programs (or ~/.cache/...), keyed by the source's bytes, the compile
 // flags, chanflowc and this binary (which links the runtime the program links), so an unchanged
-// program starts at once. The run options become the environment variables a compiled program
-// reads (compiler/runtime/cilk_runtime.hpp).
+// program starts at once. The run flags are those of `chanflow run WORKLOAD`, in one RunSettings that
+// reaches the program as the environment it reads back (RunSettings::environment, from_environment).
 #include "run_cilk_file.hpp"
+
+#include "run_flags.hpp"
 
 #include <fmt/format.h>
 
@@ -12,7 +14,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <map>
+#include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <unistd.h>
@@ -40,19 +43,39 @@ std::string read_all(const fs::path& p) {
   return s.str();
 }
 
+// The program's own headers, as its #include "..." lines reach them (beside the including file,
+// then in the -I directories), recursively: what the cache key covers besides the source. A header
+// a macro names (#include HEADER) is not seen: --fresh builds the program again.
+std::vector<fs::path> own_headers(const fs::path& source, const std::vector<std::string>& include_dirs) {
+  static const std::regex include_line(R"re(^\s*#\s*include\s*"([^"]+)")re");
+  std::vector<fs::path> found, pending{source};
+  std::set<fs::path> seen{fs::weakly_canonical(source)};
+  while (!pending.empty()) {
+    const fs::path file = pending.back();
+    pending.pop_back();
+    std::istringstream text(read_all(file));
+    for (std::string line; std::getline(text, line);) {
+      std::smatch m;
+      if (!std::regex_search(line, m, include_line)) continue;
+      std::vector<fs::path> places{file.parent_path() / m[1].str()};
+      for (const std::string& d : include_dirs) places.push_back(fs::path(d) / m[1].str());
+      for (const fs::path& p : places) {
+        if (!fs::is_regular_file(p)) continue;
+        if (seen.insert(fs::weakly_canonical(p)).second) {
+          found.push_back(p);
+          pending.push_back(p);
+        }
+        break;
+      }
+    }
+  }
+  return found;
+}
+
 fs::path cache_root() {
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "chanflow" / "programs";
   if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".cache" / "chanflow" / "programs";
   return fs::temp_directory_path() / "chanflow-programs";
-}
-
-int usage_error(const std::string& message) {
-  fmt::print(stderr, "chanflow run: {}\nusage: chanflow run FILE.c|FILE.cilk [--device D] [--capacity N] [--wg N] "
-                     "[--policy levelized|greedy] [--dispatch auto|claimed|planned|host] [--max-channels N] "
-                     "[--trace FILE] [--stats] "
-                     "[-I DIR] [-D NAME[=VALUE]] [-- ARGS...]\n",
-             message);
-  return 2;
 }
 
 }  // namespace
@@ -66,38 +89,41 @@ bool is_cilk_file_run(int argc, char** argv) {
 }
 
 int run_cilk_file(int argc, char** argv) {
-  // Run options map to the compiled program's environment; -I/-D go to chanflowc.
-  static const std::map<std::string, const char*> env_of = {
-      {"--device", "CHANFLOW_DEVICE"},   {"--capacity", "CHANFLOW_CAPACITY"}, {"--wg", "CHANFLOW_WG"},
-      {"--policy", "CHANFLOW_POLICY"},   {"--dispatch", "CHANFLOW_DISPATCH"}, {"--trace", "CHANFLOW_TRACE"},
-      {"--max-channels", "CHANFLOW_MAX_CHANNELS"}};
-  std::string source;
-  std::vector<std::string> compile_flags, program_args;
-  bool seen_run = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--") {
+  // What follows `--` is the program's own.
+  int ours = argc;
+  std::vector<std::string> program_args;
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--") == 0) {
       program_args.assign(argv + i + 1, argv + argc);
+      ours = i;
       break;
     }
-    if (!seen_run && a == "run") {
-      seen_run = true;
-    } else if (env_of.count(a)) {
-      if (i + 1 >= argc) return usage_error(a + " needs a value");
-      ::setenv(env_of.at(a), argv[++i], 1);
-    } else if (a == "--stats") {
-      ::setenv("CHANFLOW_STATS", "1", 1);
-    } else if (a == "-I" || a == "-D") {
-      if (i + 1 >= argc) return usage_error(a + " needs a value");
-      compile_flags.push_back(a + argv[++i]);
-    } else if (a.rfind("-I", 0) == 0 || a.rfind("-D", 0) == 0) {
-      compile_flags.push_back(a);
-    } else if (seen_run && source.empty() && is_cilk_source(a)) {
-      source = a;
-    } else {
-      return usage_error(fmt::format("unexpected '{}' (the program's own arguments go after --)", a));
-    }
+  CLI::App app("Compile a Cilk program with chanflowc (cached) and run it; its arguments go after --", "chanflow");
+  std::string device;
+  app.add_option("--device", device, "an OpenCL device: a platform or device name's part, or an index (chanflow devices)");
+  CLI::App* run = app.add_subcommand("run", "compile and run FILE.c or FILE.cilk")->required();
+  std::string source;
+  run->add_option("source", source, "the Cilk program")->required();
+  RunSettings settings;  // reaches the program as its environment (RunSettings::environment)
+  cli::add_run_flags(*run, settings);
+  run->add_option("--trace", settings.trace_path, "write a Chrome-trace JSON of each call's dispatches");
+  bool stats = false, fresh = false;
+  run->add_flag("--fresh", fresh, "compile again, even if a program built from the same source is cached");
+  run->add_flag("--stats", stats, "print the run's statistics at exit");
+  std::vector<std::string> includes, defines;  // for chanflowc
+  run->add_option("-I", includes, "a directory of headers")->allow_extra_args(false);
+  run->add_option("-D", defines, "a macro: NAME or NAME=VALUE")->allow_extra_args(false);
+  try {
+    app.parse(ours, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
   }
+  std::vector<std::string> compile_flags;
+  for (const std::string& d : includes) compile_flags.push_back("-I" + d);
+  for (const std::string& d : defines) compile_flags.push_back("-D" + d);
+  for (const auto& [name, value] : settings.environment()) ::setenv(name.c_str(), value.c_str(), 1);
+  if (!device.empty()) ::setenv("CHANFLOW_DEVICE", device.c_str(), 1);
+  if (stats) ::setenv("CHANFLOW_STATS", "1", 1);
   if (!fs::exists(source)) {
     fmt::print(stderr, "chanflow run: no such file: '{}'\n", source);
     return 1;
@@ -110,12 +136,14 @@ int run_cilk_file(int argc, char** argv) {
   }
   std::uint64_t key = fnv1a(0xcbf29ce484222325ull, read_all(source));
   for (const std::string& f : compile_flags) key = fnv1a(key, f + '\0');
+  for (const fs::path& header : own_headers(source, includes)) key = fnv1a(key, header.string() + '\0' + read_all(header));
   // chanflowc, and the libraries the program links, which this binary links too (a new runtime
   // relinks it): a cached program built against an older chanflow is built again.
   for (const fs::path& tool : {compiler, self})
     key = fnv1a(key, fmt::format("{}:{}", fs::file_size(tool), fs::last_write_time(tool).time_since_epoch().count()));
   const fs::path dir = cache_root() / fmt::format("{:016x}", key);
   const fs::path exe = dir / fs::path(source).stem();
+  if (fresh) fs::remove(exe);
   if (!fs::exists(exe)) {
     fs::create_directories(dir);
     const fs::path partial = dir / fmt::format(".{}.{}", fs::path(source).stem().string(), ::getpid());

@@ -14,7 +14,7 @@ struct RunRequest {
   std::string workload;
   std::uint64_t size = 0;
   std::string impl = "chanflow";
-  ChanflowSettings settings;
+  RunSettings settings;
   std::uint64_t seed = 0;
   std::string device;  ///< DeviceSelection::spec
   /// Runs of the same instance: the first builds chanflow's graph, later ones reuse it (each

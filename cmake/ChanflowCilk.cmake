@@ -1,14 +1,16 @@
 # Cilk programs built with chanflowc at build time (part of chanflow's CMake package):
 #
-#   chanflow_add_cilk_executable(fib fib.c [CHANFLOWC_ARGS -I include ...])
+#   chanflow_add_cilk_executable(fib fib.c [CHANFLOWC_ARGS -I include ...] [DEPENDS headers...])
 #     an executable from a Cilk source (.c with OpenCilk keywords, .cilk for Cilk-5), as
 #     `chanflowc fib.c -o fib` makes it: Cilk functions run as channel-flow graphs.
-#   chanflow_add_cilk_graphs(target fib.c [CHANFLOWC_ARGS ...])
+#   chanflow_add_cilk_graphs(target fib.c [CHANFLOWC_ARGS ...] [DEPENDS headers...])
 #     adds to a C++ target the graphs of a Cilk source's functions and their entry points
 #     (<stem>__call_on_device, types in <stem>.types.h), without the source's host code.
+#   DEPENDS: the program's own headers (#include "..."), whose helpers, types and constants
+#   chanflowc compiles with the source: a change to one runs chanflowc again.
 
 function(_chanflow_cilk_generate source out_var dir_var)
-  cmake_parse_arguments(ARG "" "" "CHANFLOWC_ARGS;EMIT" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "CHANFLOWC_ARGS;EMIT;DEPENDS" ${ARGN})
   get_filename_component(src "${source}" ABSOLUTE)
   get_filename_component(stem "${source}" NAME_WE)
   string(MD5 tag "${src}")
@@ -32,15 +34,15 @@ function(_chanflow_cilk_generate source out_var dir_var)
   string(REPLACE ";" "," emit "${ARG_EMIT}")
   add_custom_command(OUTPUT ${outputs}
     COMMAND ${compiler} "${src}" --emit=${emit} -o "${dir}" ${ARG_CHANFLOWC_ARGS}
-    DEPENDS "${src}" ${compiler}
+    DEPENDS "${src}" ${ARG_DEPENDS} ${compiler}
     COMMENT "chanflowc ${source}" VERBATIM)
   set(${out_var} ${outputs} PARENT_SCOPE)
   set(${dir_var} ${dir} PARENT_SCOPE)
 endfunction()
 
 function(chanflow_add_cilk_executable name source)
-  cmake_parse_arguments(ARG "" "" "CHANFLOWC_ARGS" ${ARGN})
-  _chanflow_cilk_generate("${source}" outputs dir EMIT c cpp h CHANFLOWC_ARGS ${ARG_CHANFLOWC_ARGS})
+  cmake_parse_arguments(ARG "" "" "CHANFLOWC_ARGS;DEPENDS" ${ARGN})
+  _chanflow_cilk_generate("${source}" outputs dir EMIT c cpp h CHANFLOWC_ARGS ${ARG_CHANFLOWC_ARGS} DEPENDS ${ARG_DEPENDS})
   add_executable(${name} ${outputs})
   target_include_directories(${name} PRIVATE "${dir}")
   if(TARGET chanflow_cilk_runtime)
@@ -51,8 +53,8 @@ function(chanflow_add_cilk_executable name source)
 endfunction()
 
 function(chanflow_add_cilk_graphs target source)
-  cmake_parse_arguments(ARG "" "" "CHANFLOWC_ARGS" ${ARGN})
-  _chanflow_cilk_generate("${source}" outputs dir EMIT cpp h CHANFLOWC_ARGS ${ARG_CHANFLOWC_ARGS})
+  cmake_parse_arguments(ARG "" "" "CHANFLOWC_ARGS;DEPENDS" ${ARGN})
+  _chanflow_cilk_generate("${source}" outputs dir EMIT cpp h CHANFLOWC_ARGS ${ARG_CHANFLOWC_ARGS} DEPENDS ${ARG_DEPENDS})
   target_sources(${target} PRIVATE ${outputs})
   target_include_directories(${target} PRIVATE "${dir}")
   if(TARGET chanflow_cilk_runtime)

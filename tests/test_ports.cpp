@@ -137,8 +137,8 @@ TEST_CASE("Ports: the continuation is port 0 even when the children's edge came 
 TEST_CASE("Ports: node kinds come from the node macros, and kind problems are rejected before the run") {
   // The Cilk Fibonacci example never says its task node yields: the macro does.
   Levelized levelized;
-  CHECK(workloads::fib_cilk(runtime(), 16, levelized, {.capacity_per_level = 64, .wg_size = 16,
-                                                      .device_sweeps = Sweeps::Off}).value == 987);
+  CHECK(workloads::fib_cilk(runtime(), 16, levelized, {.capacity = 64, .wg_size = 16,
+                                                      .dispatch = Sweeps::Off}).value == 987);
   auto check = [](const std::string& what, auto build) {
     CAPTURE(what);
     Graph g(runtime(), {.wg_size = 16});

@@ -22,7 +22,7 @@ TEST_CASE("A graph runs again on new inputs, making no level and allocating noth
     const std::string dispatch = to_string(mode);
     CAPTURE(dispatch);
     // Four work-groups' requests per level: host-sized dispatches yield and restart.
-    workloads::FibCilk fib(runtime(), {.capacity_per_level = 256, .wg_size = 32, .device_sweeps = mode});
+    workloads::FibCilk fib(runtime(), {.capacity = 256, .wg_size = 32, .dispatch = mode});
     const RunStats first = fib.run(16, levelized).stats;
     const std::uint32_t depth = fib.graph().stacks().front()->depth();
     const std::uint32_t table = fib.graph().table().size();
@@ -61,7 +61,7 @@ TEST_CASE("A graph runs again on new inputs, making no level and allocating noth
 
 TEST_CASE("A graph whose run threw refuses to run again, saying why") {
   Levelized levelized;
-  workloads::FibCilk fib(runtime(), {.capacity_per_level = 256, .wg_size = 32});
+  workloads::FibCilk fib(runtime(), {.capacity = 256, .wg_size = 32});
   CHECK(fib.run(10, levelized).value == 55);
   CHECK_THROWS_WITH_AS(fib.run(16, levelized, {.max_rounds = 1}), doctest::Contains("round limit"), RunError);
   CHECK_THROWS_WITH_AS(fib.run(10, levelized), doctest::Contains("last run did not finish (stopped after the round limit"),
@@ -73,7 +73,7 @@ TEST_CASE("A workload instance reuses its graph across repetitions, every result
       {"fib", 14}, {"queens", 7}, {"sort", 5000}, {"sort-u64", 2000}, {"strassen", 128}, {"strassen-f64", 128}};
   for (const auto& [name, size] : sizes) {
     const auto& w = workloads::find_workload(name);
-    auto instance = w.prepare(runtime(), size, 5, {.cilk = {.wg_size = 32}});
+    auto instance = w.prepare(runtime(), size, 5, {.wg_size = 32});
     for (const auto& impl : w.impls()) {
       if (impl.rfind("chanflow", 0) != 0) continue;  // chanflow-compiled: chanflowc's graph, kept by its runtime
       const std::string workload = name;

@@ -57,12 +57,12 @@ TEST_SUITE("workloads") {
             for (const auto& impl : w.impls()) {
               if (impl.rfind("chanflow", 0) != 0) continue;
               if (impl == "chanflow-naive" && capacity != 0) continue;  // one channel: tiny cannot hold the tree
-              workloads::ChanflowSettings s;
+              RunSettings s;
               s.policy = policy;
               s.capacity = impl == "chanflow-compiled" && capacity && c.compiled_tiny_capacity ? c.compiled_tiny_capacity
                                                                                                : capacity;
-              s.cilk.wg_size = kWg;
-              s.cilk.device_sweeps = mode;
+              s.wg_size = kWg;
+              s.dispatch = mode;
               auto instance = w.prepare(runtime(), c.size, 1, s);
               const std::string workload = c.workload, policy_name = policy, dispatch = to_string(mode);
               CAPTURE(workload);
@@ -142,7 +142,7 @@ TEST_SUITE("workloads") {
               runtime().svm_fill_zero(cs.get(), cs.size());
               const RunStats stats = workloads::strassen_cilk(
                   runtime(), as, bs, cs, n, workloads::Precision::F32, *policy,
-                  {.capacity_per_level = capacity, .wg_size = kWg, .device_sweeps = mode}, {}, combine, base,
+                  {.capacity = capacity, .wg_size = kWg, .dispatch = mode}, {}, combine, base,
                   groups ? workloads::DataTasks::WorkGroup : workloads::DataTasks::InTasks);
               runtime().svm_read(c.data(), cs.get(), n * n * sizeof(float));
               double worst = 0;
@@ -208,7 +208,7 @@ TEST_SUITE("workloads") {
                                 n * key_bytes);
             Levelized levelized;
             const RunStats stats = workloads::sort_cilk(
-                runtime(), data_svm, tmp_svm, n, levelized, {.capacity_per_level = capacity, .wg_size = kWg, .device_sweeps = mode},
+                runtime(), data_svm, tmp_svm, n, levelized, {.capacity = capacity, .wg_size = kWg, .dispatch = mode},
                 {}, {workloads::kSortBase, workloads::kMergeBase}, key_bytes, data).stats;
             std::sort(keys.begin(), keys.end());
             if (key_bytes == 4) {
@@ -230,7 +230,7 @@ TEST_SUITE("workloads") {
   TEST_CASE("queens: the base case's depth does not change the count") {
     Levelized levelized;
     for (std::uint32_t rows : {0u, 2u, 5u, 8u})
-      CHECK(workloads::queens_cilk(runtime(), 8, levelized, {.capacity_per_level = 4096, .wg_size = kWg}, {}, rows).value == 92);
+      CHECK(workloads::queens_cilk(runtime(), 8, levelized, {.capacity = 4096, .wg_size = kWg}, {}, rows).value == 92);
   }
 
   TEST_CASE("sizes are checked, with the limit named") {

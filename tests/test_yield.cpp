@@ -72,7 +72,7 @@ TEST_CASE("Cilk-Fibonacci is correct for n = 1..30 with generous capacities" * d
   for (std::uint32_t n = 1; n <= 30; ++n) {
     CAPTURE(n);
     const auto r = fib_cilk(runtime(), n, n % 2 ? static_cast<SchedulingPolicy&>(greedy) : levelized,
-                            {.capacity_per_level = 1u << 19, .wg_size = 64});
+                            {.capacity = 1u << 19, .wg_size = 64});
     CHECK(r.value == fib_serial(n));
     CHECK(r.stats.yields == 0);  // every level fits: nothing had to yield
   }
@@ -91,7 +91,7 @@ TEST_CASE("Cilk-Fibonacci is correct with one work-group's request per level, wh
         CAPTURE(n);
         // Two children per task: one work-group asks for 2 * wg CEs, the whole level. (Sweeps
         // admit only what their outputs take, so they do not yield; a later test makes them.)
-        const workloads::CilkOptions tiny{.capacity_per_level = 2 * wg, .wg_size = wg, .device_sweeps = mode};
+        const RunSettings tiny{.capacity = 2 * wg, .wg_size = wg, .dispatch = mode};
         const auto g = fib_cilk(runtime(), n, greedy, tiny);
         const auto l = fib_cilk(runtime(), n, levelized, tiny);
         CHECK(g.value == fib_serial(n));
@@ -111,7 +111,7 @@ TEST_CASE("A task that reserved its continuation and then yielded resumes withou
   const std::uint32_t n = 20;
   for (const Sweeps mode : dispatch_modes()) {
     CAPTURE(std::string(to_string(mode)));
-    const auto r = fib_cilk(runtime(), n, greedy, {.capacity_per_level = 64, .wg_size = 16, .device_sweeps = mode});
+    const auto r = fib_cilk(runtime(), n, greedy, {.capacity = 64, .wg_size = 16, .dispatch = mode});
     REQUIRE(r.value == fib_serial(n));
     // Host-sized dispatches yield here, some after reserving the continuation (sweeps admit only
     // what their outputs take and do not yield; a later test makes claimed sweeps yield).
@@ -137,7 +137,7 @@ TEST_CASE("Device sweeps are right up to n = 30 at bounded and generous capaciti
         CAPTURE(n);
         CAPTURE(capacity);
         const auto r = fib_cilk(runtime(), n, n % 2 ? static_cast<SchedulingPolicy&>(greedy) : levelized,
-                                {.capacity_per_level = capacity, .wg_size = 64, .device_sweeps = mode});
+                                {.capacity = capacity, .wg_size = 64, .dispatch = mode});
         CHECK(r.value == fib_serial(n));
         CHECK(r.stats.sweeps > 0);
       }
@@ -151,7 +151,7 @@ TEST_CASE("A planned sweep chains passes on the device, each admitting only what
   for (SchedulingPolicy* policy : {static_cast<SchedulingPolicy*>(&levelized), static_cast<SchedulingPolicy*>(&greedy)}) {
     CAPTURE(policy->name());
     // Four work-groups' requests per level: levels fill, so passes must wait for room.
-    const auto r = fib_cilk(runtime(), 22, *policy, {.capacity_per_level = 256, .wg_size = 32, .device_sweeps = Sweeps::Planned});
+    const auto r = fib_cilk(runtime(), 22, *policy, {.capacity = 256, .wg_size = 32, .dispatch = Sweeps::Planned});
     REQUIRE(r.value == fib_serial(22));
     CHECK(channel_ces(r.stats, "fib_cont") == fib_serial(22) - 1);  // one continuation per inner call
     CHECK(channel_ces(r.stats, "fib") == 2 * fib_serial(22) - 1);   // every call once, none restarted
@@ -166,11 +166,11 @@ TEST_CASE("A planned sweep chains passes on the device, each admitting only what
 TEST_CASE("Claimed sweeps run on CPU devices and are refused elsewhere") {
   Levelized levelized;
   if (claimed_sweeps_hold(runtime().caps())) {
-    const auto r = fib_cilk(runtime(), 16, levelized, {.capacity_per_level = 256, .wg_size = 32, .device_sweeps = Sweeps::Claimed});
+    const auto r = fib_cilk(runtime(), 16, levelized, {.capacity = 256, .wg_size = 32, .dispatch = Sweeps::Claimed});
     CHECK(r.value == fib_serial(16));
     CHECK(r.stats.sweeps > 0);
   } else {
-    CHECK_THROWS_WITH_AS(fib_cilk(runtime(), 10, levelized, {.device_sweeps = Sweeps::Claimed}),
+    CHECK_THROWS_WITH_AS(fib_cilk(runtime(), 10, levelized, {.dispatch = Sweeps::Claimed}),
                          doctest::Contains("claimed device sweeps need a device whose work-groups see each other's stores in order"), RunError);
   }
 }
@@ -287,7 +287,7 @@ TEST_CASE("Dispatch names round-trip, and a trace asks for a runtime with kernel
 TEST_CASE("A claimed sweep restarts yielded CEs from their own channel, and chains sweeps on the device") {
   Levelized levelized;
   if (!claimed_sweeps_hold(runtime().caps())) {  // claimed sweeps: x86-64 CPU devices only
-    CHECK_THROWS_AS(fib_cilk(runtime(), 22, levelized, {.device_sweeps = Sweeps::Claimed}), RunError);
+    CHECK_THROWS_AS(fib_cilk(runtime(), 22, levelized, {.dispatch = Sweeps::Claimed}), RunError);
     return;
   }
   for (const bool room_check : {true, false}) {
@@ -295,7 +295,7 @@ TEST_CASE("A claimed sweep restarts yielded CEs from their own channel, and chai
     // Four work-groups' requests per level: without prepaying, sweeps yield (and resume, some
     // past their continuation) but do not stall (see GraphOptions::sweep_room_check).
     const auto r = fib_cilk(runtime(), 22, levelized,
-                            {.capacity_per_level = 256, .wg_size = 32, .device_sweeps = Sweeps::Claimed,
+                            {.capacity = 256, .wg_size = 32, .dispatch = Sweeps::Claimed,
                              .sweep_room_check = room_check});
     REQUIRE(r.value == fib_serial(22));
     // One continuation per inner call, and every call entered the task stack once.
@@ -313,7 +313,7 @@ TEST_CASE("A claimed sweep restarts yielded CEs from their own channel, and chai
 
 TEST_CASE("Blocked contexts are restarted in batches (host-sized dispatches)") {
   Greedy greedy;
-  const auto r = fib_cilk(runtime(), 20, greedy, {.capacity_per_level = 256, .wg_size = 32, .device_sweeps = Sweeps::Off},
+  const auto r = fib_cilk(runtime(), 20, greedy, {.capacity = 256, .wg_size = 32, .dispatch = Sweeps::Off},
                           {.record_dispatches = true});
   REQUIRE(r.value == fib_serial(20));
   REQUIRE(r.stats.restart_dispatches > 0);
@@ -338,7 +338,7 @@ TEST_CASE("With a fixed capacity per level, live memory grows with the depth, no
   // (sweeps serve the deepest levels first and hold little either way).
   for (std::uint32_t n : {18u, 22u, 26u}) {
     CAPTURE(n);
-    const auto r = fib_cilk(runtime(), n, levelized, {.capacity_per_level = cap, .wg_size = wg, .device_sweeps = Sweeps::Off});
+    const auto r = fib_cilk(runtime(), n, levelized, {.capacity = cap, .wg_size = wg, .dispatch = Sweeps::Off});
     REQUIRE(r.value == fib_serial(n));
     const std::uint32_t levels = r.stats.channels / 2;  // both stacks grow together
     CHECK(levels >= r.stats.max_level + 1);
@@ -355,7 +355,7 @@ TEST_CASE("With a fixed capacity per level, live memory grows with the depth, no
   // ... while help-first with unbounded levels holds much of the breadth at once (measured
   // here: 6.4 MB against 0.25 MB).
   const auto unbounded = fib_cilk(runtime(), 26, levelized,
-                                  {.capacity_per_level = 1u << 16, .wg_size = wg, .device_sweeps = Sweeps::Off});
+                                  {.capacity = 1u << 16, .wg_size = wg, .dispatch = Sweeps::Off});
   REQUIRE(unbounded.value == fib_serial(26));
   CHECK(unbounded.stats.peak_live_bytes >= 10 * live[2]);
 }
@@ -380,7 +380,7 @@ TEST_CASE("Every run ends: a correct result or a no-progress diagnostic (seeded 
     CAPTURE(level);
     try {
       const auto r = fib_cilk(runtime(), n, level ? static_cast<SchedulingPolicy&>(levelized) : greedy,
-                              {.capacity_per_level = 2 * wg * groups, .wg_size = wg, .device_sweeps = mode},
+                              {.capacity = 2 * wg * groups, .wg_size = wg, .dispatch = mode},
                               {.max_rounds = 200000});
       CHECK(r.value == fib_serial(n));
       CHECK(r.stats.restarts == r.stats.yields);
@@ -414,7 +414,7 @@ TEST_CASE("A policy that dispatches one level twice in a round loses nothing") {
   for (std::uint32_t n : {12u, 18u}) {
     CAPTURE(n);
     const auto r = fib_cilk(runtime(), n, twice,
-                            {.capacity_per_level = 1024, .wg_size = 16, .device_sweeps = Sweeps::Off},
+                            {.capacity = 1024, .wg_size = 16, .dispatch = Sweeps::Off},
                             {.record_dispatches = true});
     CHECK(r.value == fib_serial(n));
     CHECK(channel_ces(r.stats, "fib") - r.stats.restarts == 2 * fib_serial(n) - 1);
@@ -430,7 +430,7 @@ TEST_CASE("A continuation never runs before its children, whatever the policy") 
       if (c.admissible > 0 || c.restartable > 0) out.push_back({c.id, c.admissible, c.restartable});
   });
   for (std::uint32_t n : {10u, 17u, 21u}) {
-    const auto r = fib_cilk(runtime(), n, everything, {.capacity_per_level = 512, .wg_size = 32});
+    const auto r = fib_cilk(runtime(), n, everything, {.capacity = 512, .wg_size = 32});
     CHECK(r.value == fib_serial(n));
   }
 }

@@ -18,7 +18,7 @@ struct WorkloadBenchOptions {
   std::string sizes = "default";       ///< "default" (thesis Table 4-3), "scaling" or "gpu"
   unsigned reps = 5;                   ///< timed repetitions per implementation (after a checked warm-up)
   std::uint64_t seed = 0;              ///< inputs are drawn from it
-  workloads::ChanflowSettings settings;
+  RunSettings settings;
   /// Implementations to run (those a workload lacks are skipped); empty: every one, or for the
   /// gpu sizes the GPU's competitors only (kGpuImpls: serial and tbb-fine take minutes there).
   std::vector<std::string> impls;

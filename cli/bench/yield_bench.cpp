@@ -24,8 +24,8 @@ struct Measured {
 Measured measure(const Runtime& rt, std::uint32_t n, SchedulingPolicy& policy, std::uint32_t capacity,
                  std::uint32_t wg, unsigned reps, Sweeps dispatch) {
   Measured m;
-  const workloads::CilkOptions o{
-      .capacity_per_level = capacity, .wg_size = wg, .preallocate_levels = true, .device_sweeps = dispatch};
+  const RunSettings o{
+      .capacity = capacity, .wg_size = wg, .dispatch = dispatch, .preallocate_levels = true};
   const auto expected = workloads::fib_serial(n);
   m.correct = workloads::fib_cilk(rt, n, policy, o).value == expected;  // warm-up and check
   std::vector<double> samples;

@@ -4,6 +4,8 @@
 // did not fit; a wrong output, a crash or a hang fails the soak.
 #include "soak.hpp"
 
+#include "chanflow/run_settings.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -173,9 +175,9 @@ nlohmann::json run_compiled_soak(const CompiledSoakOptions& options, std::FILE* 
     const std::uint32_t capacity = rng() % 4 == 0 ? (rng() % 2 ? 1024u : 4096u) : wg * kPerGroup[rng() % 6];
     const char* policy = kPolicies[rng() % 2];
     const char* dispatch = kDispatch[rng() % 4];
-    const std::vector<std::string> env{"CHANFLOW_CAPACITY=" + std::to_string(capacity), "CHANFLOW_WG=" + std::to_string(wg),
-                                       std::string("CHANFLOW_POLICY=") + policy,
-                                       std::string("CHANFLOW_DISPATCH=") + dispatch, "CHANFLOW_STATS=1"};
+    const RunSettings settings{.capacity = capacity, .wg_size = wg, .policy = policy, .dispatch = sweeps_from_string(dispatch)};
+    std::vector<std::string> env{"CHANFLOW_STATS=1"};
+    for (const auto& [name, value] : settings.environment()) env.push_back(name + "=" + value);
     std::vector<std::string> argv{p.executable};
     argv.insert(argv.end(), p.args.begin(), p.args.end());
     const Outcome o = run(argv, env, work, options.timeout_s);

@@ -3,10 +3,11 @@
 // and everything else it calls stays host code.
 #include "analysis.hpp"
 
+#include "body_facts.hpp"
 #include "emit.hpp"
 
+#include <clang/AST/ExprCXX.h>
 #include <clang/AST/ParentMapContext.h>
-#include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Basic/SourceManager.h>
 #include <llvm/Support/Path.h>
 
@@ -14,121 +15,7 @@
 
 namespace chanflow::compiler {
 
-const clang::Expr* strip(const clang::Expr* e) {
-  while (e) {
-    if (auto* c = llvm::dyn_cast<clang::ImplicitCastExpr>(e)) e = c->getSubExpr();
-    else if (auto* p = llvm::dyn_cast<clang::ParenExpr>(e)) e = p->getSubExpr();
-    else if (auto* w = llvm::dyn_cast<clang::ExprWithCleanups>(e)) e = w->getSubExpr();
-    else break;
-  }
-  return e;
-}
-
-const clang::Stmt* parent_stmt(clang::ASTContext& ctx, const clang::Stmt* s) {
-  auto parents = ctx.getParents(*s);
-  if (parents.empty()) return nullptr;
-  if (const auto* p = parents[0].get<clang::Stmt>()) return p;
-  if (const auto* v = parents[0].get<clang::VarDecl>()) {
-    auto vp = ctx.getParents(*v);
-    if (!vp.empty()) return vp[0].get<clang::Stmt>();
-  }
-  return nullptr;
-}
-
-static const clang::VarDecl* addressed_root(const clang::Expr* e, bool globals) {
-  for (e = e->IgnoreParenImpCasts();;) {
-    if (auto* m = llvm::dyn_cast<clang::MemberExpr>(e); m && !m->isArrow()) e = m->getBase()->IgnoreParenImpCasts();
-    else if (auto* a = llvm::dyn_cast<clang::ArraySubscriptExpr>(e); a && a->getBase()->IgnoreParenImpCasts()->getType()->isArrayType())
-      e = a->getBase()->IgnoreParenImpCasts();
-    else break;
-  }
-  if (auto* r = llvm::dyn_cast<clang::DeclRefExpr>(e))
-    if (auto* v = llvm::dyn_cast<clang::VarDecl>(r->getDecl()); v && (v->hasLocalStorage() || globals)) return v;
-  return nullptr;
-}
-
-void addressed_variables(const clang::Expr* e, std::set<const clang::VarDecl*>& out, bool globals) {
-  e = e->IgnoreParens();
-  if (auto* c = llvm::dyn_cast<clang::CastExpr>(e)) {
-    if (c->getCastKind() != clang::CK_ArrayToPointerDecay) return addressed_variables(c->getSubExpr(), out, globals);
-    if (const clang::VarDecl* v = addressed_root(c->getSubExpr(), globals)) out.insert(v);
-  } else if (auto* u = llvm::dyn_cast<clang::UnaryOperator>(e); u && u->getOpcode() == clang::UO_AddrOf) {
-    if (const clang::VarDecl* v = addressed_root(u->getSubExpr(), globals)) out.insert(v);
-  } else if (auto* b = llvm::dyn_cast<clang::BinaryOperator>(e); b && (b->isAdditiveOp() || b->getOpcode() == clang::BO_Comma)) {
-    if (b->isAdditiveOp()) addressed_variables(b->getLHS(), out, globals);
-    addressed_variables(b->getRHS(), out, globals);
-  } else if (auto* c = llvm::dyn_cast<clang::ConditionalOperator>(e)) {
-    addressed_variables(c->getTrueExpr(), out, globals);
-    addressed_variables(c->getFalseExpr(), out, globals);
-  }
-}
-
 namespace {
-
-bool is_sync_call(const clang::CallExpr* call) {
-  const clang::FunctionDecl* f = call->getDirectCallee();
-  return f && f->getName() == "__chanflow_sync";
-}
-
-// What one function body contains, as far as the Cilk structure is concerned.
-struct BodyFacts {
-  std::vector<const clang::CallExpr*> spawns;
-  std::vector<const clang::CallExpr*> syncs;
-  std::vector<const clang::CompoundStmt*> scopes;
-  std::vector<const clang::CallExpr*> calls;  // every direct call, spawns included
-  std::vector<const clang::Expr*> indirect_calls;
-  std::vector<const clang::DeclRefExpr*> global_refs;
-  std::vector<const clang::Stmt*> loops;
-  std::vector<const clang::VarDecl*> locals;
-  std::vector<const clang::ReturnStmt*> returns;
-  std::vector<const clang::VarDecl*> static_locals;
-};
-
-class BodyScanner : public clang::RecursiveASTVisitor<BodyScanner> {
- public:
-  BodyScanner(const KeywordLocations& keywords, BodyFacts& facts) : Keywords(keywords), Facts(facts) {}
-
-  bool VisitCallExpr(clang::CallExpr* Call) {
-    if (Keywords.spawn_targets.count(Call->getBeginLoc())) Facts.spawns.push_back(Call);
-    if (is_sync_call(Call)) {
-      Facts.syncs.push_back(Call);
-      return true;
-    }
-    if (Call->getDirectCallee()) Facts.calls.push_back(Call);
-    else Facts.indirect_calls.push_back(Call);
-    return true;
-  }
-  bool VisitCompoundStmt(clang::CompoundStmt* S) {
-    if (Keywords.scope_braces.count(S->getLBracLoc())) Facts.scopes.push_back(S);
-    return true;
-  }
-  bool VisitDeclRefExpr(clang::DeclRefExpr* E) {
-    if (auto* V = llvm::dyn_cast<clang::VarDecl>(E->getDecl()); V && V->hasGlobalStorage()) Facts.global_refs.push_back(E);
-    return true;
-  }
-  bool VisitVarDecl(clang::VarDecl* V) {
-    if (V->isLocalVarDecl() && !V->isStaticLocal()) Facts.locals.push_back(V);
-    if (V->isStaticLocal()) StaticLocals.push_back(V);
-    return true;
-  }
-  bool VisitReturnStmt(clang::ReturnStmt* S) {
-    Facts.returns.push_back(S);
-    return true;
-  }
-  bool VisitForStmt(clang::ForStmt* S) { return loop(S); }
-  bool VisitWhileStmt(clang::WhileStmt* S) { return loop(S); }
-  bool VisitDoStmt(clang::DoStmt* S) { return loop(S); }
-
-  std::vector<const clang::VarDecl*> StaticLocals;
-
- private:
-  bool loop(const clang::Stmt* S) {
-    Facts.loops.push_back(S);
-    return true;
-  }
-  const KeywordLocations& Keywords;
-  BodyFacts& Facts;
-};
 
 class Analyzer {
  public:
@@ -162,13 +49,11 @@ class Analyzer {
   void collect_functions() {
     for (clang::Decl* d : Ctx.getTranslationUnitDecl()->decls()) {
       auto* f = llvm::dyn_cast<clang::FunctionDecl>(d);
-      if (!f || !f->doesThisDeclarationHaveABody() || !SM.isInMainFile(f->getLocation())) continue;
+      if (!f || !f->doesThisDeclarationHaveABody() || !is_program_code(SM, f->getLocation())) continue;
       const clang::FunctionDecl* key = f->getCanonicalDecl();
       Definitions[key] = f;
       Order.push_back(key);
-      BodyScanner scanner(Keywords, Facts[key]);
-      scanner.TraverseStmt(f->getBody());
-      Facts[key].static_locals = scanner.StaticLocals;
+      Facts[key] = scan_body(f->getBody(), Keywords);
     }
   }
 
@@ -215,8 +100,18 @@ class Analyzer {
         }
       }
     }
-    for (const clang::FunctionDecl* f : Order)
-      if (cilk.count(f) && !is_main(Definitions[f])) CilkOrder.push_back(f);
+    for (const clang::FunctionDecl* f : Order) {
+      if (!cilk.count(f) || is_main(Definitions[f])) continue;
+      // Its body becomes a stub in the host code, which is the compiled file rewritten.
+      if (!SM.isInMainFile(SM.getExpansionLoc(Definitions[f]->getLocation()))) {
+        error(Definitions[f]->getLocation(), "Cilk function '" + Definitions[f]->getNameAsString() +
+                                                 "' is defined in a header: chanflowc lowers the Cilk functions of "
+                                                 "the file it compiles; define it there (helpers it calls may stay "
+                                                 "in headers)");
+        continue;
+      }
+      CilkOrder.push_back(f);
+    }
   }
 
   bool calls_cilk(const clang::FunctionDecl* f, const std::set<const clang::FunctionDecl*>& cilk) {
@@ -259,8 +154,8 @@ class Analyzer {
       if (!target) {
         if (is_spawn) {
           error(call->getBeginLoc(), "spawn of '" + callee->getNameAsString() +
-                                         "', which has no definition in this file; chanflowc spawns only functions it "
-                                         "compiles");
+                                         "', which has no definition in this file or its own headers; chanflowc spawns "
+                                         "only functions it compiles");
         }
         continue;
       }
@@ -542,8 +437,8 @@ class Analyzer {
                                     (cilk ? "Cilk functions" : "functions they call") +
                                     " is not supported yet (chanflowc part 1); allocate in main and pass a pointer");
       } else if (!definition(callee) && !Program.cilk_function(callee) && !is_device_builtin(name)) {
-        error(c->getBeginLoc(), "call of '" + name + "', which has no definition in this file, from device code: "
-                                "chanflowc compiles only the functions it sees");
+        error(c->getBeginLoc(), "call of '" + name + "', which has no definition in this file or its own headers, from device "
+                                "code: chanflowc compiles only the functions it sees");
       }
     }
     for (const clang::DeclRefExpr* g : b.global_refs) {
@@ -630,7 +525,7 @@ class Analyzer {
       if (t.isNull()) return;
       if (auto* td = t->getAs<clang::TypedefType>()) {
         const clang::TypedefNameDecl* d = td->getDecl();
-        if (SM.isInMainFile(d->getLocation())) {
+        if (is_program_code(SM, d->getLocation())) {
           if (seen.insert(d).second) {
             visit_type(d->getUnderlyingType());
             Program.types.push_back(d);
@@ -645,7 +540,7 @@ class Analyzer {
       if (auto* tag = t->getAsTagDecl()) {
         const clang::TagDecl* def = tag->getDefinition();
         if (!def) return;
-        if (!SM.isInMainFile(def->getLocation())) {
+        if (!is_program_code(SM, def->getLocation())) {
           error(def->getLocation(), "type '" + t.getAsString() + "' from a system header cannot be used in device code");
           return;
         }

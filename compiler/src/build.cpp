@@ -82,11 +82,14 @@ void build_executable(const Translation& t, const BuildOptions& build) {
   require_tool(cxx);
   std::string includes = " -I" + quote(dir.string());
   for (const std::string& d : config::include_dirs()) includes += " -I" + quote(d);
+  // The host code is the user's file written elsewhere: its "..." headers are beside the source.
+  std::string host_flags = " -iquote " + quote(fs::absolute(t.source).parent_path().string());
+  for (const std::string& f : build.flags) host_flags += " " + quote(f);
   std::string defines;
   for (const char* d : config::kDefinitions) defines += std::string(" ") + d;
   const fs::path host_o = dir / (t.name + ".host.o"), graph_o = dir / (t.name + ".graph.o");
   run_step(fmt::format("the C compiler ({}) on the host code {}", cc, (dir / (t.name + ".host.c")).string()),
-           fmt::format("{} -std=gnu11 -O2 -w{} -c {} -o {}", cc, includes, quote((dir / (t.name + ".host.c")).string()),
+           fmt::format("{} -std=gnu11 -O2 -w{}{} -c {} -o {}", cc, host_flags, includes, quote((dir / (t.name + ".host.c")).string()),
                        quote(host_o.string())),
            dir / "host.log", build);
   run_step(fmt::format("the C++ compiler ({}) on the generated graph {}", cxx, (dir / (t.name + ".graph.cpp")).string()),

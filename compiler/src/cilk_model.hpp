@@ -6,6 +6,7 @@
 #include <clang/AST/Decl.h>
 #include <clang/AST/Expr.h>
 #include <clang/AST/Stmt.h>
+#include <clang/Basic/SourceManager.h>
 
 #include <algorithm>
 #include <map>
@@ -121,5 +122,13 @@ struct CilkProgram {
     return it == function_index.end() ? nullptr : &functions[it->second];
   }
 };
+
+/// Whether `loc` is the program's own code: the file chanflowc compiles or a header of its own
+/// (#include "..."), not a system header (<stdio.h>, <cilk/cilk.h>). The functions, types and
+/// constants device code uses come from the program's own code.
+inline bool is_program_code(const clang::SourceManager& sm, clang::SourceLocation loc) {
+  const clang::SourceLocation at = sm.getExpansionLoc(loc);
+  return at.isValid() && !sm.isInSystemHeader(at);
+}
 
 }  // namespace chanflow::compiler

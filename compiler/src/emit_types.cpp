@@ -14,8 +14,8 @@
 namespace chanflow::compiler {
 namespace {
 
-bool in_main_file(clang::ASTContext& ctx, const clang::Decl* d) {
-  return ctx.getSourceManager().isInMainFile(d->getLocation());
+bool in_program_code(clang::ASTContext& ctx, const clang::Decl* d) {
+  return is_program_code(ctx.getSourceManager(), d->getLocation());
 }
 
 }  // namespace
@@ -27,7 +27,7 @@ clang::QualType device_qual_type(clang::ASTContext& ctx, clang::QualType t, bool
   auto requalify = [&](clang::QualType u) { return ctx.getQualifiedType(u, q); };
   if (auto* td = llvm::dyn_cast<clang::TypedefType>(ty)) {
     const clang::QualType under = td->getDecl()->getUnderlyingType();
-    const bool keep = in_main_file(ctx, td->getDecl()) && !(global && under->isPointerType());
+    const bool keep = in_program_code(ctx, td->getDecl()) && !(global && under->isPointerType());
     if (keep) return t;
     return requalify(device_qual_type(ctx, under, global));
   }

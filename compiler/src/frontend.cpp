@@ -124,7 +124,8 @@ std::optional<Translation> translate(const TranslateOptions& options) {
   const bool cilk5 = llvm::StringRef(options.input).endswith(".cilk");
   std::vector<std::string> args = {"-x", "c", "-std=gnu11", "-D__chanflowc__=1", "-fsyntax-only",
                                    "-resource-dir=" + std::string(config::kClangResourceDir),
-                                   "-I" + config::cilk_include_dir()};
+                                   // a system header: not the program's own code (is_program_code)
+                                   "-isystem" + config::cilk_include_dir()};
   if (cilk5) args.insert(args.end(), {"-include", "cilk/cilk5.h"});
   args.insert(args.end(), options.clang_args.begin(), options.clang_args.end());
   clang::tooling::FixedCompilationDatabase db(".", args);
@@ -132,7 +133,10 @@ std::optional<Translation> translate(const TranslateOptions& options) {
   std::optional<Translation> out;
   LowerActionFactory factory(options, out);
   if (tool.run(&factory) != 0) return std::nullopt;
-  if (out) out->name = llvm::sys::path::stem(options.input).str();
+  if (out) {
+    out->name = llvm::sys::path::stem(options.input).str();
+    out->source = options.input;
+  }
   return out;
 }
 

@@ -106,7 +106,8 @@ int main(int argc, char** argv) {
     if (output.empty()) output = t->name;
     const fs::path work = fs::temp_directory_path() / fmt::format("chanflowc-{}-{}", t->name, ::getpid());
     fs::create_directories(work);
-    cc::build_executable(*t, {.output = output, .work_dir = work.string(), .keep = keep, .verbose = verbose});
+    cc::build_executable(*t, {.output = output, .work_dir = work.string(), .keep = keep, .verbose = verbose,
+                              .flags = options.clang_args});
     if (keep) fmt::print(stderr, "chanflowc: the generated files are in {}\n", work.string());
     else fs::remove_all(work);
   } catch (const cc::BuildError& e) {

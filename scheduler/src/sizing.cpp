@@ -16,14 +16,16 @@ DeviceSizing device_sizing(const DeviceCaps& caps) {
   return s;
 }
 
-std::uint32_t stack_capacity(const DeviceCaps& caps, std::uint64_t bytes_per_slot, std::uint32_t levels,
-                             std::uint32_t cpu_default) {
+std::uint32_t stack_capacity(const DeviceCaps& caps, const StackFootprint& footprint) {
   const DeviceSizing s = device_sizing(caps);
-  if (!s.gpu) return cpu_default;
-  const std::uint64_t per_capacity_unit = std::max<std::uint64_t>(bytes_per_slot, 1) * std::max(levels, 1u);
+  const std::uint64_t cpu = footprint.cpu_capacity;
+  if (!s.gpu || footprint.bytes_per_slot == 0) return static_cast<std::uint32_t>(cpu);
+  const std::uint64_t per_capacity_unit = footprint.bytes_per_slot * std::max(footprint.levels, 1u);
   const std::uint64_t most = std::min<std::uint64_t>(1u << 20, 4 * s.resident_items);
-  std::uint64_t capacity = cpu_default;
+  std::uint64_t capacity = cpu;
   while (capacity * 2 <= most && capacity * 2 * per_capacity_unit <= s.channel_budget) capacity *= 2;
+  if (footprint.max_width)  // no larger than the widest level, in whole powers of two
+    while (capacity / 2 >= footprint.max_width && capacity / 2 >= cpu) capacity /= 2;
   return static_cast<std::uint32_t>(capacity);
 }
 

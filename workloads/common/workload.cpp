@@ -31,12 +31,6 @@ const Workload& find_workload(std::string_view name) {
   throw std::invalid_argument(fmt::format("no workload '{}' (there are: {})", name, fmt::join(names, ", ")));
 }
 
-std::unique_ptr<SchedulingPolicy> make_policy(std::string_view name) {
-  if (name == "levelized") return std::make_unique<Levelized>();
-  if (name == "greedy") return std::make_unique<Greedy>();
-  throw std::invalid_argument(fmt::format("no policy '{}' (there are: levelized, greedy)", name));
-}
-
 unsigned tbb_threads() { return static_cast<unsigned>(tbb::info::default_concurrency()); }
 
 }  // namespace chanflow::workloads

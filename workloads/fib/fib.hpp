@@ -47,13 +47,13 @@ FibResult fib_naive(const Runtime& runtime, std::uint32_t n, SchedulingPolicy& p
 /// an earlier one allocates nothing).
 class FibCilk {
  public:
-  explicit FibCilk(const Runtime& runtime, const CilkOptions& options = {});
+  explicit FibCilk(const Runtime& runtime, const RunSettings& options = {});
   FibResult run(std::uint32_t n, SchedulingPolicy& policy, const RunOptions& run_options = {});
   Graph& graph() noexcept { return graph_; }
 
  private:
   const Runtime& runtime_;
-  bool preallocate_levels_;
+  RunSettings settings_;  ///< as given, the device filling in what was left to it
   Graph graph_;
   ChannelStackNode& tasks_;
   ChannelStackNode& conts_;
@@ -61,11 +61,11 @@ class FibCilk {
 };
 
 /// Builds the Figure 4-10 graph and runs fib(n) once (FibCilk to run it again).
-FibResult fib_cilk(const Runtime& runtime, std::uint32_t n, SchedulingPolicy& policy, const CilkOptions& options = {},
+FibResult fib_cilk(const Runtime& runtime, std::uint32_t n, SchedulingPolicy& policy, const RunSettings& options = {},
                    const RunOptions& run_options = {});
 
 /// fib.c compiled by chanflowc (the generated graph of fib_compiled.cpp), run on `runtime`.
-FibResult fib_compiled(const Runtime& runtime, std::uint32_t n, const cilk::Settings& settings);
+FibResult fib_compiled(const Runtime& runtime, std::uint32_t n, const RunSettings& settings);
 
 /// oneTBB task_group, a task per call (fib.c's granularity).
 std::uint64_t fib_tbb_fine(std::uint32_t n);

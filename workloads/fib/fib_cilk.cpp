@@ -5,13 +5,13 @@
 
 namespace chanflow::workloads {
 
-FibCilk::FibCilk(const Runtime& runtime, const CilkOptions& options)
+FibCilk::FibCilk(const Runtime& runtime, const RunSettings& options)
     : runtime_(runtime),
-      preallocate_levels_(options.preallocate_levels),
-      graph_(runtime, options.graph_options()),
+      settings_(options.for_device(runtime.caps())),
+      graph_(runtime, settings_.graph_options()),
       tasks_((graph_.add_source(std::string(workloads_cl::fib_cilk_cl())),
-              graph_.channel_stack<FibFrame>("fib", options.capacity_per_level))),
-      conts_(graph_.channel_stack<FibCont>("fib_cont", options.capacity_per_level, StackKind::Continuations)),
+              graph_.channel_stack<FibFrame>("fib", settings_.capacity))),
+      conts_(graph_.channel_stack<FibCont>("fib_cont", settings_.capacity, StackKind::Continuations)),
       result_(runtime, sizeof(std::uint64_t)) {
   auto& spawn = graph_.kernel<FibFrame>("fib_spawn", "fib_spawn");  // yields: CHANFLOW_YIELDING_KERNEL_NODE
   auto& sync = graph_.kernel<FibCont>("fib_sync", "fib_sync");
@@ -24,7 +24,7 @@ FibCilk::FibCilk(const Runtime& runtime, const CilkOptions& options)
 }
 
 FibResult FibCilk::run(std::uint32_t n, SchedulingPolicy& policy, const RunOptions& run_options) {
-  if (preallocate_levels_) {
+  if (settings_.preallocate_levels) {
     tasks_.level(n);
     conts_.level(n);
   }
@@ -36,7 +36,7 @@ FibResult FibCilk::run(std::uint32_t n, SchedulingPolicy& policy, const RunOptio
   return r;
 }
 
-FibResult fib_cilk(const Runtime& runtime, std::uint32_t n, SchedulingPolicy& policy, const CilkOptions& options,
+FibResult fib_cilk(const Runtime& runtime, std::uint32_t n, SchedulingPolicy& policy, const RunSettings& options,
                    const RunOptions& run_options) {
   return FibCilk(runtime, options).run(n, policy, run_options);
 }

@@ -10,7 +10,7 @@ extern "C" unsigned long long fib__call_on_device(const fib__task* task);
 
 namespace chanflow::workloads {
 
-FibResult fib_compiled(const Runtime& runtime, std::uint32_t n, const cilk::Settings& settings) {
+FibResult fib_compiled(const Runtime& runtime, std::uint32_t n, const RunSettings& settings) {
   cilk::use(runtime, settings);
   fib__task task{};
   task.n = n;

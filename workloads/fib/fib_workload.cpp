@@ -19,7 +19,7 @@ constexpr std::uint32_t kCilkCapacity = 1u << 13;
 
 class FibInstance final : public Instance {
  public:
-  FibInstance(const Runtime& runtime, std::uint32_t n, const ChanflowSettings& settings)
+  FibInstance(const Runtime& runtime, std::uint32_t n, const RunSettings& settings)
       : runtime_(runtime), n_(n), settings_(settings), expected_(fib_serial(n)) {}
   // The compiled program's graphs were kept for this runtime (chanflow-compiled).
   ~FibInstance() override { cilk::forget(runtime_); }
@@ -34,20 +34,20 @@ class FibInstance final : public Instance {
       m.ms = time_ms([&] { value = impl == "tbb-fine" ? fib_tbb_fine(n_) : fib_tbb_cutoff(n_); });
     } else if (impl == "chanflow-compiled") {
       m.threads = 0;
-      const cilk::Settings cilk = settings_.compiled_settings(runtime_.caps(), footprint());
+      const RunSettings cilk = settings_.for_device(runtime_.caps(), footprint());
       FibResult r;
       m.ms = time_ms([&] { r = fib_compiled(runtime_, n_, cilk); });
       value = r.value;
       m.stats = std::move(r.stats);
     } else if (impl == "chanflow" || impl == "chanflow-naive") {
       m.threads = 0;
-      const auto policy = make_policy(settings_.policy);
+      const auto policy = settings_.make_policy();
       const RunOptions options{.trace_path = settings_.trace_path};
       FibResult r;
       if (impl == "chanflow") {
         // The graph is built by the first run and reused by the next (as a user keeps it).
         m.ms = time_ms([&] {
-          if (!cilk_) cilk_ = std::make_unique<FibCilk>(runtime_, settings_.cilk_for(runtime_.caps(), footprint()));
+          if (!cilk_) cilk_ = std::make_unique<FibCilk>(runtime_, settings_.for_device(runtime_.caps(), footprint()));
           r = cilk_->run(n_, *policy, options);
         });
       } else {
@@ -55,7 +55,7 @@ class FibInstance final : public Instance {
           throw std::invalid_argument(fmt::format("fib {}: chanflow-naive counts in 32 bits (n may be at most {})",
                                                   n_, kNaiveMaxN));
         const std::uint32_t capacity = settings_.capacity ? settings_.capacity : kNaiveCapacity;
-        m.ms = time_ms([&] { r = fib_naive(runtime_, n_, *policy, options, capacity, settings_.wg_size(runtime_.caps())); });
+        m.ms = time_ms([&] { r = fib_naive(runtime_, n_, *policy, options, capacity, settings_.for_device(runtime_.caps()).wg_size); });
       }
       value = r.value;
       m.stats = std::move(r.stats);
@@ -78,7 +78,7 @@ class FibInstance final : public Instance {
 
   const Runtime& runtime_;
   std::uint32_t n_;
-  ChanflowSettings settings_;
+  RunSettings settings_;
   std::uint64_t expected_;
   std::unique_ptr<FibCilk> cilk_;
 };
@@ -98,7 +98,7 @@ class Fib final : public Workload {
 
   // fib(n) must fit fib.c's 64-bit long, and the run must not exceed kMaxTasks: fib(n) makes
   // 2·fib(n) − 1 calls and fib(n) − 1 continuations.
-  void check_size(std::uint64_t size, const DeviceCaps&, const ChanflowSettings&) const override {
+  void check_size(std::uint64_t size, const DeviceCaps&, const RunSettings&) const override {
     if (size == 0) throw std::invalid_argument("fib 0: n must be at least 1");
     const double limit = std::ldexp(1.0, 63);  // fib.c's long
     double f = 0, next = 1;  // fib(i), fib(i + 1)
@@ -115,7 +115,7 @@ class Fib final : public Workload {
   }
 
   std::unique_ptr<Instance> prepare(const Runtime& runtime, std::uint64_t size, std::uint64_t,
-                                    const ChanflowSettings& settings) const override {
+                                    const RunSettings& settings) const override {
     return std::make_unique<FibInstance>(runtime, static_cast<std::uint32_t>(size), settings);
   }
 };

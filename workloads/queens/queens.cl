@@ -16,13 +16,8 @@
  *     return total;                              child has returned into its slot
  *   }
  *
- * queens_safe and queens_complete are queens.c's helpers as written (device code). */
-
-#define QUEENS_MAX 18
-
-typedef struct {
-  char col[QUEENS_MAX];
-} board;
+ * The board, queens_safe and queens_complete are queens_board.h's, the text queens.c includes: the
+ * graph builds it before this file. */
 
 typedef struct {
   chanflow_task task; /* where the result goes: a slot of the parent's continuation */
@@ -42,39 +37,6 @@ typedef struct {
 typedef struct {
   uint serial_rows; /* QUEENS_SERIAL_ROWS */
 } QueensArgs;
-
-int queens_safe(const board* b, int row, int col) {
-  for (int r = 0; r < row; r++) {
-    int c = b->col[r];
-    if (c == col || c - col == row - r || col - c == row - r) return 0;
-  }
-  return 1;
-}
-
-int queens_complete(int n, int row, board b) {
-  int next[QUEENS_MAX + 1];
-  int count = 0;
-  int r = row;
-  next[r] = 0;
-  while (r >= row) {
-    if (r == n) {
-      count++;
-      r--;
-      continue;
-    }
-    int c = next[r];
-    while (c < n && !queens_safe(&b, r, c)) c++;
-    if (c == n) {
-      r--;
-      continue;
-    }
-    b.col[r] = (char)c;
-    next[r] = c + 1;
-    r++;
-    next[r] = 0;
-  }
-  return count;
-}
 
 void queens_pre_sync(__global QueensFrame* f, chanflow_ctx* ctx) {
   const int n = (int)f->n;
@@ -99,7 +61,7 @@ void queens_pre_sync(__global QueensFrame* f, chanflow_ctx* ctx) {
       child.n = (uint)n;
       child.row = (uint)row + 1u;
       child.b = b;
-      child.b.col[row] = (char)col;
+      child.b.col[row] = (signed char)col;
       for (int i = 0; i < 6; i++) child.pad[i] = 0;
       chanflow_spawn_child(ctx, CHANFLOW_PORT(queens_spawn, queens), child, col);
     }

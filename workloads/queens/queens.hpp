@@ -9,11 +9,11 @@
 
 namespace chanflow::workloads {
 
-inline constexpr std::uint32_t kQueensMax = 18;  // queens.c's QUEENS_MAX
+inline constexpr std::uint32_t kQueensMax = 18;  // QUEENS_MAX (queens_board.h)
 /// queens.c's QUEENS_SERIAL_ROWS: the base case counts the last rows serially (workloads/README.md).
 inline constexpr std::uint32_t kQueensSerialRows = 6;
 
-/// queens.c's board: the column of the queen in each row placed so far.
+/// queens_board.h's board: the column of the queen in each row placed so far.
 struct QueensBoard {
   signed char col[kQueensMax];
 };
@@ -41,7 +41,7 @@ struct QueensResult {
 /// work-item, reusing the graph's channels, levels and kernels.
 class QueensCilk {
  public:
-  QueensCilk(const Runtime& runtime, std::uint32_t n, const CilkOptions& options = {},
+  QueensCilk(const Runtime& runtime, std::uint32_t n, const RunSettings& options = {},
              std::uint32_t serial_rows = kQueensSerialRows);
   QueensResult run(SchedulingPolicy& policy, const RunOptions& run_options = {});
   Graph& graph() noexcept { return graph_; }
@@ -49,6 +49,7 @@ class QueensCilk {
  private:
   const Runtime& runtime_;
   std::uint32_t n_;
+  RunSettings settings_;  ///< as given, the device filling in what was left to it
   Graph graph_;
   ChannelStackNode& tasks_;
   SvmBuffer result_;
@@ -56,7 +57,7 @@ class QueensCilk {
 
 /// Builds the graph of queens.cl and counts the solutions of the n×n board once.
 QueensResult queens_cilk(const Runtime& runtime, std::uint32_t n, SchedulingPolicy& policy,
-                         const CilkOptions& options = {}, const RunOptions& run_options = {},
+                         const RunSettings& options = {}, const RunOptions& run_options = {},
                          std::uint32_t serial_rows = kQueensSerialRows);
 
 /// oneTBB task_group, a task per safe column (queens.c's granularity, its base case included).
@@ -68,7 +69,7 @@ std::uint64_t queens_tbb_cutoff(std::uint32_t n);
 inline constexpr std::uint32_t kQueensTbbTaskRows = 3;
 
 /// queens.c compiled by chanflowc (the generated graph of queens_compiled.cpp), run on `runtime`.
-QueensResult queens_compiled(const Runtime& runtime, std::uint32_t n, const cilk::Settings& settings);
+QueensResult queens_compiled(const Runtime& runtime, std::uint32_t n, const RunSettings& settings);
 
 /// Solutions of the n×n board (OEIS A000170) for n = 1..18: checks the serial elision.
 std::uint64_t queens_known(std::uint32_t n);

@@ -5,14 +5,16 @@
 
 namespace chanflow::workloads {
 
-QueensCilk::QueensCilk(const Runtime& runtime, std::uint32_t n, const CilkOptions& options, std::uint32_t serial_rows)
+QueensCilk::QueensCilk(const Runtime& runtime, std::uint32_t n, const RunSettings& options, std::uint32_t serial_rows)
     : runtime_(runtime),
       n_(n),
-      graph_(runtime, options.graph_options()),
-      tasks_((graph_.add_source(std::string(workloads_cl::queens_cl())),
-              graph_.channel_stack<QueensFrame>("queens", options.capacity_per_level))),
+      settings_(options.for_device(runtime.caps())),
+      graph_(runtime, settings_.graph_options()),
+      tasks_((graph_.add_source(std::string(workloads_cl::queens_board_h())),
+              graph_.add_source(std::string(workloads_cl::queens_cl())),
+              graph_.channel_stack<QueensFrame>("queens", settings_.capacity))),
       result_(runtime, sizeof(std::uint64_t)) {
-  auto& conts = graph_.channel_stack<QueensCont>("queens_cont", options.capacity_per_level, StackKind::Continuations);
+  auto& conts = graph_.channel_stack<QueensCont>("queens_cont", settings_.capacity, StackKind::Continuations);
   auto& spawn = graph_.kernel<QueensFrame>("queens_spawn", "queens_spawn");
   auto& sync = graph_.kernel<QueensCont>("queens_sync", "queens_sync");
   make_edge(tasks_, spawn);
@@ -20,7 +22,7 @@ QueensCilk::QueensCilk(const Runtime& runtime, std::uint32_t n, const CilkOption
   make_edge(spawn, conts, Continuation{});
   make_edge(conts, sync);
   const std::uint32_t depth = n > serial_rows ? n - serial_rows : 0;  // rows that spawn
-  if (options.preallocate_levels) {
+  if (settings_.preallocate_levels) {
     tasks_.level(depth);
     conts.level(depth);
   }
@@ -42,7 +44,7 @@ QueensResult QueensCilk::run(SchedulingPolicy& policy, const RunOptions& run_opt
 }
 
 QueensResult queens_cilk(const Runtime& runtime, std::uint32_t n, SchedulingPolicy& policy,
-                         const CilkOptions& options, const RunOptions& run_options, std::uint32_t serial_rows) {
+                         const RunSettings& options, const RunOptions& run_options, std::uint32_t serial_rows) {
   return QueensCilk(runtime, n, options, serial_rows).run(policy, run_options);
 }
 

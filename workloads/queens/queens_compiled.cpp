@@ -10,7 +10,7 @@ extern "C" unsigned long long queens__call_on_device(const queens__task* task);
 
 namespace chanflow::workloads {
 
-QueensResult queens_compiled(const Runtime& runtime, std::uint32_t n, const cilk::Settings& settings) {
+QueensResult queens_compiled(const Runtime& runtime, std::uint32_t n, const RunSettings& settings) {
   cilk::use(runtime, settings);
   queens__task task{};  // row 0, the empty board
   task.n = static_cast<int>(n);

@@ -12,7 +12,7 @@ constexpr std::uint32_t kCpuCapacity = 1u << 16;  // CEs per level on CPU device
 
 class QueensInstance final : public Instance {
  public:
-  QueensInstance(const Runtime& runtime, std::uint32_t n, const ChanflowSettings& settings)
+  QueensInstance(const Runtime& runtime, std::uint32_t n, const RunSettings& settings)
       : runtime_(runtime), n_(n), settings_(settings) {}
   // The compiled program's graphs were kept for this runtime (chanflow-compiled).
   ~QueensInstance() override { cilk::forget(runtime_); }
@@ -31,17 +31,17 @@ class QueensInstance final : public Instance {
         m.ms = time_ms([&] { value = impl == "tbb-fine" ? queens_tbb_fine(n_) : queens_tbb_cutoff(n_); });
       } else if (impl == "chanflow") {
         m.threads = 0;
-        const auto policy = make_policy(settings_.policy);
+        const auto policy = settings_.make_policy();
         QueensResult r;
         m.ms = time_ms([&] {  // the first run builds the graph, later ones reuse it
-          if (!cilk_) cilk_ = std::make_unique<QueensCilk>(runtime_, n_, settings_.cilk_for(runtime_.caps(), footprint()));
+          if (!cilk_) cilk_ = std::make_unique<QueensCilk>(runtime_, n_, settings_.for_device(runtime_.caps(), footprint()));
           r = cilk_->run(*policy, {.trace_path = settings_.trace_path});
         });
         value = r.value;
         m.stats = std::move(r.stats);
       } else if (impl == "chanflow-compiled") {
         m.threads = 0;
-        const cilk::Settings cilk = settings_.compiled_settings(runtime_.caps(), footprint());
+        const RunSettings cilk = settings_.for_device(runtime_.caps(), footprint());
         QueensResult r;
         m.ms = time_ms([&] { r = queens_compiled(runtime_, n_, cilk); });
         value = r.value;
@@ -70,7 +70,7 @@ class QueensInstance final : public Instance {
 
   const Runtime& runtime_;
   std::uint32_t n_;
-  ChanflowSettings settings_;
+  RunSettings settings_;
   std::optional<std::uint64_t> reference_;
   std::unique_ptr<QueensCilk> cilk_;
 };
@@ -87,14 +87,14 @@ class Queens final : public Workload {
     if (set == SizeSet::Gpu) return {15, 16};
     return {10, 12, 13, 14, 15};
   }
-  void check_size(std::uint64_t size, const DeviceCaps&, const ChanflowSettings&) const override {
+  void check_size(std::uint64_t size, const DeviceCaps&, const RunSettings&) const override {
     if (size == 0 || size > kQueensMax)
       throw std::invalid_argument(fmt::format("queens {}: n must be 1 to {} (queens.c counts in an int; queens(19) "
                                               "overflows it)",
                                               size, kQueensMax));
   }
   std::unique_ptr<Instance> prepare(const Runtime& runtime, std::uint64_t size, std::uint64_t,
-                                    const ChanflowSettings& settings) const override {
+                                    const RunSettings& settings) const override {
     return std::make_unique<QueensInstance>(runtime, static_cast<std::uint32_t>(size), settings);
   }
 };

@@ -22,37 +22,7 @@
 #define SORT_KEY unsigned
 #endif
 
-void sort_insertion(SORT_KEY *a, long n) {
-  for (long i = 1; i < n; i++) {
-    SORT_KEY key = a[i];
-    long j = i - 1;
-    while (j >= 0 && a[j] > key) {
-      a[j + 1] = a[j];
-      j--;
-    }
-    a[j + 1] = key;
-  }
-}
-
-/* The first index in b[0 .. n) whose key is not below `key`. */
-long sort_lower_bound(const SORT_KEY *b, long n, SORT_KEY key) {
-  long lo = 0, hi = n;
-  while (lo < hi) {
-    long mid = lo + (hi - lo) / 2;
-    if (b[mid] < key)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
-void sort_merge_serially(const SORT_KEY *a, long na, const SORT_KEY *b, long nb, SORT_KEY *dest) {
-  long i = 0, j = 0, k = 0;
-  while (i < na && j < nb) dest[k++] = b[j] < a[i] ? b[j++] : a[i++];
-  while (i < na) dest[k++] = a[i++];
-  while (j < nb) dest[k++] = b[j++];
-}
+#include "sort_serial.h" /* sort_insertion, sort_lower_bound, sort_merge_serially */
 
 /* Merges the sorted runs a[0 .. na) and b[0 .. nb) into dest. */
 void cilkmerge(const SORT_KEY *a, long na, const SORT_KEY *b, long nb, SORT_KEY *dest) {

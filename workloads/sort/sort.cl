@@ -23,38 +23,8 @@
  *     sync;                                merge_done (continuation): returns
  *   }
  *
- * The helpers (insertion sort, lower bound, serial merge) are sort.c's, as written. */
-
-void sort_insertion(__global SORT_KEY* a, long n) {
-  for (long i = 1; i < n; i++) {
-    SORT_KEY key = a[i];
-    long j = i - 1;
-    while (j >= 0 && a[j] > key) {
-      a[j + 1] = a[j];
-      j--;
-    }
-    a[j + 1] = key;
-  }
-}
-
-long sort_lower_bound(__global const SORT_KEY* b, long n, SORT_KEY key) {
-  long lo = 0, hi = n;
-  while (lo < hi) {
-    long mid = lo + (hi - lo) / 2;
-    if (b[mid] < key)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
-void sort_merge_serially(__global const SORT_KEY* a, long na, __global const SORT_KEY* b, long nb, __global SORT_KEY* dest) {
-  long i = 0, j = 0, k = 0;
-  while (i < na && j < nb) dest[k++] = b[j] < a[i] ? b[j++] : a[i++];
-  while (i < na) dest[k++] = a[i++];
-  while (j < nb) dest[k++] = b[j++];
-}
+ * The helpers (insertion sort, lower bound, serial merge) are sort_serial.h's, the text sort.c
+ * includes: the graph builds it before this file. */
 
 /* With SORT_GROUPS (a GPU), the sorts of at most SORT_BLOCK_KEYS keys and the merges of at most
  * SORT_BLOCK_MERGE are work-group tasks (sort_blocks, merge_blocks below) on ports sort_block and

@@ -42,7 +42,7 @@ struct SortResult {
 class SortCilk {
  public:
   SortCilk(const Runtime& runtime, const SvmBuffer& data, const SvmBuffer& tmp, std::uint64_t n,
-           const CilkOptions& options = {}, SortArgs bases = {kSortBase, kMergeBase}, std::uint32_t key_bytes = 4,
+           const RunSettings& options = {}, SortArgs bases = {kSortBase, kMergeBase}, std::uint32_t key_bytes = 4,
            DataTasks where = DataTasks::ForDevice);
   SortResult run(SchedulingPolicy& policy, const RunOptions& run_options = {});
   Graph& graph() noexcept { return graph_; }
@@ -57,7 +57,7 @@ class SortCilk {
 
 /// Builds the graph of sort.cl and sorts data[0 .. n) in place once.
 SortResult sort_cilk(const Runtime& runtime, const SvmBuffer& data, const SvmBuffer& tmp, std::uint64_t n,
-                     SchedulingPolicy& policy, const CilkOptions& options = {}, const RunOptions& run_options = {},
+                     SchedulingPolicy& policy, const RunSettings& options = {}, const RunOptions& run_options = {},
                      SortArgs bases = {kSortBase, kMergeBase}, std::uint32_t key_bytes = 4,
                      DataTasks where = DataTasks::ForDevice);
 

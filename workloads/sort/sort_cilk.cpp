@@ -12,25 +12,26 @@ namespace chanflow::workloads {
 
 namespace {
 
-GraphOptions checked_graph_options(const CilkOptions& options, std::uint32_t key_bytes) {
+GraphOptions checked_graph_options(const RunSettings& options, const DeviceCaps& caps, std::uint32_t key_bytes) {
   if (key_bytes != 4 && key_bytes != 8)
     throw std::invalid_argument(fmt::format("sort: keys are 4 or 8 bytes wide, not {}", key_bytes));
-  return options.graph_options();
+  return options.for_device(caps).graph_options();
 }
 
 }  // namespace
 
 SortCilk::SortCilk(const Runtime& runtime, const SvmBuffer& data, const SvmBuffer& tmp, std::uint64_t n,
-                   const CilkOptions& options, SortArgs bases, std::uint32_t key_bytes, DataTasks where)
-    : data_(data), tmp_(tmp), n_(n), graph_(runtime, checked_graph_options(options, key_bytes)) {
+                   const RunSettings& options, SortArgs bases, std::uint32_t key_bytes, DataTasks where)
+    : data_(data), tmp_(tmp), n_(n), graph_(runtime, checked_graph_options(options, runtime.caps(), key_bytes)) {
   Graph& g = graph_;
   const bool groups = work_group_data(where, runtime.caps());
   g.add_source(fmt::format("#define SORT_KEY {}\n#define SORT_GROUPS {}\n#define SORT_BLOCK_KEYS {}\n"
                            "#define SORT_BLOCK_MERGE {}\n",
                            key_bytes == 4 ? "uint" : "ulong", groups ? 1 : 0, groups ? kBlockSort : 1, kBlockMerge));
   g.add_source(std::string(workloads_cl::sort_types_h()));
+  g.add_source(std::string(workloads_cl::sort_serial_h()));  // sort.c's helpers, the same text
   g.add_source(std::string(workloads_cl::sort_cl()));
-  const std::uint32_t cap = options.capacity_per_level;
+  const std::uint32_t cap = options.for_device(runtime.caps()).capacity;
   // cilksort: a task stack and one continuation stack per sync.
   auto& sorts = g.channel_stack<SortFrame>("sort", cap);
   auto& after_quarters = g.channel_stack<SortCont>("sort_cont1", cap, StackKind::Continuations);
@@ -91,7 +92,7 @@ SortResult SortCilk::run(SchedulingPolicy& policy, const RunOptions& run_options
 }
 
 SortResult sort_cilk(const Runtime& runtime, const SvmBuffer& data, const SvmBuffer& tmp, std::uint64_t n,
-                     SchedulingPolicy& policy, const CilkOptions& options, const RunOptions& run_options,
+                     SchedulingPolicy& policy, const RunSettings& options, const RunOptions& run_options,
                      SortArgs bases, std::uint32_t key_bytes, DataTasks where) {
   return SortCilk(runtime, data, tmp, n, options, bases, key_bytes, where).run(policy, run_options);
 }

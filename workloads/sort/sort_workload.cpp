@@ -32,7 +32,7 @@ struct KeyTraits<std::uint64_t> {
 template <class Key>
 class SortInstance final : public Instance {
  public:
-  SortInstance(const Runtime& runtime, std::uint64_t n, std::uint64_t seed, const ChanflowSettings& settings)
+  SortInstance(const Runtime& runtime, std::uint64_t n, std::uint64_t seed, const RunSettings& settings)
       : runtime_(runtime), n_(n), settings_(settings), input_(n), work_(n), tmp_(n),
         data_svm_(runtime, n * sizeof(Key)), tmp_svm_(runtime, n * sizeof(Key)) {
     // A seeded shuffle of n distinct keys spread over the key's range (an odd multiplier is a
@@ -48,11 +48,11 @@ class SortInstance final : public Instance {
     if (impl == "chanflow") {
       m.threads = 0;
       runtime_.svm_write(data_svm_.get(), input_.data(), n_ * sizeof(Key));
-      const auto policy = make_policy(settings_.policy);
+      const auto policy = settings_.make_policy();
       SortResult r;
       m.ms = time_ms([&] {  // the first run builds the graph, later ones reuse it
         if (!cilk_)
-          cilk_ = std::make_unique<SortCilk>(runtime_, data_svm_, tmp_svm_, n_, settings_.cilk_for(runtime_.caps(), footprint()),
+          cilk_ = std::make_unique<SortCilk>(runtime_, data_svm_, tmp_svm_, n_, settings_.for_device(runtime_.caps(), footprint()),
                                              SortArgs{kSortBase, kMergeBase}, sizeof(Key));
         r = cilk_->run(*policy, {.trace_path = settings_.trace_path});
       });
@@ -104,7 +104,7 @@ class SortInstance final : public Instance {
 
   const Runtime& runtime_;
   std::uint64_t n_;
-  ChanflowSettings settings_;
+  RunSettings settings_;
   std::vector<Key> input_, expected_, work_, tmp_;
   SvmBuffer data_svm_, tmp_svm_;
   std::unique_ptr<SortCilk> cilk_;  // after the buffers it names: it goes first
@@ -126,7 +126,7 @@ class Sort final : public Workload {
     if (set == SizeSet::Gpu) return {1u << 24};
     return {1u << 16, 1u << 18, 1u << 20, 1u << 22, 1u << 24};
   }
-  void check_size(std::uint64_t size, const DeviceCaps& caps, const ChanflowSettings&) const override {
+  void check_size(std::uint64_t size, const DeviceCaps& caps, const RunSettings&) const override {
     const auto name = KeyTraits<Key>::name;
     if (size == 0) throw std::invalid_argument(fmt::format("{} 0: the array must hold at least 1 key", name));
     constexpr std::uint64_t kMaxKeys = std::uint64_t{1} << 31;  // sort.c indexes with long; keys stay distinct
@@ -143,7 +143,7 @@ class Sort final : public Workload {
                                               name, size, 2 * bytes / 1048576.0, caps.global_mem_bytes / 1048576.0));
   }
   std::unique_ptr<Instance> prepare(const Runtime& runtime, std::uint64_t size, std::uint64_t seed,
-                                    const ChanflowSettings& settings) const override {
+                                    const RunSettings& settings) const override {
     return std::make_unique<SortInstance<Key>>(runtime, size, seed, settings);
   }
 };

@@ -16,22 +16,7 @@
 #define STRASSEN_BASE 64 /* order multiplied by the definition: measured, see workloads/README.md */
 #endif
 
-/* C = A·B by the definition (i-k-j order: unit stride in B and C). */
-void strassen_base(long n, const REAL *A, long as, const REAL *B, long bs, REAL *C, long cs) {
-  for (long i = 0; i < n; i++) {
-    for (long j = 0; j < n; j++) C[i * cs + j] = 0;
-    for (long k = 0; k < n; k++) {
-      REAL a = A[i * as + k];
-      for (long j = 0; j < n; j++) C[i * cs + j] += a * B[k * bs + j];
-    }
-  }
-}
-
-/* Z = X + s·Y (s = 1 or -1), n×n. */
-void strassen_add(long n, const REAL *X, long xs, const REAL *Y, long ys, REAL s, REAL *Z) {
-  for (long i = 0; i < n; i++)
-    for (long j = 0; j < n; j++) Z[i * n + j] = X[i * xs + j] + s * Y[i * ys + j];
-}
+#include "strassen_serial.h" /* strassen_base, strassen_add */
 
 void strassen(long n, const REAL *A, long as, const REAL *B, long bs, REAL *C, long cs) {
   if (n <= STRASSEN_BASE) {

@@ -3,7 +3,8 @@
  * (CHANFLOW_GROUP_KERNEL_NODE) the data, as drawn below; without (a CPU device) every loop runs in
  * the work-item task that needs it (see strassen_pre_sync). REAL, STRASSEN_BASE,
  * STRASSEN_ATOMIC_ADD, STRASSEN_JOIN (0 or 1) and the base case's tiling (STRASSEN_TK, _TX, _TY,
- * _RB, _CB) are defined by the graph.
+ * _RB, _CB) are defined by the graph. strassen_base and strassen_add are strassen_serial.h's, the
+ * text strassen.c includes: the graph builds it before this file.
  *
  *   void strassen(n, A, B, C) {            strassen_spawn (yielding, one work-item): a product
  *     if (n <= STRASSEN_BASE) {               of order n; its factors are quadrants of its
@@ -42,17 +43,6 @@ __constant int strassen_s0[7] = {1, 1, 1, 1, -1, 1, 1};
 __constant int strassen_d1[7] = {3, 3, 3, 2, 1, -1, -1};
 __constant int strassen_s1[7] = {1, -1, 1, 1, 1, 0, 0};
 
-/* strassen.c's helper, as written: the root when it is at most the base order. */
-void strassen_base(long n, __global const REAL* A, long as, __global const REAL* B, long bs, __global REAL* C, long cs) {
-  for (long i = 0; i < n; i++) {
-    for (long j = 0; j < n; j++) C[i * cs + j] = 0;
-    for (long k = 0; k < n; k++) {
-      REAL a = A[i * as + k];
-      for (long j = 0; j < n; j++) C[i * cs + j] += a * B[k * bs + j];
-    }
-  }
-}
-
 __global REAL* strassen_quadrant(__global REAL* m, long stride, long h, int q) {
   return m + (q >> 1) * h * stride + (q & 1) * h;
 }
@@ -63,12 +53,6 @@ __global REAL* strassen_factor(__global REAL* m, long stride, long h, int a, int
                                long* out_stride) {
   *out_stride = b < 0 ? stride : h;
   return b < 0 ? strassen_quadrant(m, stride, h, a) : scratch + sum * h * h;
-}
-
-/* strassen.c's helper, as written. */
-void strassen_add(long n, __global const REAL* X, long xs, __global const REAL* Y, long ys, REAL s, __global REAL* Z) {
-  for (long i = 0; i < n; i++)
-    for (long j = 0; j < n; j++) Z[i * n + j] = X[i * xs + j] + s * Y[i * ys + j];
 }
 
 /* The same factor, formed by the task that reads it (without STRASSEN_DATA_TASKS). */

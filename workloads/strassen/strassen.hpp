@@ -48,7 +48,7 @@ enum class StrassenCombine { Atomic, Join };
 class StrassenCilk {
  public:
   StrassenCilk(const Runtime& runtime, const SvmBuffer& a, const SvmBuffer& b, const SvmBuffer& c, std::uint64_t n,
-               Precision precision, const CilkOptions& options = {}, StrassenCombine combine = StrassenCombine::Atomic,
+               Precision precision, const RunSettings& options = {}, StrassenCombine combine = StrassenCombine::Atomic,
                std::uint32_t base = kStrassenBase, DataTasks data = DataTasks::ForDevice);
   RunStats run(SchedulingPolicy& policy, const RunOptions& run_options = {});
   Graph& graph() noexcept { return graph_; }
@@ -60,7 +60,7 @@ class StrassenCilk {
 
 /// Builds the graph of strassen.cl and computes c = a·b once.
 RunStats strassen_cilk(const Runtime& runtime, const SvmBuffer& a, const SvmBuffer& b, const SvmBuffer& c,
-                       std::uint64_t n, Precision precision, SchedulingPolicy& policy, const CilkOptions& options = {},
+                       std::uint64_t n, Precision precision, SchedulingPolicy& policy, const RunSettings& options = {},
                        const RunOptions& run_options = {}, StrassenCombine combine = StrassenCombine::Atomic,
                        std::uint32_t base = kStrassenBase, DataTasks data = DataTasks::ForDevice);
 

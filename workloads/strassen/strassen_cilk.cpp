@@ -50,12 +50,13 @@ std::uint64_t strassen_scratch_bytes(std::uint64_t n, Precision precision, std::
 }
 
 StrassenCilk::StrassenCilk(const Runtime& runtime, const SvmBuffer& a, const SvmBuffer& b, const SvmBuffer& c,
-                           std::uint64_t n, Precision precision, const CilkOptions& options, StrassenCombine combine,
+                           std::uint64_t n, Precision precision, const RunSettings& options, StrassenCombine combine,
                            std::uint32_t base, DataTasks data)
-    : graph_(runtime, options.graph_options()) {
+    : graph_(runtime, options.for_device(runtime.caps()).graph_options()) {
   Graph& g = graph_;
+  const RunSettings settings = options.for_device(runtime.caps());
   const bool f32 = precision == Precision::F32;
-  const LeafTiling tiling = leaf_tiling(options.wg_size, base);
+  const LeafTiling tiling = leaf_tiling(settings.wg_size, base);
   // Data in work-group tasks on a GPU; in the tasks that need it on a CPU device (strassen.cl).
   const bool data_tasks = work_group_data(data, runtime.caps());
   g.add_source(fmt::format("#define REAL {}\n#define STRASSEN_ATOMIC_ADD {}\n#define STRASSEN_BASE {}\n"
@@ -65,8 +66,9 @@ StrassenCilk::StrassenCilk(const Runtime& runtime, const SvmBuffer& a, const Svm
                            base, combine == StrassenCombine::Join ? 1 : 0, tiling.tk, tiling.tx, tiling.ty,
                            (base + tiling.ty - 1) / tiling.ty, (base + tiling.tx - 1) / tiling.tx, data_tasks ? 1 : 0));
   g.add_source(std::string(workloads_cl::strassen_types_h()));
+  g.add_source(std::string(workloads_cl::strassen_serial_h()));  // strassen.c's helpers, the same text
   g.add_source(std::string(workloads_cl::strassen_cl()));
-  const std::uint32_t cap = options.capacity_per_level;
+  const std::uint32_t cap = settings.capacity;
   auto& tasks = g.channel_stack<StrassenTask>("strassen", cap);
   auto& conts = g.channel_stack<StrassenCont>("strassen_cont", cap, StackKind::Continuations);
   conts.set_frame_scratch(frame_scratch(n, precision, base));
@@ -101,7 +103,7 @@ RunStats StrassenCilk::run(SchedulingPolicy& policy, const RunOptions& run_optio
 }
 
 RunStats strassen_cilk(const Runtime& runtime, const SvmBuffer& a, const SvmBuffer& b, const SvmBuffer& c,
-                       std::uint64_t n, Precision precision, SchedulingPolicy& policy, const CilkOptions& options,
+                       std::uint64_t n, Precision precision, SchedulingPolicy& policy, const RunSettings& options,
                        const RunOptions& run_options, StrassenCombine combine, std::uint32_t base,
                        DataTasks data) {
   return StrassenCilk(runtime, a, b, c, n, precision, options, combine, base, data).run(policy, run_options);

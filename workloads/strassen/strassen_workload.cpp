@@ -63,7 +63,7 @@ class StrassenInstance final : public Instance {
   using Wide = typename Traits<Real>::Wide;
 
  public:
-  StrassenInstance(const Runtime& runtime, std::uint64_t n, std::uint64_t seed, const ChanflowSettings& settings)
+  StrassenInstance(const Runtime& runtime, std::uint64_t n, std::uint64_t seed, const RunSettings& settings)
       : runtime_(runtime), n_(n), settings_(settings), a_(n * n), b_(n * n), c_(n * n), reference_(n * n),
         a_svm_(runtime, n * n * sizeof(Real)), b_svm_(runtime, n * n * sizeof(Real)),
         c_svm_(runtime, n * n * sizeof(Real)) {
@@ -88,14 +88,14 @@ class StrassenInstance final : public Instance {
     if (impl == "chanflow" || impl == "chanflow-join") {
       m.threads = 0;
       runtime_.svm_write(c_svm_.get(), c_.data(), n_ * n_ * sizeof(Real));
-      const auto policy = make_policy(settings_.policy);
+      const auto policy = settings_.make_policy();
       RunStats stats;
       const StrassenCombine combine = impl == "chanflow" ? StrassenCombine::Atomic : StrassenCombine::Join;
       auto& graph = combine == StrassenCombine::Atomic ? atomic_ : joined_;
       m.ms = time_ms([&] {  // the first run builds the graph, later ones reuse it
         if (!graph)
           graph = std::make_unique<StrassenCilk>(runtime_, a_svm_, b_svm_, c_svm_, n_, Traits<Real>::precision,
-                                                 settings_.cilk_for(runtime_.caps(), strassen_footprint(n_)), combine);
+                                                 settings_.for_device(runtime_.caps(), strassen_footprint(n_)), combine);
         stats = graph->run(*policy, {.trace_path = settings_.trace_path});
       });
       runtime_.svm_read(c_.data(), c_svm_.get(), n_ * n_ * sizeof(Real));
@@ -137,7 +137,7 @@ class StrassenInstance final : public Instance {
   }
   const Runtime& runtime_;
   std::uint64_t n_;
-  ChanflowSettings settings_;
+  RunSettings settings_;
   std::vector<Real> a_, b_, c_;
   std::vector<Wide> reference_;
   double scale_ = 1, bound_ = 0;
@@ -162,7 +162,7 @@ class Strassen final : public Workload {
     if (Traits<Real>::precision == Precision::F64) return {128, 256, 512, 1024};
     return {128, 256, 512, 1024, 2048};
   }
-  void check_size(std::uint64_t n, const DeviceCaps& caps, const ChanflowSettings& settings) const override {
+  void check_size(std::uint64_t n, const DeviceCaps& caps, const RunSettings& settings) const override {
     const auto name = Traits<Real>::name;
     if (n == 0 || (n & (n - 1)) != 0)
       throw std::invalid_argument(fmt::format("{} {}: n must be a power of two (1, 2, 4, ...)", name, n));
@@ -175,7 +175,7 @@ class Strassen final : public Workload {
       throw std::invalid_argument(fmt::format("{} {}: a {:.0f} MiB matrix exceeds the device's largest allocation "
                                               "({:.0f} MiB)",
                                               name, n, matrix / 1048576.0, caps.max_alloc_bytes / 1048576.0));
-    const std::uint32_t capacity = settings.cilk_for(caps, strassen_footprint(n)).capacity_per_level;
+    const std::uint32_t capacity = settings.for_device(caps, strassen_footprint(n)).capacity;
     const std::uint64_t scratch = strassen_scratch_bytes(n, Traits<Real>::precision, capacity);
     if (caps.global_mem_bytes && 3 * matrix + scratch > caps.global_mem_bytes / 2)
       throw std::invalid_argument(fmt::format("{} {}: A, B, C and the temporaries ({:.0f} MiB at {} frames per level) "
@@ -185,7 +185,7 @@ class Strassen final : public Workload {
                                               caps.global_mem_bytes / 1048576.0));
   }
   std::unique_ptr<Instance> prepare(const Runtime& runtime, std::uint64_t size, std::uint64_t seed,
-                                    const ChanflowSettings& settings) const override {
+                                    const RunSettings& settings) const override {
     return std::make_unique<StrassenInstance<Real>>(runtime, size, seed, settings);
   }
 };

@@ -21,6 +21,7 @@ struct TranslateOptions {
 /// The generated program: four texts, compiled together into one executable.
 struct Translation {
   std::string name;       ///< the input's stem (fib for fib.c)
+  std::string source;     ///< the input's path (its headers are found beside it)
   std::string types_h;    ///< CE and user types, valid C, C++ and OpenCL C: <name>.types.h
   std::string device_cl;  ///< the kernel nodes: <name>.cl
   std::string graph_cpp;  ///< the graph and the entry points main calls: <name>.graph.cpp
@@ -43,10 +44,14 @@ struct BuildOptions {
   std::string work_dir;   ///< where the generated files and objects go
   bool keep = false;      ///< keep work_dir afterwards
   bool verbose = false;   ///< print each command
+  /// The -I and -D options the translation was given: the host code is the user's file and needs
+  /// the same macros and headers.
+  std::vector<std::string> flags;
 };
 
 /// Writes the generated files into build.work_dir and compiles and links them against the
-/// chanflow this compiler belongs to (its build tree, or its installed prefix).
+/// chanflow this compiler belongs to (its build tree, or its installed prefix). The host code
+/// finds the headers the source includes with "..." beside the source, as the source did.
 void build_executable(const Translation& translation, const BuildOptions& build);
 
 /// Builds the serial elision of `input` (the Cilk keywords defined away by <cilk/cilk.h>, or

@@ -27,18 +27,6 @@
 namespace chanflow::cilk {
 namespace {
 
-std::uint32_t env_u32(const char* name, std::uint32_t fallback) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return fallback;
-  char* end = nullptr;
-  const unsigned long n = std::strtoul(v, &end, 10);
-  if (*end || n == 0 || n > 0xffffffffu) {
-    fmt::print(stderr, "chanflow: {}={} is not a positive 32-bit number\n", name, v);
-    std::exit(1);
-  }
-  return static_cast<std::uint32_t>(n);
-}
-
 std::string env_string(const char* name, const char* fallback) {
   const char* v = std::getenv(name);
   return v && *v ? v : fallback;
@@ -123,11 +111,12 @@ class Process {
     return process;
   }
 
-  void use(const Runtime& runtime, const Settings& settings) {
+  void use(const Runtime& runtime, const RunSettings& settings) {
     std::lock_guard lock(mutex_);
-    if (external_ != &runtime || !same(settings_, settings)) kept_.clear();  // built for another device or shape
+    const RunSettings resolved = settings.for_device(runtime.caps());
+    if (external_ != &runtime || !same(settings_, resolved)) kept_.clear();  // built for another device or shape
     external_ = &runtime;
-    settings_ = settings;
+    settings_ = resolved;
     map_for_host_ = !runtime.caps().svm_fine_buffer;
     totals_.device = runtime.caps().name;
   }
@@ -149,13 +138,20 @@ class Process {
     if (external_) return *external_;
     std::call_once(once_, [this] {
       try {
-        runtime_ = std::make_unique<Runtime>(DeviceSelection{.profiling = !env_string("CHANFLOW_TRACE", "").empty()});
+        settings_ = RunSettings::from_environment();
+      } catch (const std::invalid_argument& e) {
+        fail(e.what());
+      }
+      try {
+        runtime_ = std::make_unique<Runtime>(DeviceSelection{.profiling = !settings_.trace_path.empty()});
       } catch (const std::exception& e) {
         fail(fmt::format("cannot open the OpenCL device: {}", e.what()));
       }
       map_for_host_ = !runtime_->caps().svm_fine_buffer;
       totals_.device = runtime_->caps().name;
-      settings_ = settings_from_environment(runtime_->caps());
+      // A compiled program's stacks have no footprint to size them by: 4,096 CEs per level unless
+      // asked (StackFootprint's CPU capacity), the device's work-group size.
+      settings_ = settings_.for_device(runtime_->caps());
       if (env_string("CHANFLOW_STATS", "") == "1") std::atexit([] { Process::get().print_stats(); });
     });
     return *runtime_;
@@ -215,9 +211,10 @@ class Process {
     SvmBuffer result;
   };
 
-  static bool same(const Settings& a, const Settings& b) {
-    return a.capacity == b.capacity && a.wg_size == b.wg_size && a.policy == b.policy && a.sweeps == b.sweeps &&
-           a.max_channels == b.max_channels;
+  static bool same(const RunSettings& a, const RunSettings& b) {
+    return a.capacity == b.capacity && a.wg_size == b.wg_size && a.policy == b.policy && a.dispatch == b.dispatch &&
+           a.sweep_groups == b.sweep_groups && a.sweep_room_check == b.sweep_room_check &&
+           a.max_channels == b.max_channels && a.trace_path == b.trace_path;
   }
 
   Kept& kept(const Runtime& rt, BuildFunction build, const char* root_stack) {
@@ -225,9 +222,7 @@ class Process {
     Kept& k = it->second;
     if (!fresh) return k;
     try {
-      k.graph = std::make_unique<Graph>(rt, GraphOptions{.wg_size = settings_.wg_size,
-                                                         .max_channels = settings_.max_channels,
-                                                         .device_sweeps = settings_.sweeps});
+      k.graph = std::make_unique<Graph>(rt, settings_.graph_options());
       k.program = std::make_unique<ProgramGraph>(*k.graph, settings_.capacity);
       build(*k.program);
       for (ChannelStackNode* s : stacks_of(*k.program, root_stack)) k.root = s;
@@ -254,16 +249,14 @@ class Process {
     std::memcpy(root_task.data(), &slot, sizeof slot);  // chanflow_task::ret: the root returns here
     k.root->push_bytes(0, root_task.data(), root_task.size());
 
-    Levelized levelized;
-    Greedy greedy;
-    SchedulingPolicy& policy = settings_.policy == "greedy" ? static_cast<SchedulingPolicy&>(greedy) : levelized;
+    const std::unique_ptr<SchedulingPolicy> policy = settings_.make_policy();
 
     if (map_for_host_)
       for (auto& [p, block] : heap_) unmap(p);
     RunStats stats;
     Progress progress(root_stack, !external_ && isatty(fileno(stderr)));
     try {
-      stats = graph.run(policy, {.trace_path = settings_.trace_path, .progress = progress.callback()});
+      stats = graph.run(*policy, {.trace_path = settings_.trace_path, .progress = progress.callback()});
     } catch (...) {
       progress.clear();
       kept_.erase({build, root_stack});  // a graph whose run threw does not run again
@@ -291,24 +284,6 @@ class Process {
                        "miss a base case? If the recursion is meant to be this deep, raise "
                        "CHANFLOW_MAX_CHANNELS (--max-channels with chanflow run).",
                        function, e.level(), settings_.max_channels, function);
-  }
-
-  static Settings settings_from_environment(const DeviceCaps& caps) {
-    Settings s;
-    s.max_channels = env_u32("CHANFLOW_MAX_CHANNELS", s.max_channels);
-    s.capacity = env_u32("CHANFLOW_CAPACITY", s.capacity);
-    s.wg_size = env_u32("CHANFLOW_WG", device_sizing(caps).wg_size);
-    s.policy = env_string("CHANFLOW_POLICY", "levelized");
-    if (s.policy != "levelized" && s.policy != "greedy")
-      fail(fmt::format("CHANFLOW_POLICY={} is not a policy (levelized or greedy)", s.policy));
-    const std::string dispatch = env_string("CHANFLOW_DISPATCH", "auto");
-    try {
-      s.sweeps = sweeps_from_string(dispatch);
-    } catch (const std::exception&) {
-      fail(fmt::format("CHANFLOW_DISPATCH={} is not a dispatch mode (auto, claimed, planned or host)", dispatch));
-    }
-    s.trace_path = env_string("CHANFLOW_TRACE", "");
-    return s;
   }
 
   static std::vector<ChannelStackNode*> stacks_of(ProgramGraph& program, const char* name) {
@@ -350,6 +325,9 @@ class Process {
                "{} yields, {} restarts, deepest level {}, device idle on the aggregator {:.0f}%\n",
                t.calls, t.device, t.wall_ms, t.rounds, t.dispatches, t.ces, t.yields, t.restarts, t.max_level,
                t.wall_ms > 0 ? 100.0 * t.aggregator_ms / t.wall_ms : 0.0);
+    const RunSettings& s = settings_;
+    fmt::print(stderr, "chanflow: settings: {} CEs per stack level, work-groups of {}, {} policy, {} dispatch, {} channel-table slots\n",
+               s.capacity, s.wg_size, s.policy, to_string(s.dispatch), s.max_channels);
     // A resumed task continues its flush with the spawns it recorded: its statements ran once.
     if (t.restarts)
       fmt::print(stderr, "chanflow: tasks resumed where they yielded (their bodies not run again): {}\n",
@@ -359,7 +337,7 @@ class Process {
   std::once_flag once_;
   std::unique_ptr<Runtime> runtime_;
   const Runtime* external_ = nullptr;  // use(): the embedding program's device
-  Settings settings_;
+  RunSettings settings_;
   RunStats last_;
   bool map_for_host_ = false;
   std::recursive_mutex mutex_;
@@ -393,7 +371,7 @@ std::uint64_t call(BuildFunction build, const char* root_stack, const void* task
   return Process::get().call(build, root_stack, task, task_bytes);
 }
 
-void use(const Runtime& runtime, const Settings& settings) { Process::get().use(runtime, settings); }
+void use(const Runtime& runtime, const RunSettings& settings) { Process::get().use(runtime, settings); }
 
 void forget(const Runtime& runtime) { Process::get().forget(runtime); }
 

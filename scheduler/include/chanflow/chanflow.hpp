@@ -5,4 +5,5 @@
 #include "chanflow/graph.hpp"
 #include "chanflow/opencl.hpp"
 #include "chanflow/policy.hpp"
+#include "chanflow/run_settings.hpp"
 #include "chanflow/sizing.hpp"

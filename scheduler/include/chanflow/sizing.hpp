@@ -25,11 +25,29 @@ struct DeviceSizing {
 ///   allocations cost the host ~0.45 ms per MiB on NVIDIA's OpenCL, once per graph).
 DeviceSizing device_sizing(const DeviceCaps& caps);
 
-/// CEs per level for channel stacks on `caps`: `cpu_default` on a CPU device; on a GPU the largest
-/// power of two from `cpu_default` up to 2^20 that keeps `levels` levels of `bytes_per_slot` bytes
-/// per slot (every stack's CE at that slot, its control entries included) within the budget, and
-/// at most 4x the device's resident work-items (beyond that, passes no longer shrink).
-std::uint32_t stack_capacity(const DeviceCaps& caps, std::uint64_t bytes_per_slot, std::uint32_t levels,
-                             std::uint32_t cpu_default);
+/// What a graph's channel stacks take per level, for sizing them to the device: the bytes of one
+/// slot over every stack (each stack's CE and its two control entries), how many levels a run
+/// reaches, and the capacity per level measured best on CPU devices. The default says nothing
+/// (no bytes per slot): such a graph keeps cpu_capacity on every device.
+struct StackFootprint {
+  /// A slot's control entries (a channel keeps two 8-byte entries per data slot).
+  static constexpr std::uint64_t kControlBytes = 16;
+  std::uint64_t bytes_per_slot = 0;
+  std::uint32_t levels = 1;
+  std::uint32_t cpu_capacity = 1u << 12;
+  /// The largest work-group the device's default may give (a graph with few, large tasks wants
+  /// more work-groups rather than wider ones); 0: no limit.
+  std::uint32_t max_wg = 0;
+  /// Most tasks a level can hold at once, if known (fib(n): its call tree's widest level); the
+  /// device's capacity is not made larger than that. 0: unknown.
+  std::uint64_t max_width = 0;
+};
+
+/// CEs per level for a graph's channel stacks on `caps`: the footprint's cpu_capacity on a CPU
+/// device (or where its bytes per slot are unknown); on a GPU the largest power of two from there
+/// up to 2^20 that keeps its levels of its bytes per slot within the budget, at most 4x the
+/// device's resident work-items (beyond that, passes no longer shrink) and no more than its widest
+/// level needs.
+std::uint32_t stack_capacity(const DeviceCaps& caps, const StackFootprint& footprint);
 
 }  // namespace chanflow

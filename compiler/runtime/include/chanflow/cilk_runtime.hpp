@@ -3,14 +3,15 @@
 // Cilk function from host code on the OpenCL device and returns its result's bits.
 //
 // One process-wide device (CHANFLOW_DEVICE, else PoCL), chosen at the first call or allocation.
-// Environment: CHANFLOW_CAPACITY (CEs per stack level, default 4096), CHANFLOW_WG (work-group
-// size; default the device's: 64 on CPUs, 256 on GPUs, chanflow/sizing.hpp), CHANFLOW_POLICY
-// (levelized | greedy), CHANFLOW_DISPATCH (auto | claimed | planned | host),
-// CHANFLOW_MAX_CHANNELS (channel-table slots, 1024: every level of every Cilk function's stacks
-// takes one, so it bounds the recursion depth), CHANFLOW_STATS=1 (statistics on standard error at
-// exit), CHANFLOW_TRACE=file.json (a Chrome trace of the last call), CHANFLOW_PROGRESS_AFTER_MS
-// (a call shows its progress on a terminal after this long, 3000). A run that fails
-// prints why and exits with status 1.
+// How calls run is a RunSettings (chanflow/run_settings.hpp) read from the environment that
+// `chanflow run FILE.c` sets from its flags (RunSettings::from_environment): CHANFLOW_CAPACITY
+// (CEs per stack level, default 4096), CHANFLOW_WG (work-group size; default the device's: 64 on
+// CPUs, 256 on GPUs), CHANFLOW_POLICY (levelized | greedy), CHANFLOW_DISPATCH (auto | claimed |
+// planned | host), CHANFLOW_SWEEP_GROUPS, CHANFLOW_MAX_CHANNELS (channel-table slots, 1024: every
+// level of every Cilk function's stacks takes one, so it bounds the recursion depth),
+// CHANFLOW_TRACE=file.json (a Chrome trace of the last call). Besides: CHANFLOW_STATS=1
+// (statistics on standard error at exit), CHANFLOW_PROGRESS_AFTER_MS (a call shows its progress
+// on a terminal after this long, 3000). A run that fails prints why and exits with status 1.
 #pragma once
 
 #include "chanflow/chanflow.hpp"
@@ -44,22 +45,12 @@ class ProgramGraph {
 
 using BuildFunction = void (*)(ProgramGraph&);
 
-/// How calls run; by default read from the environment (above) at the first call.
-struct Settings {
-  std::uint32_t capacity = 4096;  ///< CEs per stack level
-  std::uint32_t wg_size = 64;
-  std::string policy = "levelized";  ///< or "greedy"
-  Sweeps sweeps = Sweeps::Auto;
-  std::uint32_t max_channels = 1024;  ///< channel-table slots: a level of a stack takes one
-  std::string trace_path;  ///< a Chrome trace of each call (the last one stays)
-};
-
 /// For a program that embeds compiled Cilk functions in its own C++ (chanflow bench): the calls
-/// that follow run on `runtime` with `settings`, instead of the process's own device and the
+/// that follow run on `runtime` with `settings` (what they leave to the device filled in), instead of the process's own device and the
 /// environment. Each function's graph is built by its first call and run again by later ones
 /// (until use() is called with another runtime or other settings), so the runtime must outlive
 /// them: call forget() before destroying it.
-void use(const Runtime& runtime, const Settings& settings);
+void use(const Runtime& runtime, const RunSettings& settings);
 /// Drops the graphs kept for calls on `runtime` and stops using it (nothing if use() named
 /// another).
 void forget(const Runtime& runtime);

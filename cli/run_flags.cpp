@@ -1,0 +1,26 @@
+// The flags of how chanflow runs (see run_flags.hpp).
+#include "run_flags.hpp"
+
+namespace chanflow::cli {
+
+void add_run_flags(CLI::App& cmd, RunSettings& s) {
+  cmd.add_option("--policy", s.policy, "levelized or greedy")
+      ->check(CLI::IsMember({"greedy", "levelized"}))->capture_default_str();
+  cmd.add_option("--capacity", s.capacity,
+                 "CEs per channel or stack level (default: the workload's, sized to the device's memory on GPUs)")
+      ->check(CLI::PositiveNumber);
+  cmd.add_option("--wg", s.wg_size, "work-group size (default: the device's, 64 on CPUs and 256 on GPUs)")
+      ->check(CLI::PositiveNumber);
+  cmd.add_option_function<std::string>(
+         "--dispatch", [&s](const std::string& mode) { s.dispatch = sweeps_from_string(mode); },
+         "claimed device sweeps (CPU devices), planned device sweeps, host-sized dispatches of each level (host), "
+         "or auto (the default): claimed on CPU devices, planned elsewhere")
+      ->check(CLI::IsMember({"auto", "claimed", "planned", "host"}));
+  cmd.add_option("--sweep-groups", s.sweep_groups, "work-groups per device sweep (0: chosen per round)")
+      ->capture_default_str();
+  cmd.add_option("--max-channels", s.max_channels,
+                 "channel-table slots: every level of every stack takes one (a deeper recursion stops, saying so)")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+}
+
+}  // namespace chanflow::cli

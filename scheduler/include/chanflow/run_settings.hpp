@@ -1,0 +1,55 @@
+// How a graph runs, as its user says it: one type from the command line (`chanflow run`,
+// `chanflow bench`), or a compiled program's environment, down to the graph. Capacity and
+// work-group size may be left to the device (0), which for_device() fills in for a graph whose
+// stacks take a known footprint; graph_options() is what the Graph itself is built with.
+#pragma once
+
+#include "chanflow/graph.hpp"
+#include "chanflow/policy.hpp"
+#include "chanflow/sizing.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace chanflow {
+
+struct RunSettings {
+  std::uint32_t capacity = 0;        ///< CEs per channel or stack level; 0: sized to the device
+  std::uint32_t wg_size = 0;         ///< work-items per work-group; 0: the device's (device_sizing)
+  std::string policy = "levelized";  ///< "levelized" or "greedy" (make_policy)
+  Sweeps dispatch = Sweeps::Auto;    ///< GraphOptions::device_sweeps
+  std::uint32_t sweep_groups = 0;    ///< GraphOptions::sweep_groups
+  bool sweep_room_check = true;      ///< GraphOptions::sweep_room_check
+  std::uint32_t max_channels = 1024; ///< GraphOptions::max_channels: a stack level takes one
+  /// Create every level a run can reach before it starts, so a timed run does not pay for
+  /// making levels; otherwise levels grow on demand.
+  bool preallocate_levels = false;
+  std::string trace_path;  ///< a Chrome trace of each run (RunOptions::trace_path), if set
+
+  /// These settings with the capacity and work-group size a graph whose stacks take `footprint`
+  /// gets on `caps` where they were left to the device: stack_capacity() (no wider than the
+  /// footprint's widest level), and the device's work-group size (at most the footprint's
+  /// max_wg). Settings already given stay.
+  RunSettings for_device(const DeviceCaps& caps, const StackFootprint& footprint = {}) const;
+  /// The options a Graph is built with (wg_size must have been given or filled in).
+  GraphOptions graph_options() const;
+  /// A new policy object of the name in `policy`.
+  std::unique_ptr<SchedulingPolicy> make_policy() const;
+
+  /// The environment that carries these settings to a compiled program's process (as
+  /// `chanflow run FILE.c` starts it): CHANFLOW_CAPACITY, _WG, _POLICY, _DISPATCH, _SWEEP_GROUPS,
+  /// _MAX_CHANNELS, _TRACE, each only where it differs from the default.
+  std::vector<std::pair<std::string, std::string>> environment() const;
+  /// The settings that environment carries (the defaults where a variable is unset or empty);
+  /// std::invalid_argument naming the variable and what it may be, for a value that is not.
+  static RunSettings from_environment();
+};
+
+/// The policy called `name` ("levelized" or "greedy"); std::invalid_argument naming those otherwise.
+std::unique_ptr<SchedulingPolicy> make_policy(std::string_view name);
+
+}  // namespace chanflow

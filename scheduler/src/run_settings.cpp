@@ -1,0 +1,109 @@
+// How a graph runs, from the command line or the environment to the graph (see
+// chanflow/run_settings.hpp). The environment's names are kept in one table, read and written
+// by the same entries.
+#include "chanflow/run_settings.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace chanflow {
+namespace {
+
+std::uint32_t positive_u32(const char* name, std::string_view value, bool zero_allowed) {
+  std::uint64_t n = 0;
+  bool ok = !value.empty() && value.size() <= 10;
+  for (const char c : value) {
+    ok = ok && c >= '0' && c <= '9';
+    n = n * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  if (!ok || n > 0xffffffffu || (n == 0 && !zero_allowed))
+    throw std::invalid_argument(fmt::format("{}={} is not a {} 32-bit number", name, value,
+                                            zero_allowed ? "non-negative" : "positive"));
+  return static_cast<std::uint32_t>(n);
+}
+
+// One environment variable: how it is written from the settings ("" where the setting is at its
+// default, so nothing is set) and read back into them.
+struct Variable {
+  const char* name;
+  std::string (*write)(const RunSettings&);
+  void (*read)(RunSettings&, const char* name, std::string_view value);
+};
+
+std::string number_or_default(std::uint32_t value, std::uint32_t fallback) {
+  return value == fallback ? std::string() : std::to_string(value);
+}
+
+const Variable kVariables[] = {
+    {"CHANFLOW_CAPACITY", [](const RunSettings& s) { return number_or_default(s.capacity, 0); },
+     [](RunSettings& s, const char* n, std::string_view v) { s.capacity = positive_u32(n, v, false); }},
+    {"CHANFLOW_WG", [](const RunSettings& s) { return number_or_default(s.wg_size, 0); },
+     [](RunSettings& s, const char* n, std::string_view v) { s.wg_size = positive_u32(n, v, false); }},
+    {"CHANFLOW_POLICY", [](const RunSettings& s) { return s.policy == "levelized" ? std::string() : s.policy; },
+     [](RunSettings& s, const char* n, std::string_view v) {
+       if (v != "levelized" && v != "greedy")
+         throw std::invalid_argument(fmt::format("{}={} is not a policy (levelized or greedy)", n, v));
+       s.policy = v;
+     }},
+    {"CHANFLOW_DISPATCH",
+     [](const RunSettings& s) { return s.dispatch == Sweeps::Auto ? std::string() : std::string(to_string(s.dispatch)); },
+     [](RunSettings& s, const char* n, std::string_view v) {
+       try {
+         s.dispatch = sweeps_from_string(v);
+       } catch (const std::invalid_argument&) {
+         throw std::invalid_argument(
+             fmt::format("{}={} is not a dispatch mode (auto, claimed, planned or host)", n, v));
+       }
+     }},
+    {"CHANFLOW_SWEEP_GROUPS", [](const RunSettings& s) { return number_or_default(s.sweep_groups, 0); },
+     [](RunSettings& s, const char* n, std::string_view v) { s.sweep_groups = positive_u32(n, v, true); }},
+    {"CHANFLOW_MAX_CHANNELS", [](const RunSettings& s) { return number_or_default(s.max_channels, 1024); },
+     [](RunSettings& s, const char* n, std::string_view v) { s.max_channels = positive_u32(n, v, false); }},
+    {"CHANFLOW_TRACE", [](const RunSettings& s) { return s.trace_path; },
+     [](RunSettings& s, const char*, std::string_view v) { s.trace_path = v; }},
+};
+
+}  // namespace
+
+RunSettings RunSettings::for_device(const DeviceCaps& caps, const StackFootprint& footprint) const {
+  RunSettings s = *this;
+  if (!s.capacity) s.capacity = stack_capacity(caps, footprint);
+  if (!s.wg_size) {
+    const std::uint32_t device = device_sizing(caps).wg_size;
+    s.wg_size = footprint.max_wg ? std::min(footprint.max_wg, device) : device;
+  }
+  return s;
+}
+
+GraphOptions RunSettings::graph_options() const {
+  if (!wg_size) throw std::logic_error("RunSettings::graph_options: the work-group size is not set (for_device())");
+  return {.wg_size = wg_size, .max_channels = max_channels, .device_sweeps = dispatch, .sweep_groups = sweep_groups,
+          .sweep_room_check = sweep_room_check};
+}
+
+std::unique_ptr<SchedulingPolicy> RunSettings::make_policy() const { return chanflow::make_policy(policy); }
+
+std::vector<std::pair<std::string, std::string>> RunSettings::environment() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const Variable& v : kVariables)
+    if (std::string value = v.write(*this); !value.empty()) out.emplace_back(v.name, std::move(value));
+  return out;
+}
+
+RunSettings RunSettings::from_environment() {
+  RunSettings s;
+  for (const Variable& v : kVariables)
+    if (const char* value = std::getenv(v.name); value && *value) v.read(s, v.name, value);
+  return s;
+}
+
+std::unique_ptr<SchedulingPolicy> make_policy(std::string_view name) {
+  if (name == "levelized") return std::make_unique<Levelized>();
+  if (name == "greedy") return std::make_unique<Greedy>();
+  throw std::invalid_argument(fmt::format("no policy '{}' (there are: levelized, greedy)", name));
+}
+
+}  // namespace chanflow

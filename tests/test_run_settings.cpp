@@ -1,0 +1,119 @@
+// One RunSettings from the command line to the graph: what it leaves to the device is filled in
+// from what the device reports (a CPU keeps its measured sizes, a GPU grows the stacks within its
+// memory), and it reaches a compiled program's process through the environment and back intact.
+#include "chanflow/run_settings.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <string>
+
+using namespace chanflow;
+
+namespace {
+
+DeviceCaps cpu_caps() {
+  DeviceCaps c;
+  c.type = CL_DEVICE_TYPE_CPU;
+  c.compute_units = 2;
+  c.max_work_group_size = 4096;
+  c.global_mem_bytes = 8ull << 30;
+  return c;
+}
+
+// An H100 as NVIDIA's OpenCL reports it.
+DeviceCaps gpu_caps() {
+  DeviceCaps c;
+  c.type = CL_DEVICE_TYPE_GPU;
+  c.compute_units = 132;
+  c.max_work_group_size = 1024;
+  c.global_mem_bytes = 80ull << 30;
+  return c;
+}
+
+// Sets the environment's CHANFLOW_* variables for one scope, and unsets them after.
+struct Environment {
+  explicit Environment(const std::vector<std::pair<std::string, std::string>>& vars) : vars_(vars) {
+    for (const auto& [name, value] : vars_) ::setenv(name.c_str(), value.c_str(), 1);
+  }
+  ~Environment() {
+    for (const auto& [name, value] : vars_) ::unsetenv(name.c_str());
+  }
+  std::vector<std::pair<std::string, std::string>> vars_;
+};
+
+}  // namespace
+
+TEST_SUITE("settings") {
+
+TEST_CASE("What a run leaves to the device: a CPU keeps its sizes, a GPU grows the stacks within its memory") {
+  const StackFootprint fib{.bytes_per_slot = 128, .levels = 32, .cpu_capacity = 4096};
+  const RunSettings cpu = RunSettings{}.for_device(cpu_caps(), fib);
+  CHECK(cpu.capacity == 4096);
+  CHECK(cpu.wg_size == 64);
+
+  const RunSettings gpu = RunSettings{}.for_device(gpu_caps(), fib);
+  CHECK(gpu.wg_size == 256);
+  CHECK(gpu.capacity == (1u << 20));  // 4 x 132 x 2,048 resident items allow 2^20; memory does too
+  // Memory bounds it: 2^17 slots of 128 bytes on 32 levels is 1/16 of 8 GiB.
+  DeviceCaps small = gpu_caps();
+  small.global_mem_bytes = 8ull << 30;
+  CHECK(RunSettings{}.for_device(small, fib).capacity == (1u << 17));
+  // No wider than the widest level; no wider work-groups than the footprint asks.
+  CHECK(RunSettings{}.for_device(gpu_caps(), {.bytes_per_slot = 128, .levels = 32, .cpu_capacity = 4096,
+                                              .max_width = 10'000}).capacity == 16384);
+  CHECK(RunSettings{}.for_device(gpu_caps(), {.bytes_per_slot = 128, .max_wg = 64}).wg_size == 64);
+  // An unknown footprint keeps the CPU capacity everywhere (a compiled program's stacks).
+  CHECK(RunSettings{}.for_device(gpu_caps()).capacity == 4096);
+  // What was asked for stays.
+  const RunSettings asked = RunSettings{.capacity = 300, .wg_size = 16}.for_device(gpu_caps(), fib);
+  CHECK(asked.capacity == 300);
+  CHECK(asked.wg_size == 16);
+  CHECK(asked.graph_options().wg_size == 16);
+  CHECK_THROWS_AS(RunSettings{}.graph_options(), std::logic_error);
+}
+
+TEST_CASE("Settings reach a compiled program's process through the environment and come back the same") {
+  CHECK(RunSettings{}.environment().empty());  // the defaults set nothing
+  const RunSettings s{.capacity = 2048, .wg_size = 32, .policy = "greedy", .dispatch = Sweeps::Planned,
+                      .sweep_groups = 7, .max_channels = 512, .trace_path = "t.json"};
+  const auto vars = s.environment();
+  CHECK(vars.size() == 7);
+  RunSettings back;
+  {
+    const Environment env(vars);
+    back = RunSettings::from_environment();
+  }
+  CHECK(back.capacity == 2048);
+  CHECK(back.wg_size == 32);
+  CHECK(back.policy == "greedy");
+  CHECK(back.dispatch == Sweeps::Planned);
+  CHECK(back.sweep_groups == 7);
+  CHECK(back.max_channels == 512);
+  CHECK(back.trace_path == "t.json");
+  CHECK(RunSettings::from_environment().environment().empty());  // unset again: the defaults
+}
+
+TEST_CASE("A setting the environment gets wrong is refused by its name, with what it may be") {
+  const auto refused = [](const char* name, const char* value) {
+    const Environment env(std::vector<std::pair<std::string, std::string>>{{name, value}});
+    std::string message;
+    try {
+      RunSettings::from_environment();
+    } catch (const std::invalid_argument& e) {
+      message = e.what();
+    }
+    return message;
+  };
+  CHECK(refused("CHANFLOW_CAPACITY", "0") == "CHANFLOW_CAPACITY=0 is not a positive 32-bit number");
+  CHECK(refused("CHANFLOW_WG", "64k") == "CHANFLOW_WG=64k is not a positive 32-bit number");
+  CHECK(refused("CHANFLOW_MAX_CHANNELS", "99999999999") == "CHANFLOW_MAX_CHANNELS=99999999999 is not a positive 32-bit number");
+  CHECK(refused("CHANFLOW_POLICY", "fifo") == "CHANFLOW_POLICY=fifo is not a policy (levelized or greedy)");
+  CHECK(refused("CHANFLOW_DISPATCH", "sideways") ==
+        "CHANFLOW_DISPATCH=sideways is not a dispatch mode (auto, claimed, planned or host)");
+  CHECK(refused("CHANFLOW_SWEEP_GROUPS", "0").empty());  // 0: chosen per round
+  CHECK(make_policy("greedy")->name() == std::string("greedy"));
+  CHECK_THROWS_WITH_AS(make_policy("fifo"), "no policy 'fifo' (there are: levelized, greedy)", std::invalid_argument);
+}
+
+}  // TEST_SUITE
