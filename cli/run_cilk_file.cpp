@@ -100,7 +100,9 @@ int run_cilk_file(int argc, char** argv) {
     }
   CLI::App app("Compile a Cilk program with chanflowc (cached) and run it; its arguments go after --", "chanflow");
   std::string device;
-  app.add_option("--device", device, "an OpenCL device: a platform or device name's part, or an index (chanflow devices)");
+  app.add_option("--device", device, "an OpenCL device: a platform or device name's part, or an index (chanflow devices); "
+                                     "before or after `run`");
+  app.fallthrough();  // `run` passes --device up to here, as `chanflow run WORKLOAD` does
   CLI::App* run = app.add_subcommand("run", "compile and run FILE.c or FILE.cilk")->required();
   std::string source;
   run->add_option("source", source, "the Cilk program")->required();
