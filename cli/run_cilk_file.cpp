@@ -1,5 +1,5 @@
 // `chanflow run FILE.c` (see run_cilk_file.hpp). The executable is cached under
-// $XDG_CACHE_HOME/chanflow/programs (or ~/.cache/...), keyed by the source's bytes, the compile
+// $XDG_CACHE_HOME/chanflow/programs (or ~/.cache/...), keyed by the sources' bytes and their own headers, the compile
 // flags, chanflowc and this binary (which links the runtime the program links), so an unchanged
 // program starts at once. The run flags are those of `chanflow run WORKLOAD`, in one RunSettings that
 // reaches the program as the environment it reads back (RunSettings::environment, from_environment).
@@ -72,6 +72,12 @@ std::vector<fs::path> own_headers(const fs::path& source, const std::vector<std:
   return found;
 }
 
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 fs::path cache_root() {
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "chanflow" / "programs";
   if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".cache" / "chanflow" / "programs";
@@ -103,9 +109,9 @@ int run_cilk_file(int argc, char** argv) {
   app.add_option("--device", device, "an OpenCL device: a platform or device name's part, or an index (chanflow devices); "
                                      "before or after `run`");
   app.fallthrough();  // `run` passes --device up to here, as `chanflow run WORKLOAD` does
-  CLI::App* run = app.add_subcommand("run", "compile and run FILE.c or FILE.cilk")->required();
-  std::string source;
-  run->add_option("source", source, "the Cilk program")->required();
+  CLI::App* run = app.add_subcommand("run", "compile and run a Cilk program (FILE.c or FILE.cilk, and its other files)")->required();
+  std::vector<std::string> sources;
+  run->add_option("sources", sources, "the Cilk program: its files (one holds main), FILE.c or FILE.cilk")->required();
   RunSettings settings;  // reaches the program as its environment (RunSettings::environment)
   cli::add_run_flags(*run, settings);
   run->add_option("--trace", settings.trace_path, "write a Chrome-trace JSON of each call's dispatches");
@@ -126,31 +132,38 @@ int run_cilk_file(int argc, char** argv) {
   for (const auto& [name, value] : settings.environment()) ::setenv(name.c_str(), value.c_str(), 1);
   if (!device.empty()) ::setenv("CHANFLOW_DEVICE", device.c_str(), 1);
   if (stats) ::setenv("CHANFLOW_STATS", "1", 1);
-  if (!fs::exists(source)) {
-    fmt::print(stderr, "chanflow run: no such file: '{}'\n", source);
-    return 1;
-  }
+  for (const std::string& source : sources)
+    if (!fs::exists(source)) {
+      fmt::print(stderr, "chanflow run: no such file: '{}'\n", source);
+      return 1;
+    }
   const fs::path self = fs::read_symlink("/proc/self/exe");
   const fs::path compiler = self.parent_path() / "chanflowc";
   if (!fs::exists(compiler)) {
     fmt::print(stderr, "chanflow run: chanflowc is not installed beside {} (build the compiler target)\n", self.string());
     return 1;
   }
-  std::uint64_t key = fnv1a(0xcbf29ce484222325ull, read_all(source));
+  std::uint64_t key = 0xcbf29ce484222325ull;
+  for (const std::string& source : sources) {
+    key = fnv1a(key, source + '\0' + read_all(source));
+    for (const fs::path& header : own_headers(source, includes)) key = fnv1a(key, header.string() + '\0' + read_all(header));
+  }
   for (const std::string& f : compile_flags) key = fnv1a(key, f + '\0');
-  for (const fs::path& header : own_headers(source, includes)) key = fnv1a(key, header.string() + '\0' + read_all(header));
   // chanflowc, and the libraries the program links, which this binary links too (a new runtime
   // relinks it): a cached program built against an older chanflow is built again.
   for (const fs::path& tool : {compiler, self})
     key = fnv1a(key, fmt::format("{}:{}", fs::file_size(tool), fs::last_write_time(tool).time_since_epoch().count()));
   const fs::path dir = cache_root() / fmt::format("{:016x}", key);
-  const fs::path exe = dir / fs::path(source).stem();
+  const std::string stem = fs::path(sources.front()).stem().string();
+  const fs::path exe = dir / stem;
   if (fresh) fs::remove(exe);
   if (!fs::exists(exe)) {
     fs::create_directories(dir);
-    const fs::path partial = dir / fmt::format(".{}.{}", fs::path(source).stem().string(), ::getpid());
-    std::string command = fmt::format("'{}' '{}' -o '{}'", compiler.string(), source, partial.string());
-    for (const std::string& f : compile_flags) command += " '" + f + "'";
+    const fs::path partial = dir / fmt::format(".{}.{}", stem, ::getpid());
+    std::string command = shell_quote(compiler.string());
+    for (const std::string& source : sources) command += " " + shell_quote(source);
+    for (const std::string& f : compile_flags) command += " " + shell_quote(f);
+    command += " -o " + shell_quote(partial.string());
     const int status = std::system(command.c_str());
     if (status != 0) return 1;  // chanflowc has said why
     fs::rename(partial, exe);   // atomic: a concurrent run sees the whole executable or none

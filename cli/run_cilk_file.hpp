@@ -1,4 +1,4 @@
-// `chanflow run FILE.c [options] [-- ARGS...]`: compile a Cilk program with chanflowc (cached by
+// `chanflow run FILE.c [OTHER.c...] [options] [-- ARGS...]`: compile a Cilk program with chanflowc (cached by
 // content hash) and run it in one step.
 #pragma once
 

@@ -1,8 +1,8 @@
 # Cilk programs built with chanflowc at build time (part of chanflow's CMake package):
 #
-#   chanflow_add_cilk_executable(fib fib.c [CHANFLOWC_ARGS -I include ...] [DEPENDS headers...])
-#     an executable from a Cilk source (.c with OpenCilk keywords, .cilk for Cilk-5), as
-#     `chanflowc fib.c -o fib` makes it: Cilk functions run as channel-flow graphs.
+#   chanflow_add_cilk_executable(fib fib.c [other.c ...] [CHANFLOWC_ARGS -I include ...] [DEPENDS headers...])
+#     an executable from a Cilk program's files (.c with OpenCilk keywords, .cilk for Cilk-5), as
+#     `chanflowc fib.c other.c -o fib` makes it: Cilk functions run as channel-flow graphs.
 #   chanflow_add_cilk_graphs(target fib.c [CHANFLOWC_ARGS ...] [DEPENDS headers...])
 #     adds to a C++ target the graphs of a Cilk source's functions and their entry points
 #     (<stem>__call_on_device, types in <stem>.types.h), without the source's host code.
@@ -42,9 +42,24 @@ endfunction()
 
 function(chanflow_add_cilk_executable name source)
   cmake_parse_arguments(ARG "" "" "CHANFLOWC_ARGS;DEPENDS" ${ARGN})
-  _chanflow_cilk_generate("${source}" outputs dir EMIT c cpp h CHANFLOWC_ARGS ${ARG_CHANFLOWC_ARGS} DEPENDS ${ARG_DEPENDS})
-  add_executable(${name} ${outputs})
-  target_include_directories(${name} PRIVATE "${dir}")
+  # The program's files: `source` and any others before the keywords, each translated alone.
+  set(all_outputs)
+  set(host_dirs)
+  foreach(src IN LISTS source ARG_UNPARSED_ARGUMENTS)
+    _chanflow_cilk_generate("${src}" outputs dir EMIT c cpp h CHANFLOWC_ARGS ${ARG_CHANFLOWC_ARGS} DEPENDS ${ARG_DEPENDS})
+    list(APPEND all_outputs ${outputs})
+    get_filename_component(src_dir "${src}" ABSOLUTE)
+    get_filename_component(src_dir "${src_dir}" DIRECTORY)
+    list(APPEND host_dirs "${dir}" "${src_dir}")  # generated headers; the source's own, for its host code
+  endforeach()
+  add_executable(${name} ${all_outputs})
+  target_include_directories(${name} PRIVATE ${host_dirs})
+  # The host code is the user's files: the -D and -I given to chanflowc apply to it too.
+  foreach(arg IN LISTS ARG_CHANFLOWC_ARGS)
+    if(arg MATCHES "^-[DI].")
+      target_compile_options(${name} PRIVATE "${arg}")
+    endif()
+  endforeach()
   if(TARGET chanflow_cilk_runtime)
     target_link_libraries(${name} PRIVATE chanflow_cilk_runtime chanflow_cilk_header)
   else()

@@ -74,46 +74,65 @@ std::vector<std::string> write_outputs(const Translation& t, const std::string& 
   return written;
 }
 
-void build_executable(const Translation& t, const BuildOptions& build) {
+void build_executable(const std::vector<Translation>& translations, const BuildOptions& build) {
   const fs::path dir = build.work_dir;
-  write_outputs(t, dir.string(), {"cl", "cpp", "c", "h", "dot"});
   const std::string cc = tool("CC", "cc"), cxx = tool("CXX", "c++");
   require_tool(cc);
   require_tool(cxx);
   std::string includes = " -I" + quote(dir.string());
   for (const std::string& d : config::include_dirs()) includes += " -I" + quote(d);
-  // The host code is the user's file written elsewhere: its "..." headers are beside the source.
-  std::string host_flags = " -iquote " + quote(fs::absolute(t.source).parent_path().string());
-  for (const std::string& f : build.flags) host_flags += " " + quote(f);
+  std::string user_flags;
+  for (const std::string& f : build.flags) user_flags += " " + quote(f);
   std::string defines;
   for (const char* d : config::kDefinitions) defines += std::string(" ") + d;
-  const fs::path host_o = dir / (t.name + ".host.o"), graph_o = dir / (t.name + ".graph.o");
-  run_step(fmt::format("the C compiler ({}) on the host code {}", cc, (dir / (t.name + ".host.c")).string()),
-           fmt::format("{} -std=gnu11 -O2 -w{}{} -c {} -o {}", cc, host_flags, includes, quote((dir / (t.name + ".host.c")).string()),
-                       quote(host_o.string())),
-           dir / "host.log", build);
-  run_step(fmt::format("the C++ compiler ({}) on the generated graph {}", cxx, (dir / (t.name + ".graph.cpp")).string()),
-           fmt::format("{} -std=c++20 -O2{}{} -c {} -o {}", cxx, defines, includes,
-                       quote((dir / (t.name + ".graph.cpp")).string()), quote(graph_o.string())),
-           dir / "graph.log", build);
+  std::string objects;
+  for (const Translation& t : translations) {
+    write_outputs(t, dir.string(), {"cl", "cpp", "c", "h", "dot"});
+    // The host code is the user's file written elsewhere: its "..." headers are beside the source.
+    const std::string host_flags = " -iquote " + quote(fs::absolute(t.source).parent_path().string()) + user_flags;
+    const fs::path host_o = dir / (t.name + ".host.o"), graph_o = dir / (t.name + ".graph.o");
+    run_step(fmt::format("the C compiler ({}) on the host code {}", cc, (dir / (t.name + ".host.c")).string()),
+             fmt::format("{} -std=gnu11 -O2 -w{}{} -c {} -o {}", cc, host_flags, includes,
+                         quote((dir / (t.name + ".host.c")).string()), quote(host_o.string())),
+             dir / (t.name + ".host.log"), build);
+    run_step(fmt::format("the C++ compiler ({}) on the generated graph {}", cxx, (dir / (t.name + ".graph.cpp")).string()),
+             fmt::format("{} -std=c++20 -O2{}{} -c {} -o {}", cxx, defines, includes,
+                         quote((dir / (t.name + ".graph.cpp")).string()), quote(graph_o.string())),
+             dir / (t.name + ".graph.log"), build);
+    objects += " " + quote(host_o.string()) + " " + quote(graph_o.string());
+  }
   std::string libs;
   for (const std::string& l : config::link_libraries()) libs += " " + (l[0] == '-' ? l : quote(l));
-  run_step(fmt::format("linking {}", build.output),
-           fmt::format("{} {} {} -o {}{}", cxx, quote(host_o.string()), quote(graph_o.string()), quote(build.output), libs),
+  run_step(fmt::format("linking {}", build.output), fmt::format("{}{} -o {}{}", cxx, objects, quote(build.output), libs),
            dir / "link.log", build);
 }
 
-void build_elision(const std::string& input, const std::vector<std::string>& flags, const BuildOptions& build) {
+void build_executable(const Translation& translation, const BuildOptions& build) {
+  build_executable(std::vector<Translation>{translation}, build);
+}
+
+void build_elision(const std::vector<std::string>& inputs, const std::vector<std::string>& flags,
+                   const BuildOptions& build) {
   const std::string cc = tool("CC", "cc");
   require_tool(cc);
   std::string options;
   for (const std::string& d : config::include_dirs()) options += " -I" + quote(d);
   for (const std::string& f : flags) options += " " + quote(f);
-  if (fs::path(input).extension() == ".cilk") options += " -include cilk/cilk5.h -x c";
+  std::string sources;
+  bool cilk5 = false;
+  for (const std::string& input : inputs) {
+    sources += " " + quote(input);
+    cilk5 = cilk5 || fs::path(input).extension() == ".cilk";
+  }
+  if (cilk5) options += " -include cilk/cilk5.h -x c";
   fs::create_directories(build.work_dir);
-  run_step(fmt::format("the C compiler ({}) on the serial elision of {}", cc, input),
-           fmt::format("{} -std=gnu11 -O1 -w{} {} -o {}", cc, options, quote(input), quote(build.output)),
+  run_step(fmt::format("the C compiler ({}) on the serial elision of {}", cc, inputs.front()),
+           fmt::format("{} -std=gnu11 -O1 -w{}{} -o {}", cc, options, sources, quote(build.output)),
            fs::path(build.work_dir) / "elision.log", build);
+}
+
+void build_elision(const std::string& input, const std::vector<std::string>& flags, const BuildOptions& build) {
+  build_elision(std::vector<std::string>{input}, flags, build);
 }
 
 }  // namespace chanflow::compiler

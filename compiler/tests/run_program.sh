@@ -3,7 +3,8 @@
 # both with the same arguments, and requires the same output. Extra environment (tiny channel
 # capacities, a dispatch mode) comes from the caller: CTest sets it per test. With
 # EXPECT_STDERR=regex, the chanflow run's standard error must match it too (with CHANFLOW_STATS=1:
-# that tasks yielded and resumed, say). COMPILE_FLAGS (-D, -I) go to both compilers.
+# that tasks yielded and resumed, say). COMPILE_FLAGS (-D, -I) go to both compilers, and
+# EXTRA_SOURCES (the program's other files) with SOURCE to both.
 # usage: run_program.sh CHANFLOWC CILK_INCLUDE_DIR WORK_DIR SOURCE [ARGS...]
 set -euo pipefail
 chanflowc=$1 include=$2 work=$3 source=$4
@@ -13,8 +14,9 @@ stem=$(basename "${source%.*}")
 elision_flags=()
 [[ "$source" == *.cilk ]] && elision_flags=(-include cilk/cilk5.h -x c)
 read -r -a flags <<<"${COMPILE_FLAGS:-}"
-cc -std=gnu11 -O1 -w -I"$include" "${elision_flags[@]}" "${flags[@]}" "$source" -o "$work/$stem.elision"
-"$chanflowc" "$source" "${flags[@]}" -o "$work/$stem.chanflow"
+read -r -a extra <<<"${EXTRA_SOURCES:-}"
+cc -std=gnu11 -O1 -w -I"$include" "${elision_flags[@]}" "${flags[@]}" "$source" "${extra[@]}" -o "$work/$stem.elision"
+"$chanflowc" "$source" "${extra[@]}" "${flags[@]}" -o "$work/$stem.chanflow"
 expected=$("$work/$stem.elision" "$@")
 actual=$("$work/$stem.chanflow" "$@" 2>"$work/$stem.stderr") || { cat "$work/$stem.stderr" >&2; exit 1; }
 echo "serial elision: $expected"

@@ -2,6 +2,7 @@
 // Cilk functions run as channel-flow graphs on an OpenCL device, like `clang -fopencilk`.
 //
 //   chanflowc fib.c -o fib                  the executable
+//   chanflowc app.c getoptions.c -o app     a program of several files (each translated alone)
 //   chanflowc fib.c --emit=cl,cpp -o out/   the generated OpenCL C, graph C++, host C, types, DOT
 #include "chanflow/compiler.hpp"
 
@@ -9,6 +10,8 @@
 
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <string>
 #include <unistd.h>
 
@@ -16,9 +19,11 @@ namespace {
 
 int usage(int status) {
   fmt::print(status ? stderr : stdout,
-             "usage: chanflowc FILE.c|FILE.cilk [-o OUTPUT] [--emit=cl,cpp,c,h,dot] [-I DIR] [-D NAME[=VALUE]]\n"
+             "usage: chanflowc FILE.c|FILE.cilk... [-o OUTPUT] [--emit=cl,cpp,c,h,dot] [-I DIR] [-D NAME[=VALUE]]\n"
              "                 [--max-loop-spawns=N] [--elision] [--keep] [-v]\n"
-             "  -o OUTPUT            the executable (default: the input's stem); with --emit, a directory\n"
+             "  FILE...              the program's files: each is translated alone (a Cilk function spawns only\n"
+             "                       functions of its own file); one holds main\n"
+             "  -o OUTPUT            the executable (default: the first input's stem); with --emit, a directory\n"
              "  --emit=LIST          write the generated files instead of building: cl (kernel nodes), cpp (graph),\n"
              "                       c (host code), h (shared types), dot (the channel-flow graph)\n"
              "  --max-loop-spawns=N  children a loop spawns before it syncs, a batch at a time (default 32)\n"
@@ -41,6 +46,7 @@ int main(int argc, char** argv) {
   namespace cc = chanflow::compiler;
   namespace fs = std::filesystem;
   cc::TranslateOptions options;
+  std::vector<std::string> inputs;
   std::string output;
   std::vector<std::string> emit;
   bool keep = false, verbose = false, elision = false;
@@ -72,22 +78,28 @@ int main(int argc, char** argv) {
     else if (!a.empty() && a[0] == '-') {
       fmt::print(stderr, "chanflowc: unknown option '{}'\n", a);
       return usage(2);
-    } else if (options.input.empty()) options.input = a;
-    else {
-      fmt::print(stderr, "chanflowc: one input file at a time ('{}' and '{}')\n", options.input, a);
-      return 2;
+    } else inputs.push_back(a);
+  }
+  if (inputs.empty()) return usage(2);
+  std::map<std::string, std::string> by_stem;  // the generated files are named after the inputs
+  for (const std::string& input : inputs) {
+    if (!fs::exists(input)) {
+      fmt::print(stderr, "chanflowc: error: no such file: '{}'\n", input);
+      return 1;
+    }
+    const auto [it, fresh] = by_stem.emplace(fs::path(input).stem().string(), input);
+    if (!fresh) {
+      fmt::print(stderr, "chanflowc: error: '{}' and '{}' have the same name, which the generated files take\n",
+                 it->second, input);
+      return 1;
     }
   }
-  if (options.input.empty()) return usage(2);
-  if (!fs::exists(options.input)) {
-    fmt::print(stderr, "chanflowc: error: no such file: '{}'\n", options.input);
-    return 1;
-  }
+  options.input = inputs.front();
   if (elision) {
     const std::string stem = fs::path(options.input).stem().string();
     const fs::path work = fs::temp_directory_path() / fmt::format("chanflowc-{}-{}", stem, ::getpid());
     try {
-      cc::build_elision(options.input, options.clang_args,
+      cc::build_elision(inputs, options.clang_args,
                         {.output = output.empty() ? stem + ".elision" : output, .work_dir = work.string(), .verbose = verbose});
     } catch (const cc::BuildError& e) {
       fmt::print(stderr, "chanflowc: error: {}\n", e.what());
@@ -96,18 +108,28 @@ int main(int argc, char** argv) {
     fs::remove_all(work);
     return 0;
   }
-  std::optional<cc::Translation> t = cc::translate(options);
-  if (!t) return 1;
+  // Each file alone: all of them, so that every file's diagnostics are reported at once.
+  std::vector<cc::Translation> translations;
+  bool failed = false;
+  for (const std::string& input : inputs) {
+    options.input = input;
+    std::optional<cc::Translation> t = cc::translate(options);
+    if (t) translations.push_back(std::move(*t));
+    else failed = true;
+  }
+  if (failed) return 1;
   try {
     if (!emit.empty()) {
-      for (const std::string& path : cc::write_outputs(*t, output.empty() ? "." : output, emit)) fmt::print("wrote {}\n", path);
+      for (const cc::Translation& t : translations)
+        for (const std::string& path : cc::write_outputs(t, output.empty() ? "." : output, emit)) fmt::print("wrote {}\n", path);
       return 0;
     }
-    if (output.empty()) output = t->name;
-    const fs::path work = fs::temp_directory_path() / fmt::format("chanflowc-{}-{}", t->name, ::getpid());
+    const std::string& name = translations.front().name;
+    if (output.empty()) output = name;
+    const fs::path work = fs::temp_directory_path() / fmt::format("chanflowc-{}-{}", name, ::getpid());
     fs::create_directories(work);
-    cc::build_executable(*t, {.output = output, .work_dir = work.string(), .keep = keep, .verbose = verbose,
-                              .flags = options.clang_args});
+    cc::build_executable(translations, {.output = output, .work_dir = work.string(), .keep = keep, .verbose = verbose,
+                                        .flags = options.clang_args});
     if (keep) fmt::print(stderr, "chanflowc: the generated files are in {}\n", work.string());
     else fs::remove_all(work);
   } catch (const cc::BuildError& e) {

@@ -10,6 +10,6 @@ cmake --build "$work_dir/build"
 "$work_dir/build/outside"
 # The Cilk program built through chanflow_add_cilk_executable, and the installed chanflowc by hand.
 [ "$("$work_dir/build/outside_nodes" 10)" = "nodes(10) = 2047" ]
-"$work_dir/prefix/bin/chanflowc" "$source_dir/nodes.c" -o "$work_dir/nodes_by_hand"
+"$work_dir/prefix/bin/chanflowc" "$source_dir/nodes.c" "$source_dir/parse.c" -o "$work_dir/nodes_by_hand"
 [ "$("$work_dir/nodes_by_hand" 11)" = "nodes(11) = 4095" ]
 echo "outside project: graph API, chanflow_add_cilk_executable and the installed chanflowc work"

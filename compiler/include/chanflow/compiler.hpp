@@ -53,11 +53,18 @@ struct BuildOptions {
 /// chanflow this compiler belongs to (its build tree, or its installed prefix). The host code
 /// finds the headers the source includes with "..." beside the source, as the source did.
 void build_executable(const Translation& translation, const BuildOptions& build);
+/// The same for a program of several files, translated one by one (at most one holds main; a
+/// file without Cilk functions is host code only): their generated files side by side in
+/// build.work_dir, linked into one executable. Their stems must differ.
+void build_executable(const std::vector<Translation>& translations, const BuildOptions& build);
 
 /// Builds the serial elision of `input` (the Cilk keywords defined away by <cilk/cilk.h>, or
 /// <cilk/cilk5.h> for a .cilk file) with the system C compiler into build.output: the reference a
 /// compiled program's output is compared with. `flags` are -I and -D options for the compiler.
 void build_elision(const std::string& input, const std::vector<std::string>& flags, const BuildOptions& build);
+/// The same for a program of several files.
+void build_elision(const std::vector<std::string>& inputs, const std::vector<std::string>& flags,
+                   const BuildOptions& build);
 
 /// Writes one generated text per file into `dir` (--emit): which is cl, cpp, c, h or dot.
 std::vector<std::string> write_outputs(const Translation& translation, const std::string& dir,
