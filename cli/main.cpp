@@ -17,6 +17,7 @@
 
 #include <optional>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 namespace {
@@ -55,11 +56,17 @@ int list_devices_command() {
   return 0;
 }
 
+// Whole or not at all: written beside, then renamed over `path` (a run killed while writing leaves
+// the last complete file).
 void write_json(const std::string& path, const nlohmann::json& j) {
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error(fmt::format("cannot write '{}'", path));
-  out << j.dump(2) << '\n';
-  if (!out) throw std::runtime_error(fmt::format("error writing '{}'", path));
+  const std::string partial = path + ".writing";
+  {
+    std::ofstream out(partial);
+    if (!out) throw std::runtime_error(fmt::format("cannot write '{}'", path));
+    out << j.dump(2) << '\n';
+    if (!out) throw std::runtime_error(fmt::format("error writing '{}'", path));
+  }
+  std::filesystem::rename(partial, path);
 }
 
 // A benchmark's exit status: 1 if any row was wrong (the table says which).
@@ -248,11 +255,21 @@ int main(int argc, char** argv) {
     if (*bench_cmd) {
       workload_bench.seed = seed ? *seed : workloads::fresh_seed();
       const Runtime rt(DeviceSelection{device, /*profiling=*/false});
+      const std::string path = json_path.empty() && !plot_path.empty() ? plot_path + ".json" : json_path;
+      const nlohmann::json machine = bench::machine_info();
+      auto document = [&](const nlohmann::json& rows) {
+        return nlohmann::json{{"machine", machine}, {"device", rt.caps().name}, {"benchmark", "workloads"},
+                              {"sizes", workload_bench.sizes}, {"seed", workload_bench.seed}, {"results", rows}};
+      };
+      if (!path.empty())  // rewritten after every row: a run cut short keeps its rows ("partial": true)
+        workload_bench.on_row = [&](const nlohmann::json& rows) {
+          auto d = document(rows);
+          d["partial"] = true;
+          write_json(path, d);
+        };
       const auto rows = bench::run_workload_bench(rt, workload_bench, stdout);
-      if (!json_path.empty() || !plot_path.empty()) {
-        const std::string path = json_path.empty() ? plot_path + ".json" : json_path;
-        write_json(path, {{"machine", bench::machine_info()}, {"device", rt.caps().name}, {"benchmark", "workloads"},
-                          {"sizes", workload_bench.sizes}, {"seed", workload_bench.seed}, {"results", rows}});
+      if (!path.empty()) {
+        write_json(path, document(rows));
         fmt::print("wrote {}\n", path);
         if (!plot_path.empty()) {
           bench::plot_bench(path, plot_path);

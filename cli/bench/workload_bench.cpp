@@ -182,6 +182,7 @@ nlohmann::json run_workload_bench(const Runtime& rt, const WorkloadBenchOptions&
       };
       if (!tty) fmt::print(stderr, "bench: [{}/{}] {} {} {}\n", done, runs, cell.workload->name(), cell.size, impl);
       rows.push_back(measure(*instance, cell, impl, o.reps, status));
+      if (o.on_row) o.on_row(rows);
     }
   }
   if (tty) fmt::print(stderr, "\r\033[K");

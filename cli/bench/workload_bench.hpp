@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct WorkloadBenchOptions {
   /// Implementations to run (those a workload lacks are skipped); empty: every one, or for the
   /// gpu sizes the GPU's competitors only (kGpuImpls: serial and tbb-fine take minutes there).
   std::vector<std::string> impls;
+  /// Called with every row so far after each row is measured (the command rewrites its JSON then,
+  /// so a run cut short, by a time limit say, keeps what it measured).
+  std::function<void(const nlohmann::json& rows)> on_row;
 };
 
 /// What `--sizes gpu` runs unless --impls says otherwise: oneTBB with a cut-off on the host's cores,
