@@ -76,17 +76,18 @@ struct CilkFunction {
   /// are filled in spawn order and each records its site.
   bool static_slots = false;
   bool has_goto = false;  ///< then every local in scope is kept at every sync
-  /// Sync points a frame can resume at, and whether one saves the return value (a `return e`
-  /// with children outstanding), found while the device code is emitted (it comes first): with
-  /// one resume point the frame keeps no resume index.
-  mutable unsigned resume_points = 0;
-  mutable bool saves_return = false;
+  /// What the frame holds, found by the frame-layout phase (lay_out_frames) before any emitter
+  /// runs: the sync points it can resume at (with one, it keeps no resume index), whether one
+  /// saves the return value (a `return e` with children outstanding), and the locals some sync
+  /// point saves (live after it): the frame holds only these.
+  struct FrameLayout {
+    unsigned resume_points = 0;
+    bool saves_return = false;
+    std::set<const clang::VarDecl*> saved;
+  } frame;
   /// Whether code after a sync can spawn: only then does the continuation node have output ports
   /// (a continuation that only returns never needs room, so it can always run).
   bool continuation_spawns = false;
-  /// Locals some sync point saves (live after it), found while the device code is emitted, which
-  /// comes first: the frame holds only these.
-  mutable std::set<const clang::VarDecl*> saved;
   bool returns_value() const { return !decl->getReturnType()->isVoidType(); }
   /// Result-carrying spawn sites: with one, the frame needs no per-slot site numbers.
   unsigned result_sites() const {

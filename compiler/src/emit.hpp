@@ -15,6 +15,12 @@ class Rewriter;
 
 namespace chanflow::compiler {
 
+/// The frame-layout phase, after the analysis and before any emitter: each Cilk function's
+/// FrameLayout (its resume points and what its syncs save), found by one pass of the device
+/// printer over its body (the pass that also reports pointers into locals used after a sync).
+void lay_out_frames(clang::ASTContext& ctx, CilkProgram& program);
+
+/// The emitters, in any order: they read the program and its frame layouts.
 Translation emit(clang::ASTContext& ctx, const CilkProgram& program);
 
 /// How device code spells a type: every pointer inside it to global memory (`global_pointers`) or

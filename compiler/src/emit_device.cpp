@@ -163,9 +163,16 @@ class FunctionPrinter : public DevicePrinter {
     for (const SpawnSite& s : f.spawns) BoxInWrapper = BoxInWrapper || (!f.boxed.empty() && s.in_loop);
   }
 
+  // The frame-layout phase: one pass over the body finds the sync points and what each saves.
+  CilkFunction::FrameLayout lay_out() {
+    Layout = {};
+    print_body();
+    Layout.resume_points = Resumes;
+    return Layout;
+  }
+
   std::string run_function() {
-    print_body();  // a first pass counts the resume points: with one, the frame needs no index
-    TotalResumes = F.resume_points = Resumes;
+    TotalResumes = F.frame.resume_points;  // with one resume point, the frame needs no index
     const std::string body = print_body();
     const bool waits = !F.spawns.empty();
     std::string out = waits ? fmt::format("void {0}__run(__global {0}__task* cf_task, __global {0}__frame* cf_frame, "
@@ -378,12 +385,12 @@ class FunctionPrinter : public DevicePrinter {
         private_pointer_after_sync(v, at.loc);
         continue;
       }
-      F.saved.insert(v);
+      Layout.saved.insert(v);
       saved.push_back(v);
       out += copy("cf_next.locals." + F.field.at(v), F.field.at(v), false, v->getType());
     }
     if (keep_return) {
-      F.saves_return = true;
+      Layout.saves_return = true;
       out += "  cf_next.locals.cf_ret = cf_ret;\n";
     }
     out += F.continuation_spawns ? "  if (cf_frame) chanflow_continue_in_place(cf_ctx, cf_next);\n"
@@ -493,7 +500,8 @@ class FunctionPrinter : public DevicePrinter {
   const CilkProgram& Program;
   const CilkFunction& F;
   const SyncFlow Flow;
-  unsigned TotalResumes = 0;  // found by the first pass over the body
+  unsigned TotalResumes = 0;  // the frame layout's resume points
+  CilkFunction::FrameLayout Layout;  // what lay_out() finds
   std::map<const clang::VarDecl*, std::string> Printed;  // every local's name in device code
   bool BoxAtEntry = false;
   bool BoxTaken = false;  // printing a declaration statement whose take is already printed
@@ -525,6 +533,14 @@ std::string helper_code(clang::ASTContext& ctx, const FunctionSpaces& fs) {
 }
 
 }  // namespace
+
+void lay_out_frames(clang::ASTContext& ctx, CilkProgram& program) {
+  const AddressSpaces spaces(ctx, program);
+  for (CilkFunction& f : program.functions) {
+    FunctionPrinter printer(ctx, program, f, spaces.cilk_function(f));
+    f.frame = printer.lay_out();
+  }
+}
 
 std::string emit_device_code(clang::ASTContext& ctx, const CilkProgram& program) {
   std::string out = fmt::format(

@@ -153,7 +153,7 @@ std::string emit_dot(const CilkProgram& program) {
 Translation emit(clang::ASTContext& ctx, const CilkProgram& program) {
   Translation t;
   t.name = program.name;
-  t.device_cl = format_code(emit_device_code(ctx, program), program.name + ".cl");  // first: frames' contents
+  t.device_cl = format_code(emit_device_code(ctx, program), program.name + ".cl");
   t.types_h = format_code(emit_types_header(ctx, program), program.name + ".types.h");
   t.graph_cpp = format_code(emit_graph_cpp(program, t.types_h, t.device_cl), program.name + ".graph.cpp");
   t.host_c = emit_host_c(ctx, program);

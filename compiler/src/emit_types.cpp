@@ -159,18 +159,18 @@ std::string emit_frame_types(clang::ASTContext& ctx, const CilkProgram& program)
       out += "  " + device_type(ctx, p->getType().getUnqualifiedType(), true, f.field.at(p)) + ";\n";
     out += fmt::format("}} {}__task;\n\n", n);
     if (f.spawns.empty()) continue;
-    const bool has_locals = !f.saved.empty() || f.saves_return;
+    const bool has_locals = !f.frame.saved.empty() || f.frame.saves_return;
     if (has_locals) {
       out += "typedef struct {\n";
       for (const clang::VarDecl* v : f.locals)
-        if (f.saved.count(v)) out += "  " + device_type(ctx, v->getType().getUnqualifiedType(), true, f.field.at(v)) + ";\n";
-      if (f.saves_return)
+        if (f.frame.saved.count(v)) out += "  " + device_type(ctx, v->getType().getUnqualifiedType(), true, f.field.at(v)) + ";\n";
+      if (f.frame.saves_return)
         out += "  " + device_type(ctx, f.decl->getReturnType().getUnqualifiedType(), true, "cf_ret") + ";\n";
       out += fmt::format("}} {}__locals;\n\n", n);
     }
     out += "typedef struct {\n  chanflow_frame frame;\n";
     if (f.result_slots) out += fmt::format("  chanflow_u64 slot[{}]; /* results, at CHANFLOW_FRAME_BYTES + 8 * i */\n", f.result_slots);
-    if (f.resume_points > 1) out += "  chanflow_u32 resume;  /* the sync point it resumes after */\n";
+    if (f.frame.resume_points > 1) out += "  chanflow_u32 resume;  /* the sync point it resumes after */\n";
     if (f.static_slots && f.result_slots) out += "  chanflow_u32 filled;  /* bit i: slot i was spawned for */\n";
     if (!f.static_slots) out += "  chanflow_u32 results; /* slots filled */\n";
     if (!f.static_slots && f.result_slots && f.result_sites() > 1)

@@ -82,6 +82,8 @@ class LowerConsumer : public clang::ASTConsumer {
     if (CI.getDiagnostics().hasErrorOccurred()) return;
     std::optional<CilkProgram> Program = analyze(Ctx, Keywords, Options);
     if (!Program || CI.getDiagnostics().hasErrorOccurred()) return;
+    lay_out_frames(Ctx, *Program);  // what each frame holds, before any emitter reads it
+    if (CI.getDiagnostics().hasErrorOccurred()) return;  // reported once, by the layout's pass
     Translation t = emit(Ctx, *Program);  // it may still report what only lowering finds
     if (!CI.getDiagnostics().hasErrorOccurred()) Out = std::move(t);
   }
