@@ -56,17 +56,19 @@ int list_devices_command() {
   return 0;
 }
 
-// Whole or not at all: written beside, then renamed over `path` (a run killed while writing leaves
-// the last complete file).
+// A file is written whole or not at all: beside, then renamed over `path` (a run killed while
+// writing leaves the last complete file); anything else (/dev/stdout) directly.
 void write_json(const std::string& path, const nlohmann::json& j) {
-  const std::string partial = path + ".writing";
+  namespace fs = std::filesystem;
+  const bool direct = fs::exists(path) && !fs::is_regular_file(path);
+  const std::string target = direct ? path : path + ".writing";
   {
-    std::ofstream out(partial);
-    if (!out) throw std::runtime_error(fmt::format("cannot write '{}'", path));
+    std::ofstream out(target);
+    if (!out) throw std::runtime_error(fmt::format("cannot write '{}'", target));
     out << j.dump(2) << '\n';
-    if (!out) throw std::runtime_error(fmt::format("error writing '{}'", path));
+    if (!out) throw std::runtime_error(fmt::format("error writing '{}'", target));
   }
-  std::filesystem::rename(partial, path);
+  if (!direct) fs::rename(target, path);
 }
 
 // A benchmark's exit status: 1 if any row was wrong (the table says which).

@@ -43,11 +43,12 @@ std::string read_all(const fs::path& p) {
   return s.str();
 }
 
-// The program's own headers, as its #include "..." lines reach them (beside the including file,
-// then in the -I directories), recursively: what the cache key covers besides the source. A header
-// a macro names (#include HEADER) is not seen: --fresh builds the program again.
+// The program's own headers, as its #include lines reach them (#include "...": beside the including
+// file, then in the -I directories; #include <...>: in the -I directories), recursively: what the
+// cache key covers besides the sources. A header a macro names (#include HEADER) is not seen, nor
+// are chanflow's own (<cilk/cilk.h>, whose changes come with a new chanflowc): --fresh builds again.
 std::vector<fs::path> own_headers(const fs::path& source, const std::vector<std::string>& include_dirs) {
-  static const std::regex include_line(R"re(^\s*#\s*include\s*"([^"]+)")re");
+  static const std::regex include_line(R"re(^\s*#\s*include\s*([<"])([^">]+)[">])re");
   std::vector<fs::path> found, pending{source};
   std::set<fs::path> seen{fs::weakly_canonical(source)};
   while (!pending.empty()) {
@@ -57,8 +58,9 @@ std::vector<fs::path> own_headers(const fs::path& source, const std::vector<std:
     for (std::string line; std::getline(text, line);) {
       std::smatch m;
       if (!std::regex_search(line, m, include_line)) continue;
-      std::vector<fs::path> places{file.parent_path() / m[1].str()};
-      for (const std::string& d : include_dirs) places.push_back(fs::path(d) / m[1].str());
+      std::vector<fs::path> places;
+      if (m[1].str() == "\"") places.push_back(file.parent_path() / m[2].str());
+      for (const std::string& d : include_dirs) places.push_back(fs::path(d) / m[2].str());
       for (const fs::path& p : places) {
         if (!fs::is_regular_file(p)) continue;
         if (seen.insert(fs::weakly_canonical(p)).second) {
@@ -87,9 +89,11 @@ fs::path cache_root() {
 }  // namespace
 
 bool is_cilk_file_run(int argc, char** argv) {
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::strcmp(argv[i], "run") == 0) return is_cilk_source(argv[i + 1]);
-    if (std::strcmp(argv[i], "--device") == 0) ++i;  // its value
+  // `run` with a .c or .cilk file among its own arguments (before `--`), wherever the options put it.
+  bool seen_run = false;
+  for (int i = 1; i < argc && std::strcmp(argv[i], "--") != 0; ++i) {
+    if (!seen_run) seen_run = std::strcmp(argv[i], "run") == 0;
+    else if (is_cilk_source(argv[i])) return true;
   }
   return false;
 }
@@ -112,7 +116,15 @@ int run_cilk_file(int argc, char** argv) {
   CLI::App* run = app.add_subcommand("run", "compile and run a Cilk program (FILE.c or FILE.cilk, and its other files)")->required();
   std::vector<std::string> sources;
   run->add_option("sources", sources, "the Cilk program: its files (one holds main), FILE.c or FILE.cilk")->required();
-  RunSettings settings;  // reaches the program as its environment (RunSettings::environment)
+  // The environment's settings are the defaults the flags override; all of them reach the program
+  // as its environment (RunSettings::environment).
+  RunSettings settings;
+  try {
+    settings = RunSettings::from_environment();
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "chanflow run: {}\n", e.what());
+    return 1;
+  }
   cli::add_run_flags(*run, settings);
   run->add_option("--trace", settings.trace_path, "write a Chrome-trace JSON of each call's dispatches");
   bool stats = false, fresh = false;
@@ -133,7 +145,11 @@ int run_cilk_file(int argc, char** argv) {
   if (!device.empty()) ::setenv("CHANFLOW_DEVICE", device.c_str(), 1);
   if (stats) ::setenv("CHANFLOW_STATS", "1", 1);
   for (const std::string& source : sources)
-    if (!fs::exists(source)) {
+    if (!is_cilk_source(source)) {
+      fmt::print(stderr, "chanflow run: '{}' is not a Cilk program's file (.c or .cilk); the program's own arguments go "
+                         "after --\n", source);
+      return 2;
+    } else if (!fs::exists(source)) {
       fmt::print(stderr, "chanflow run: no such file: '{}'\n", source);
       return 1;
     }

@@ -34,6 +34,7 @@ function(_chanflow_cilk_generate source out_var dir_var)
   string(REPLACE ";" "," emit "${ARG_EMIT}")
   add_custom_command(OUTPUT ${outputs}
     COMMAND ${compiler} "${src}" --emit=${emit} -o "${dir}" ${ARG_CHANFLOWC_ARGS}
+    WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"  # relative -I in CHANFLOWC_ARGS: from the sources
     DEPENDS "${src}" ${ARG_DEPENDS} ${compiler}
     COMMENT "chanflowc ${source}" VERBATIM)
   set(${out_var} ${outputs} PARENT_SCOPE)
@@ -42,24 +43,41 @@ endfunction()
 
 function(chanflow_add_cilk_executable name source)
   cmake_parse_arguments(ARG "" "" "CHANFLOWC_ARGS;DEPENDS" ${ARGN})
+  # The -D and -I given to chanflowc, for the host code too (the user's files): joined or
+  # separate (-I dir), a relative directory from this source directory, as chanflowc sees it.
+  set(host_flags)
+  set(pending)
+  foreach(arg IN LISTS ARG_CHANFLOWC_ARGS)
+    if(pending)
+      set(arg "${pending}${arg}")
+      set(pending)
+    elseif(arg STREQUAL "-D" OR arg STREQUAL "-I")
+      set(pending "${arg}")
+      continue()
+    endif()
+    if(arg MATCHES "^-I(.+)$")
+      get_filename_component(inc "${CMAKE_MATCH_1}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+      list(APPEND host_flags "-I${inc}")
+    elseif(arg MATCHES "^-D.")
+      list(APPEND host_flags "${arg}")
+    endif()
+  endforeach()
   # The program's files: `source` and any others before the keywords, each translated alone.
   set(all_outputs)
-  set(host_dirs)
+  set(generated_dirs)
   foreach(src IN LISTS source ARG_UNPARSED_ARGUMENTS)
     _chanflow_cilk_generate("${src}" outputs dir EMIT c cpp h CHANFLOWC_ARGS ${ARG_CHANFLOWC_ARGS} DEPENDS ${ARG_DEPENDS})
     list(APPEND all_outputs ${outputs})
+    list(APPEND generated_dirs "${dir}")
+    # Its host code is the user's file written elsewhere: its "..." headers beside the source (that
+    # file's only), and the user's flags (not the generated C++ graph's).
     get_filename_component(src_dir "${src}" ABSOLUTE)
     get_filename_component(src_dir "${src_dir}" DIRECTORY)
-    list(APPEND host_dirs "${dir}" "${src_dir}")  # generated headers; the source's own, for its host code
+    get_filename_component(stem "${src}" NAME_WE)
+    set_source_files_properties("${dir}/${stem}.host.c" PROPERTIES COMPILE_OPTIONS "-iquote;${src_dir};${host_flags}")
   endforeach()
   add_executable(${name} ${all_outputs})
-  target_include_directories(${name} PRIVATE ${host_dirs})
-  # The host code is the user's files: the -D and -I given to chanflowc apply to it too.
-  foreach(arg IN LISTS ARG_CHANFLOWC_ARGS)
-    if(arg MATCHES "^-[DI].")
-      target_compile_options(${name} PRIVATE "${arg}")
-    endif()
-  endforeach()
+  target_include_directories(${name} PRIVATE ${generated_dirs})
   if(TARGET chanflow_cilk_runtime)
     target_link_libraries(${name} PRIVATE chanflow_cilk_runtime chanflow_cilk_header)
   else()

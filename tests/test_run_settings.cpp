@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -74,7 +75,11 @@ TEST_CASE("What a run leaves to the device: a CPU keeps its sizes, a GPU grows t
 }
 
 TEST_CASE("Settings reach a compiled program's process through the environment and come back the same") {
-  CHECK(RunSettings{}.environment().empty());  // the defaults set nothing
+  // Every variable, defaults too: the process runs with exactly these settings.
+  const auto defaults = RunSettings{}.environment();
+  CHECK(defaults.size() == 7);
+  CHECK(std::count(defaults.begin(), defaults.end(), std::pair<std::string, std::string>{"CHANFLOW_CAPACITY", "0"}) == 1);
+  CHECK(std::count(defaults.begin(), defaults.end(), std::pair<std::string, std::string>{"CHANFLOW_DISPATCH", "auto"}) == 1);
   const RunSettings s{.capacity = 2048, .wg_size = 32, .policy = "greedy", .dispatch = Sweeps::Planned,
                       .sweep_groups = 7, .max_channels = 512, .trace_path = "t.json"};
   const auto vars = s.environment();
@@ -91,7 +96,11 @@ TEST_CASE("Settings reach a compiled program's process through the environment a
   CHECK(back.sweep_groups == 7);
   CHECK(back.max_channels == 512);
   CHECK(back.trace_path == "t.json");
-  CHECK(RunSettings::from_environment().environment().empty());  // unset again: the defaults
+  CHECK(RunSettings::from_environment().environment() == defaults);  // unset again: the defaults
+  {  // and the defaults' environment reads back as the defaults (0: the device's)
+    const Environment env(defaults);
+    CHECK(RunSettings::from_environment().environment() == defaults);
+  }
 }
 
 TEST_CASE("A setting the environment gets wrong is refused by its name, with what it may be") {
@@ -105,8 +114,9 @@ TEST_CASE("A setting the environment gets wrong is refused by its name, with wha
     }
     return message;
   };
-  CHECK(refused("CHANFLOW_CAPACITY", "0") == "CHANFLOW_CAPACITY=0 is not a positive 32-bit number");
-  CHECK(refused("CHANFLOW_WG", "64k") == "CHANFLOW_WG=64k is not a positive 32-bit number");
+  CHECK(refused("CHANFLOW_CAPACITY", "-4") == "CHANFLOW_CAPACITY=-4 is not a non-negative 32-bit number");
+  CHECK(refused("CHANFLOW_WG", "64k") == "CHANFLOW_WG=64k is not a non-negative 32-bit number");
+  CHECK(refused("CHANFLOW_MAX_CHANNELS", "0") == "CHANFLOW_MAX_CHANNELS=0 is not a positive 32-bit number");
   CHECK(refused("CHANFLOW_MAX_CHANNELS", "99999999999") == "CHANFLOW_MAX_CHANNELS=99999999999 is not a positive 32-bit number");
   CHECK(refused("CHANFLOW_POLICY", "fifo") == "CHANFLOW_POLICY=fifo is not a policy (levelized or greedy)");
   CHECK(refused("CHANFLOW_DISPATCH", "sideways") ==

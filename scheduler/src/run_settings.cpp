@@ -25,31 +25,27 @@ std::uint32_t positive_u32(const char* name, std::string_view value, bool zero_a
   return static_cast<std::uint32_t>(n);
 }
 
-// One environment variable: how it is written from the settings ("" where the setting is at its
-// default, so nothing is set) and read back into them.
+// One environment variable: how it is written from the settings and read back into them.
 struct Variable {
   const char* name;
   std::string (*write)(const RunSettings&);
   void (*read)(RunSettings&, const char* name, std::string_view value);
 };
 
-std::string number_or_default(std::uint32_t value, std::uint32_t fallback) {
-  return value == fallback ? std::string() : std::to_string(value);
-}
-
 const Variable kVariables[] = {
-    {"CHANFLOW_CAPACITY", [](const RunSettings& s) { return number_or_default(s.capacity, 0); },
-     [](RunSettings& s, const char* n, std::string_view v) { s.capacity = positive_u32(n, v, false); }},
-    {"CHANFLOW_WG", [](const RunSettings& s) { return number_or_default(s.wg_size, 0); },
-     [](RunSettings& s, const char* n, std::string_view v) { s.wg_size = positive_u32(n, v, false); }},
-    {"CHANFLOW_POLICY", [](const RunSettings& s) { return s.policy == "levelized" ? std::string() : s.policy; },
+    // 0: the device's (RunSettings::for_device)
+    {"CHANFLOW_CAPACITY", [](const RunSettings& s) { return std::to_string(s.capacity); },
+     [](RunSettings& s, const char* n, std::string_view v) { s.capacity = positive_u32(n, v, true); }},
+    {"CHANFLOW_WG", [](const RunSettings& s) { return std::to_string(s.wg_size); },
+     [](RunSettings& s, const char* n, std::string_view v) { s.wg_size = positive_u32(n, v, true); }},
+    {"CHANFLOW_POLICY", [](const RunSettings& s) { return s.policy; },
      [](RunSettings& s, const char* n, std::string_view v) {
        if (v != "levelized" && v != "greedy")
          throw std::invalid_argument(fmt::format("{}={} is not a policy (levelized or greedy)", n, v));
        s.policy = v;
      }},
     {"CHANFLOW_DISPATCH",
-     [](const RunSettings& s) { return s.dispatch == Sweeps::Auto ? std::string() : std::string(to_string(s.dispatch)); },
+     [](const RunSettings& s) { return std::string(to_string(s.dispatch)); },
      [](RunSettings& s, const char* n, std::string_view v) {
        try {
          s.dispatch = sweeps_from_string(v);
@@ -58,9 +54,9 @@ const Variable kVariables[] = {
              fmt::format("{}={} is not a dispatch mode (auto, claimed, planned or host)", n, v));
        }
      }},
-    {"CHANFLOW_SWEEP_GROUPS", [](const RunSettings& s) { return number_or_default(s.sweep_groups, 0); },
+    {"CHANFLOW_SWEEP_GROUPS", [](const RunSettings& s) { return std::to_string(s.sweep_groups); },
      [](RunSettings& s, const char* n, std::string_view v) { s.sweep_groups = positive_u32(n, v, true); }},
-    {"CHANFLOW_MAX_CHANNELS", [](const RunSettings& s) { return number_or_default(s.max_channels, 1024); },
+    {"CHANFLOW_MAX_CHANNELS", [](const RunSettings& s) { return std::to_string(s.max_channels); },
      [](RunSettings& s, const char* n, std::string_view v) { s.max_channels = positive_u32(n, v, false); }},
     {"CHANFLOW_TRACE", [](const RunSettings& s) { return s.trace_path; },
      [](RunSettings& s, const char*, std::string_view v) { s.trace_path = v; }},
@@ -88,8 +84,7 @@ std::unique_ptr<SchedulingPolicy> RunSettings::make_policy() const { return chan
 
 std::vector<std::pair<std::string, std::string>> RunSettings::environment() const {
   std::vector<std::pair<std::string, std::string>> out;
-  for (const Variable& v : kVariables)
-    if (std::string value = v.write(*this); !value.empty()) out.emplace_back(v.name, std::move(value));
+  for (const Variable& v : kVariables) out.emplace_back(v.name, v.write(*this));
   return out;
 }
 

@@ -41,8 +41,9 @@ struct RunSettings {
   std::unique_ptr<SchedulingPolicy> make_policy() const;
 
   /// The environment that carries these settings to a compiled program's process (as
-  /// `chanflow run FILE.c` starts it): CHANFLOW_CAPACITY, _WG, _POLICY, _DISPATCH, _SWEEP_GROUPS,
-  /// _MAX_CHANNELS, _TRACE, each only where it differs from the default.
+  /// `chanflow run FILE.c` starts it): CHANFLOW_CAPACITY, _WG (0: the device's), _POLICY,
+  /// _DISPATCH, _SWEEP_GROUPS, _MAX_CHANNELS, _TRACE (empty: none), every one of them, so that
+  /// the process runs with exactly these settings whatever environment it inherits.
   std::vector<std::pair<std::string, std::string>> environment() const;
   /// The settings that environment carries (the defaults where a variable is unset or empty);
   /// std::invalid_argument naming the variable and what it may be, for a value that is not.
