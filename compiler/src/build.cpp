@@ -107,10 +107,6 @@ void build_executable(const std::vector<Translation>& translations, const BuildO
            dir / "link.log", build);
 }
 
-void build_executable(const Translation& translation, const BuildOptions& build) {
-  build_executable(std::vector<Translation>{translation}, build);
-}
-
 void build_elision(const std::vector<std::string>& inputs, const std::vector<std::string>& flags,
                    const BuildOptions& build) {
   const std::string cc = tool("CC", "cc");
@@ -129,10 +125,6 @@ void build_elision(const std::vector<std::string>& inputs, const std::vector<std
   run_step(fmt::format("the C compiler ({}) on the serial elision of {}", cc, inputs.front()),
            fmt::format("{} -std=gnu11 -O1 -w{}{} -o {}", cc, options, sources, quote(build.output)),
            fs::path(build.work_dir) / "elision.log", build);
-}
-
-void build_elision(const std::string& input, const std::vector<std::string>& flags, const BuildOptions& build) {
-  build_elision(std::vector<std::string>{input}, flags, build);
 }
 
 }  // namespace chanflow::compiler

@@ -49,20 +49,17 @@ struct BuildOptions {
   std::vector<std::string> flags;
 };
 
-/// Writes the generated files into build.work_dir and compiles and links them against the
-/// chanflow this compiler belongs to (its build tree, or its installed prefix). The host code
-/// finds the headers the source includes with "..." beside the source, as the source did.
-void build_executable(const Translation& translation, const BuildOptions& build);
-/// The same for a program of several files, translated one by one (at most one holds main; a
-/// file without Cilk functions is host code only): their generated files side by side in
-/// build.work_dir, linked into one executable. Their stems must differ.
+/// Writes the generated files of a program's files (each translated alone; one holds main, a file
+/// without Cilk functions is host code only; their stems differ) into build.work_dir, compiles
+/// them and links them into one executable against the chanflow this compiler belongs to (its
+/// build tree, or its installed prefix). Each file's host code finds the headers it includes with
+/// "..." beside its source, as the source did.
 void build_executable(const std::vector<Translation>& translations, const BuildOptions& build);
 
-/// Builds the serial elision of `input` (the Cilk keywords defined away by <cilk/cilk.h>, or
-/// <cilk/cilk5.h> for a .cilk file) with the system C compiler into build.output: the reference a
-/// compiled program's output is compared with. `flags` are -I and -D options for the compiler.
-void build_elision(const std::string& input, const std::vector<std::string>& flags, const BuildOptions& build);
-/// The same for a program of several files.
+/// Builds the serial elision of a program's files (the Cilk keywords defined away by
+/// <cilk/cilk.h>, or <cilk/cilk5.h> where one is a .cilk file) with the system C compiler into
+/// build.output: the reference a compiled program's output is compared with. `flags` are -I and
+/// -D options for the compiler.
 void build_elision(const std::vector<std::string>& inputs, const std::vector<std::string>& flags,
                    const BuildOptions& build);
 

@@ -114,7 +114,7 @@ class Process {
   void use(const Runtime& runtime, const RunSettings& settings) {
     std::lock_guard lock(mutex_);
     const RunSettings resolved = settings.for_device(runtime.caps());
-    if (external_ != &runtime || !same(settings_, resolved)) kept_.clear();  // built for another device or shape
+    if (external_ != &runtime || settings_ != resolved) kept_.clear();  // built for another device or shape
     external_ = &runtime;
     settings_ = resolved;
     map_for_host_ = !runtime.caps().svm_fine_buffer;
@@ -210,12 +210,6 @@ class Process {
     ChannelStackNode* root = nullptr;
     SvmBuffer result;
   };
-
-  static bool same(const RunSettings& a, const RunSettings& b) {
-    return a.capacity == b.capacity && a.wg_size == b.wg_size && a.policy == b.policy && a.dispatch == b.dispatch &&
-           a.sweep_groups == b.sweep_groups && a.sweep_room_check == b.sweep_room_check &&
-           a.max_channels == b.max_channels && a.trace_path == b.trace_path;
-  }
 
   Kept& kept(const Runtime& rt, BuildFunction build, const char* root_stack) {
     auto [it, fresh] = kept_.try_emplace({build, root_stack});

@@ -30,6 +30,8 @@ struct RunSettings {
   bool preallocate_levels = false;
   std::string trace_path;  ///< a Chrome trace of each run (RunOptions::trace_path), if set
 
+  bool operator==(const RunSettings&) const = default;
+
   /// These settings with the capacity and work-group size a graph whose stacks take `footprint`
   /// gets on `caps` where they were left to the device: stack_capacity() (no wider than the
   /// footprint's widest level), and the device's work-group size (at most the footprint's
