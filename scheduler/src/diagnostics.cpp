@@ -1,6 +1,7 @@
 // What the aggregator reports when a run cannot go on: device-side errors by node name, no
 // progress (which channels hold work and why they are stuck), lost work, and end-of-run checks.
 #include "aggregator.hpp"
+#include "chanflow/device_heap.hpp"
 
 #include <fmt/format.h>
 
@@ -52,6 +53,21 @@ std::string describe(const chanflow_status& s, const Graph& g) {
       return fmt::format("kernel node '{}' is a work-group task, and a work-item other than its leader (work-item 0) "
                          "spawned on port {}: only the leader spawns",
                          node, s.detail);
+    case CHANFLOW_ERR_HEAP_FULL: {
+      const std::uint64_t bytes = (std::uint64_t{s.extra} << 32) | s.detail;
+      const DeviceHeap* heap = g.heap();
+      return fmt::format("kernel node '{}' asked the device heap for {} bytes, and the heap ({} MiB) had no block "
+                         "left that large: raise its size (RunSettings::heap_bytes: CHANFLOW_HEAP, --heap with "
+                         "chanflow run)",
+                         node, bytes, heap ? heap->bytes() >> 20 : 0);
+    }
+    case CHANFLOW_ERR_HEAP_FREE:
+      return fmt::format("kernel node '{}' freed {:#x}, which the device heap did not hand out or took back already "
+                         "(freed twice, memory of the host, or a pointer into a block)",
+                         node, (std::uint64_t{s.extra} << 32) | s.detail);
+    case CHANFLOW_ERR_NO_HEAP:
+      return fmt::format("kernel node '{}' allocated device memory, but its graph has no device heap (Graph::set_heap)",
+                         node);
     default:
       return fmt::format("kernel node '{}': device error code {}", node, s.code);
   }

@@ -1,6 +1,7 @@
 // Laying a round out on the device (the levels it reaches, one environment per launch and level,
 // restart lists, counters, plans: ordered non-blocking copies) and launching it.
 #include "aggregator.hpp"
+#include "chanflow/device_heap.hpp"
 
 #include <fmt/format.h>
 
@@ -17,6 +18,7 @@ std::vector<void*> Aggregator::indirect_svm(const KernelNode& k) const {
   ptrs.insert(ptrs.end(), {status_.get(), env_pool_.get(), positions_pool_.get(), yield_pool_.get(),
                            counters_.get(), resumable_.get(), args_[k.index_].get()});
   for (const auto& stack : graph_.stacks()) stack->scratch_allocations(ptrs);
+  if (graph_.heap_) ptrs.push_back(graph_.heap_->device_ptr());
   for (void* p : k.svm_uses_)
     if (std::find(ptrs.begin(), ptrs.end(), p) == ptrs.end()) ptrs.push_back(p);
   ptrs.erase(std::remove(ptrs.begin(), ptrs.end(), nullptr), ptrs.end());
@@ -54,6 +56,7 @@ void Aggregator::write_env(std::size_t launch_index, const Launch& l) {
   }
   e.user_args = reinterpret_cast<std::uint64_t>(args_[k.index_].get());
   e.status = reinterpret_cast<std::uint64_t>(status_.get());
+  e.heap = graph_.heap_ ? reinterpret_cast<std::uint64_t>(graph_.heap_->device_ptr()) : 0;
   e.positions = l.restart ? reinterpret_cast<std::uint64_t>(static_cast<std::uint64_t*>(positions_pool_.get()) + l.positions_at) : 0;
   e.ports = static_cast<std::uint32_t>(k.ports().size());
   e.depth = w.level;

@@ -227,7 +227,8 @@ const cl::Program& Graph::program() {
   port_defines_ = std::move(defines);
   build_extra_ = extra;
   // The kernel-node convention, one concern per file, in dependency order; then the ports' names.
-  std::vector<std::string_view> sources{scheduler_cl::node_layout_h(), scheduler_cl::spawn_cl(),
+  std::vector<std::string_view> sources{scheduler_cl::heap_layout_h(), scheduler_cl::node_layout_h(),
+                                        scheduler_cl::spawn_cl(),      scheduler_cl::heap_cl(),
                                         scheduler_cl::scratch_cl(),    scheduler_cl::flush_cl(),      scheduler_cl::join_cl(),
                                         scheduler_cl::yield_cl(),      scheduler_cl::sweep_cl(),
                                         scheduler_cl::plan_cl(),       scheduler_cl::node_macros_cl(),

@@ -25,6 +25,7 @@ namespace chanflow {
 
 class Aggregator;
 class Graph;
+class DeviceHeap;
 class KernelNode;
 
 /// A malformed graph, rejected before it runs; the message names the nodes.
@@ -434,6 +435,12 @@ class Graph {
   /// OpenCL C source holding kernel nodes; the graph builds all sources into one program.
   void add_source(std::string source);
 
+  /// The device heap every kernel node of the graph allocates from (ctx->env->heap; heap.cl). It
+  /// may be shared by several graphs (one run at a time) and must outlive the graph's runs;
+  /// without one, an allocation fails the run (CHANFLOW_ERR_NO_HEAP).
+  void set_heap(DeviceHeap& heap) noexcept { heap_ = &heap; }
+  DeviceHeap* heap() const noexcept { return heap_; }
+
   /// Throws GraphError naming the nodes if the graph is malformed. Builds the graph's program
   /// (node kinds come from it; a failed build throws OpenCLError with the log). run() calls it.
   void validate();
@@ -467,6 +474,7 @@ class Graph {
 
   const Runtime& runtime_;
   GraphOptions options_;
+  DeviceHeap* heap_ = nullptr;
   ChannelTable table_;
   std::vector<std::unique_ptr<ChannelNode>> channels_;
   std::vector<std::unique_ptr<ChannelStackNode>> stacks_;

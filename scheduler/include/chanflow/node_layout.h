@@ -5,6 +5,7 @@
 
 #ifndef __OPENCL_VERSION__
 #include "chanflow/channel_layout.h"  /* on the device, the runtime prepends it */
+#include "chanflow/heap_layout.h"
 #endif
 
 #ifdef __OPENCL_VERSION__
@@ -39,6 +40,9 @@
 #define CHANFLOW_ERR_SCRATCH 9u      /* a frame found no free scratch block at its level (more live than declared) */
 #define CHANFLOW_ERR_YIELD_STATE 10u /* a yielding node's input has no yield state to keep a yielded task's spawns in */
 #define CHANFLOW_ERR_GROUP_SPAWN 11u /* a work-item of a work-group task other than its leader spawned */
+#define CHANFLOW_ERR_HEAP_FULL 12u   /* the device heap could not meet a request (detail, extra: its bytes) */
+#define CHANFLOW_ERR_HEAP_FREE 13u   /* a free of memory the heap did not hand out, or took back already (the address) */
+#define CHANFLOW_ERR_NO_HEAP 14u     /* an allocation in a graph given no device heap (Graph::set_heap) */
 
 typedef struct chanflow_status {
   chanflow_u32 code;
@@ -165,9 +169,11 @@ typedef struct chanflow_node_env {
    * (CHANFLOW_GROUP_KERNEL_NODE), whose work-items all work on one CE. */
   chanflow_u32 group_ces;
   chanflow_u32 pad_group;
+  /* The graph's device heap (heap.cl: chanflow_malloc and the rest), or 0. */
+  CHANFLOW_SVM_STRUCT_PTR(chanflow_heap) heap;
 } chanflow_node_env;
 
-#define CHANFLOW_NODE_ENV_BYTES 312
+#define CHANFLOW_NODE_ENV_BYTES 320
 
 /* One planned sweep, as the planning kernel sees it: the launch's per-level environments and
  * the grid it was given. */

@@ -1,0 +1,213 @@
+/* The device heap (heap_layout.h; scheduler/README.md, "The device heap"): malloc, calloc,
+ * realloc and free for kernel bodies, alloca-style blocks released together when their frame
+ * ends, and memcpy, memmove and memset for every pair of address spaces a body's pointers have.
+ *
+ *   __global float* t = (__global float*)chanflow_malloc(ctx->env, n * sizeof(float));
+ *   ...
+ *   chanflow_free(ctx->env, t);
+ *
+ * A request the heap cannot meet reports CHANFLOW_ERR_HEAP_FULL (the run fails, naming the node,
+ * the request and the heap's size) and gets the heap's sink, a scratch area whose contents mean
+ * nothing, so that the body can run to its end without writing anyone's memory (a request larger
+ * than the sink gets 0). A free of memory the heap did not hand out, or handed out and took
+ * back already, reports CHANFLOW_ERR_HEAP_FREE and changes nothing.
+ *
+ * Every word that another work-group may change in the same launch (a free list's head, a free
+ * block's link, a block's state) is read and written with atomics, which a GPU performs in its
+ * coherent last-level cache: a plain load there may see a stale line of the SM's own cache. */
+
+__global chanflow_heap_block* chanflow_heap_block_at(__global const chanflow_heap* h, ulong unit) {
+  return (__global chanflow_heap_block*)(h->base + unit * CHANFLOW_HEAP_UNIT);
+}
+
+/* Pushes the block at `unit` on free list `list`. */
+void chanflow_heap_push(__global chanflow_heap* h, uint list, ulong unit) {
+  volatile __global ulong* head = h->heads + list;
+  __global chanflow_heap_block* b = chanflow_heap_block_at(h, unit);
+  ulong old = atom_add(head, 0ul);
+  for (;;) {
+    atom_xchg(&b->next, old & CHANFLOW_HEAP_UNIT_MASK);
+    mem_fence(CLK_GLOBAL_MEM_FENCE); /* the link before the head that publishes it */
+    const ulong tag = (old >> CHANFLOW_HEAP_UNIT_BITS) + 1ul;
+    const ulong seen = atom_cmpxchg(head, old, (tag << CHANFLOW_HEAP_UNIT_BITS) | (unit + 1ul));
+    if (seen == old) return;
+    old = seen;
+  }
+}
+
+/* The unit + 1 of a block popped from free list `list`, or 0 if it is empty. */
+ulong chanflow_heap_pop(__global chanflow_heap* h, uint list) {
+  volatile __global ulong* head = h->heads + list;
+  ulong old = atom_add(head, 0ul);
+  for (;;) {
+    const ulong top = old & CHANFLOW_HEAP_UNIT_MASK;
+    if (top == 0ul) return 0ul;
+    /* Read before the pop is certain: if another work-group takes the block first, the head's
+     * tag has changed and the exchange below is refused, whatever this read saw. */
+    const ulong next = atom_add(&chanflow_heap_block_at(h, top - 1ul)->next, 0ul) & CHANFLOW_HEAP_UNIT_MASK;
+    const ulong tag = (old >> CHANFLOW_HEAP_UNIT_BITS) + 1ul;
+    const ulong seen = atom_cmpxchg(head, old, (tag << CHANFLOW_HEAP_UNIT_BITS) | next);
+    if (seen == old) return top;
+    old = seen;
+  }
+}
+
+/* The unit + 1 of `units` fresh units, or 0 if the arena has no more. `bump` only grows, so the
+ * ranges it hands out never overlap; a request that does not fit is not added (one that races
+ * past the end with others may leave the arena's last units unused). */
+ulong chanflow_heap_fresh(__global chanflow_heap* h, ulong units) {
+  if (atom_add(&h->bump, 0ul) + units > h->units) return 0ul;
+  const ulong first = atom_add(&h->bump, units);
+  return first + units <= h->units ? first + 1ul : 0ul;
+}
+
+/* `bytes` of heap memory, 16-byte aligned; on failure (reported) the sink, or 0. */
+__global void* chanflow_malloc(__global const chanflow_node_env* env, ulong bytes) {
+  __global chanflow_heap* h = env->heap;
+  if (!h) {
+    chanflow_report(env, CHANFLOW_ERR_NO_HEAP, 0u, 0u);
+    return 0;
+  }
+  const uint c = chanflow_heap_class_of(bytes);
+  ulong unit1 = 0ul;
+  if (c < CHANFLOW_HEAP_CLASSES) {
+    const uint shard = (uint)get_group_id(0) % CHANFLOW_HEAP_SHARDS;
+    unit1 = chanflow_heap_pop(h, c * CHANFLOW_HEAP_SHARDS + shard);
+    if (!unit1) {
+      unit1 = chanflow_heap_fresh(h, 1ul + chanflow_heap_class_bytes(c) / CHANFLOW_HEAP_UNIT);
+      if (unit1) chanflow_heap_block_at(h, unit1 - 1ul)->size_class = c;
+    }
+    /* The arena is used up: any free block of this class or a larger one will do (it keeps its
+     * class, and goes back to its own lists when freed). */
+    for (uint d = c; !unit1 && d < CHANFLOW_HEAP_CLASSES; ++d)
+      for (uint k = 0; !unit1 && k < CHANFLOW_HEAP_SHARDS; ++k) unit1 = chanflow_heap_pop(h, d * CHANFLOW_HEAP_SHARDS + k);
+  }
+  if (!unit1) {
+    chanflow_report(env, CHANFLOW_ERR_HEAP_FULL, (uint)min(bytes, (ulong)0xffffffffu), (uint)(bytes >> 32));
+    return bytes <= h->sink_bytes ? (__global void*)h->sink : 0;
+  }
+  __global chanflow_heap_block* b = chanflow_heap_block_at(h, unit1 - 1ul);
+  atomic_xchg(&b->state, CHANFLOW_HEAP_USED);
+  return (__global void*)(b + 1);
+}
+
+/* The block of `p` if the heap handed it out and has not taken it back; else 0, reported. */
+__global chanflow_heap_block* chanflow_heap_owner(__global const chanflow_node_env* env, __global const chanflow_heap* h,
+                                                  ulong p) {
+  const ulong end = h->base + h->units * CHANFLOW_HEAP_UNIT;
+  if (p < h->base + CHANFLOW_HEAP_UNIT || p >= end || (p - h->base) % CHANFLOW_HEAP_UNIT != 0ul ||
+      atomic_add(&((__global chanflow_heap_block*)p - 1)->state, 0u) != CHANFLOW_HEAP_USED) {
+    chanflow_report(env, CHANFLOW_ERR_HEAP_FREE, (uint)p, (uint)(p >> 32));
+    return 0;
+  }
+  return (__global chanflow_heap_block*)p - 1;
+}
+
+void chanflow_free(__global const chanflow_node_env* env, __global void* p) {
+  __global chanflow_heap* h = env->heap;
+  if (!p || (h && (ulong)p == h->sink)) return; /* the sink: the run has failed already */
+  if (!h) {
+    chanflow_report(env, CHANFLOW_ERR_NO_HEAP, 0u, 0u);
+    return;
+  }
+  __global chanflow_heap_block* b = chanflow_heap_owner(env, h, (ulong)p);
+  if (!b) return;
+  if (atomic_cmpxchg(&b->state, CHANFLOW_HEAP_USED, CHANFLOW_HEAP_FREE) != CHANFLOW_HEAP_USED) { /* freed twice at once */
+    chanflow_report(env, CHANFLOW_ERR_HEAP_FREE, (uint)(ulong)p, (uint)((ulong)p >> 32));
+    return;
+  }
+  const ulong unit = ((ulong)b - h->base) / CHANFLOW_HEAP_UNIT;
+  const uint shard = (uint)get_group_id(0) % CHANFLOW_HEAP_SHARDS;
+  chanflow_heap_push(h, b->size_class * CHANFLOW_HEAP_SHARDS + shard, unit);
+}
+
+__global void* chanflow_calloc(__global const chanflow_node_env* env, ulong count, ulong size) {
+  if (size != 0ul && count > 0xfffffffffffffffful / size) {
+    chanflow_report(env, CHANFLOW_ERR_HEAP_FULL, 0xffffffffu, 0xffffffffu);
+    return 0;
+  }
+  const ulong bytes = count * size;
+  __global ulong* p = (__global ulong*)chanflow_malloc(env, bytes);
+  if (p && (ulong)p != env->heap->sink)
+    for (ulong i = 0; i < (bytes + 7ul) / 8ul; ++i) p[i] = 0ul; /* the payload is whole 16-byte units */
+  return p;
+}
+
+__global void* chanflow_realloc(__global const chanflow_node_env* env, __global void* p, ulong bytes) {
+  if (!p) return chanflow_malloc(env, bytes);
+  __global chanflow_heap* h = env->heap;
+  if (!h || (ulong)p == h->sink) return chanflow_malloc(env, bytes);
+  __global chanflow_heap_block* b = chanflow_heap_owner(env, h, (ulong)p);
+  if (!b) return 0;
+  const ulong have = chanflow_heap_class_bytes(b->size_class);
+  if (bytes <= have) return p;
+  __global ulong* q = (__global ulong*)chanflow_malloc(env, bytes);
+  if (!q || (ulong)q == h->sink) return q;
+  for (ulong i = 0; i < have / 8ul; ++i) q[i] = ((__global const ulong*)p)[i];
+  chanflow_free(env, p);
+  return q;
+}
+
+/* alloca: a block released with the others of `*chain` when the frame that took them ends
+ * (chanflow_release_allocas, at the function's return: after its sync, so children spawned with
+ * pointers into it have finished with it). */
+__global void* chanflow_alloca(__global const chanflow_node_env* env, ulong* chain, ulong bytes) {
+  __global void* p = chanflow_malloc(env, bytes);
+  if (p && (ulong)p != env->heap->sink) {
+    ((__global chanflow_heap_block*)p - 1)->next = *chain;
+    *chain = (ulong)p;
+  }
+  return p;
+}
+
+void chanflow_release_allocas(__global const chanflow_node_env* env, ulong chain) {
+  while (chain) {
+    const ulong next = ((__global const chanflow_heap_block*)chain - 1)->next;
+    chanflow_free(env, (__global void*)chain);
+    chain = next;
+  }
+}
+
+/* memcpy, memmove and memset per address space of their pointers (g: __global, p: __private,
+ * c: __constant for a source): word by word where both ends and the length allow. */
+#define CHANFLOW_MEMCPY(name, dst_space, src_space)                                              \
+  dst_space void* name(dst_space void* d, src_space const void* s, ulong n) {                    \
+    if ((((ulong)d | (ulong)s | n) & 7ul) == 0ul) {                                              \
+      for (ulong i = 0; i < n / 8ul; ++i) ((dst_space ulong*)d)[i] = ((src_space const ulong*)s)[i]; \
+    } else {                                                                                     \
+      for (ulong i = 0; i < n; ++i) ((dst_space uchar*)d)[i] = ((src_space const uchar*)s)[i];   \
+    }                                                                                            \
+    return d;                                                                                    \
+  }
+CHANFLOW_MEMCPY(chanflow_memcpy_gg, __global, __global)
+CHANFLOW_MEMCPY(chanflow_memcpy_gp, __global, __private)
+CHANFLOW_MEMCPY(chanflow_memcpy_gc, __global, __constant)
+CHANFLOW_MEMCPY(chanflow_memcpy_pg, __private, __global)
+CHANFLOW_MEMCPY(chanflow_memcpy_pp, __private, __private)
+CHANFLOW_MEMCPY(chanflow_memcpy_pc, __private, __constant)
+
+/* Overlap is possible only within one address space. */
+#define CHANFLOW_MEMMOVE(name, space)                                                            \
+  space void* name(space void* d, space const void* s, ulong n) {                                \
+    if ((ulong)d <= (ulong)s) {                                                                  \
+      for (ulong i = 0; i < n; ++i) ((space uchar*)d)[i] = ((space const uchar*)s)[i];           \
+    } else {                                                                                     \
+      for (ulong i = n; i > 0ul; --i) ((space uchar*)d)[i - 1ul] = ((space const uchar*)s)[i - 1ul]; \
+    }                                                                                            \
+    return d;                                                                                    \
+  }
+CHANFLOW_MEMMOVE(chanflow_memmove_gg, __global)
+CHANFLOW_MEMMOVE(chanflow_memmove_pp, __private)
+#define chanflow_memmove_gp chanflow_memcpy_gp
+#define chanflow_memmove_gc chanflow_memcpy_gc
+#define chanflow_memmove_pg chanflow_memcpy_pg
+#define chanflow_memmove_pc chanflow_memcpy_pc
+
+#define CHANFLOW_MEMSET(name, space)                                                             \
+  space void* name(space void* d, int value, ulong n) {                                          \
+    const uchar v = (uchar)value;                                                                \
+    for (ulong i = 0; i < n; ++i) ((space uchar*)d)[i] = v;                                      \
+    return d;                                                                                    \
+  }
+CHANFLOW_MEMSET(chanflow_memset_g, __global)
+CHANFLOW_MEMSET(chanflow_memset_p, __private)
