@@ -21,6 +21,19 @@ void add_run_flags(CLI::App& cmd, RunSettings& s) {
   cmd.add_option("--max-channels", s.max_channels,
                  "channel-table slots: every level of every stack takes one (a deeper recursion stops, saying so)")
       ->check(CLI::PositiveNumber)->capture_default_str();
+  cmd.add_option_function<std::string>(
+      "--heap", [&s](const std::string& size) { s.heap_bytes = parse_bytes("--heap", size); },
+      "the device heap of a compiled program whose device code allocates (malloc, alloca): 256M by default")
+      ->check(CLI::Validator(
+          [](std::string& size) {
+            try {
+              parse_bytes("--heap", size);
+              return std::string();
+            } catch (const std::invalid_argument& e) {
+              return std::string(e.what());
+            }
+          },
+          "SIZE"));
 }
 
 }  // namespace chanflow::cli

@@ -77,13 +77,13 @@ TEST_CASE("What a run leaves to the device: a CPU keeps its sizes, a GPU grows t
 TEST_CASE("Settings reach a compiled program's process through the environment and come back the same") {
   // Every variable, defaults too: the process runs with exactly these settings.
   const auto defaults = RunSettings{}.environment();
-  CHECK(defaults.size() == 7);
+  CHECK(defaults.size() == 8);
   CHECK(std::count(defaults.begin(), defaults.end(), std::pair<std::string, std::string>{"CHANFLOW_CAPACITY", "0"}) == 1);
   CHECK(std::count(defaults.begin(), defaults.end(), std::pair<std::string, std::string>{"CHANFLOW_DISPATCH", "auto"}) == 1);
   const RunSettings s{.capacity = 2048, .wg_size = 32, .policy = "greedy", .dispatch = Sweeps::Planned,
-                      .sweep_groups = 7, .max_channels = 512, .trace_path = "t.json"};
+                      .sweep_groups = 7, .max_channels = 512, .trace_path = "t.json", .heap_bytes = 3 << 20};
   const auto vars = s.environment();
-  CHECK(vars.size() == 7);
+  CHECK(vars.size() == 8);
   RunSettings back;
   {
     const Environment env(vars);
@@ -96,6 +96,7 @@ TEST_CASE("Settings reach a compiled program's process through the environment a
   CHECK(back.sweep_groups == 7);
   CHECK(back.max_channels == 512);
   CHECK(back.trace_path == "t.json");
+  CHECK(back.heap_bytes == 3 << 20);
   CHECK(RunSettings::from_environment().environment() == defaults);  // unset again: the defaults
   {  // and the defaults' environment reads back as the defaults (0: the device's)
     const Environment env(defaults);
@@ -122,6 +123,13 @@ TEST_CASE("A setting the environment gets wrong is refused by its name, with wha
   CHECK(refused("CHANFLOW_DISPATCH", "sideways") ==
         "CHANFLOW_DISPATCH=sideways is not a dispatch mode (auto, claimed, planned or host)");
   CHECK(refused("CHANFLOW_SWEEP_GROUPS", "0").empty());  // 0: chosen per round
+  CHECK(refused("CHANFLOW_HEAP", "lots") == "CHANFLOW_HEAP=lots is not a size (bytes, or with K, M or G: 512M, 2G)");
+  CHECK(refused("CHANFLOW_HEAP", "12T") == "CHANFLOW_HEAP=12T is not a size (bytes, or with K, M or G: 512M, 2G)");
+  CHECK(parse_bytes("--heap", "512M") == std::uint64_t{512} << 20);
+  CHECK(parse_bytes("--heap", "2GiB") == std::uint64_t{2} << 30);
+  CHECK(parse_bytes("--heap", "64kb") == 64 << 10);
+  CHECK(parse_bytes("--heap", "1000") == 1000);
+  CHECK_THROWS_AS(parse_bytes("--heap", "0"), std::invalid_argument);
   CHECK(make_policy("greedy")->name() == std::string("greedy"));
   CHECK_THROWS_WITH_AS(make_policy("fifo"), "no policy 'fifo' (there are: levelized, greedy)", std::invalid_argument);
 }

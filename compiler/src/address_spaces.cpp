@@ -145,6 +145,14 @@ Space AddressSpaces::expr_space(FunctionSpaces& fs, const clang::Expr* e) {
   if (llvm::isa<clang::StringLiteral>(e)) return Space::Constant;
   if (auto* call = llvm::dyn_cast<clang::CallExpr>(e)) {
     const clang::FunctionDecl* callee = call->getDirectCallee();
+    if (const MemoryCall m = memory_call(callee); m == MemoryCall::Memcpy || m == MemoryCall::Memmove || m == MemoryCall::Memset) {
+      const auto letter = [](Space s) { return s == Space::Unknown ? 'g' : space_letter(s); };
+      const Space to = call->getNumArgs() > 0 ? expr_space(fs, call->getArg(0)) : Space::Unknown;
+      std::string suffix(1, letter(to));
+      if (m != MemoryCall::Memset && call->getNumArgs() > 1) suffix += letter(expr_space(fs, call->getArg(1)));
+      fs.memory[call] = suffix;
+      return to == Space::Unknown ? Space::Global : to;
+    }
     if (!callee || program_.cilk_function(callee) || !callee->getDefinition()) return Space::Global;
     std::vector<Space> params;
     for (unsigned i = 0; i < callee->getNumParams() && i < call->getNumArgs(); ++i) {

@@ -28,6 +28,9 @@ struct FunctionSpaces {
   std::map<const clang::VarDecl*, Space> vars;          ///< pointer parameters and locals
   std::map<const clang::CallExpr*, const FunctionSpaces*> calls;  ///< helper calls: which copy
   std::map<const clang::Expr*, Space> casts;            ///< explicit casts to pointer types
+  /// memcpy, memmove and memset: the spaces of their pointers (destination, then source), as
+  /// the suffix of the device library's copy for them ("gp": to global from private).
+  std::map<const clang::CallExpr*, std::string> memory;
 };
 
 class AddressSpaces {

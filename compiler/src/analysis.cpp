@@ -31,6 +31,7 @@ class Analyzer {
     for (const clang::FunctionDecl* f : CilkOrder) add_cilk_function(f);
     for (CilkFunction& f : Program.functions) describe(f);
     collect_helpers();
+    find_heap_users();
     collect_types_and_constants();
     if (Diags.hasErrorOccurred()) return std::nullopt;
     return std::move(Program);
@@ -199,7 +200,7 @@ class Analyzer {
     assign_slots(f);
     for (SpawnSite& s : f.spawns) s.batched = s.in_loop && !s.elements && !within_loop_bound(Ctx, s, f, Program.max_loop_spawns);
     f.continuation_spawns = spawns_after_sync(f);
-    check_device_code(d, b, true);
+    check_device_code(d, b);
   }
 
   // Whether some spawn can run after a sync point: written after it, or in a loop around both, or
@@ -425,18 +426,14 @@ class Analyzer {
   }
 
   // ---- device code: what Cilk functions and helpers may not do
-  void check_device_code(const clang::FunctionDecl* d, const BodyFacts& b, bool cilk) {
+  void check_device_code(const clang::FunctionDecl* d, const BodyFacts& b) {
     for (const clang::VarDecl* v : b.static_locals)
       error(v->getLocation(), "static local variables are not supported in device code (chanflowc part 1)");
-    static const std::set<std::string> allocators = {"malloc", "calloc", "realloc", "free", "alloca", "__builtin_alloca"};
     for (const clang::CallExpr* c : b.calls) {
       const clang::FunctionDecl* callee = c->getDirectCallee();
       const std::string name = callee->getNameAsString();
-      if (allocators.count(name)) {
-        error(c->getBeginLoc(), "'" + name + "' in device code: memory allocation inside " +
-                                    (cilk ? "Cilk functions" : "functions they call") +
-                                    " is not supported yet (chanflowc part 1); allocate in main and pass a pointer");
-      } else if (!definition(callee) && !Program.cilk_function(callee) && !is_device_builtin(name)) {
+      if (memory_call(callee) != MemoryCall::None) continue;  // the device heap's, or a copy per address space
+      if (!definition(callee) && !Program.cilk_function(callee) && !is_device_builtin(name)) {
         error(c->getBeginLoc(), "call of '" + name + "', which has no definition in this file or its own headers, from device "
                                 "code: chanflowc compiles only the functions it sees");
       }
@@ -503,7 +500,7 @@ class Analyzer {
           active.erase(key);
           done.insert(key);
           Program.helpers.push_back(Definitions[key]);
-          check_device_code(Definitions[key], Facts[key], false);
+          check_device_code(Definitions[key], Facts[key]);
           for (const clang::VarDecl* v : Facts[key].locals)
             if (v->getType()->isVariableArrayType())
               error(v->getLocation(), "variable-length arrays are not supported in device code");
@@ -516,6 +513,33 @@ class Analyzer {
           else visit(g, c);
         }
       }
+  }
+
+  // ---- the device heap: which functions allocate, themselves or through their helpers
+  void find_heap_users() {
+    std::vector<const clang::FunctionDecl*> device;  // canonical declarations
+    for (const CilkFunction& f : Program.functions) device.push_back(f.decl->getCanonicalDecl());
+    for (const clang::FunctionDecl* h : Program.helpers) device.push_back(h->getCanonicalDecl());
+    for (const clang::FunctionDecl* f : device)
+      for (const clang::CallExpr* c : Facts[f].calls) {
+        const MemoryCall m = memory_call(c->getDirectCallee());
+        if (allocates(m)) Program.heap_users.insert(f);
+        if (m == MemoryCall::Alloca) Program.alloca_users.insert(f);
+      }
+    for (bool changed = true; changed;) {  // callers of helpers that reach it reach it too
+      changed = false;
+      for (const clang::FunctionDecl* f : device) {
+        if (Program.heap_users.count(f)) continue;
+        for (const clang::CallExpr* c : Facts[f].calls) {
+          const clang::FunctionDecl* g = definition(c->getDirectCallee());
+          if (g && !Program.cilk_function(g) && Program.heap_users.count(g->getCanonicalDecl())) {
+            Program.heap_users.insert(f);
+            changed = true;
+            break;
+          }
+        }
+      }
+    }
   }
 
   // ---- types and constants device code needs, in dependency order

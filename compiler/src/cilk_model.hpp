@@ -83,6 +83,11 @@ struct CilkFunction {
   struct FrameLayout {
     unsigned resume_points = 0;
     bool saves_return = false;
+    bool saves_allocas = false;  ///< the chain of its alloca blocks (released when it returns)
+    /// Per resume point (k - 1), the loops around it, outermost first: a resume enters each
+    /// through its head (the CFG stays reducible: PoCL 3.1's kernel compiler recursed without
+    /// end on bodies entered in the middle of a loop).
+    std::vector<std::vector<const clang::Stmt*>> resume_loops;
     std::set<const clang::VarDecl*> saved;
   } frame;
   /// Whether code after a sync can spawn: only then does the continuation node have output ports
@@ -117,12 +122,44 @@ struct CilkProgram {
   std::map<const clang::CallExpr*, const SpawnSite*> spawn_of;
   bool uses_double = false;
   unsigned max_loop_spawns = 32;
+  /// Device functions (canonical declarations of Cilk functions and helpers) that reach the
+  /// device heap, themselves or through the helpers they call: each of them has the node's
+  /// environment at hand as `cf_env` (a helper takes it as its first parameter).
+  std::set<const clang::FunctionDecl*> heap_users;
+  /// Device functions that call alloca: their blocks are released when they return.
+  std::set<const clang::FunctionDecl*> alloca_users;
+  bool uses_heap() const { return !heap_users.empty(); }
+  bool reaches_heap(const clang::FunctionDecl* f) const { return heap_users.count(f->getCanonicalDecl()) != 0; }
+  bool calls_alloca(const clang::FunctionDecl* f) const { return alloca_users.count(f->getCanonicalDecl()) != 0; }
 
   const CilkFunction* cilk_function(const clang::FunctionDecl* decl) const {
     auto it = function_index.find(decl ? decl->getCanonicalDecl() : nullptr);
     return it == function_index.end() ? nullptr : &functions[it->second];
   }
 };
+
+/// The C library's memory functions, which device code may call: the allocators run on the
+/// device heap (scheduler/cl/heap.cl), the copies per address space of their pointers.
+enum class MemoryCall { None, Malloc, Calloc, Realloc, Free, Alloca, Memcpy, Memmove, Memset };
+
+inline MemoryCall memory_call(const clang::FunctionDecl* callee) {
+  if (!callee || !callee->getIdentifier()) return MemoryCall::None;
+  static const std::map<std::string, MemoryCall> calls = {
+      {"malloc", MemoryCall::Malloc},          {"calloc", MemoryCall::Calloc},
+      {"realloc", MemoryCall::Realloc},        {"free", MemoryCall::Free},
+      {"alloca", MemoryCall::Alloca},          {"__builtin_alloca", MemoryCall::Alloca},
+      {"memcpy", MemoryCall::Memcpy},          {"__builtin_memcpy", MemoryCall::Memcpy},
+      {"memmove", MemoryCall::Memmove},        {"__builtin_memmove", MemoryCall::Memmove},
+      {"memset", MemoryCall::Memset},          {"__builtin_memset", MemoryCall::Memset}};
+  auto it = calls.find(callee->getName().str());
+  return it == calls.end() ? MemoryCall::None : it->second;
+}
+
+/// Whether the call takes memory from the device heap or gives it back.
+inline bool allocates(MemoryCall m) {
+  return m == MemoryCall::Malloc || m == MemoryCall::Calloc || m == MemoryCall::Realloc || m == MemoryCall::Free ||
+         m == MemoryCall::Alloca;
+}
 
 /// Whether `loc` is the program's own code: the file chanflowc compiles or a header of its own
 /// (#include "..."), not a system header (<stdio.h>, <cilk/cilk.h>). The functions, types and

@@ -37,8 +37,9 @@ std::string from_bits(clang::ASTContext& ctx, clang::QualType t, const std::stri
 // address spaces (address_spaces.hpp), loop declarations hoisted, and renamed locals renamed.
 class DevicePrinter : public clang::PrinterHelper {
  public:
-  DevicePrinter(clang::ASTContext& ctx, const FunctionSpaces& spaces, const std::map<const clang::VarDecl*, std::string>* names)
-      : Ctx(ctx), Policy(ctx.getLangOpts()), Spaces(spaces), Names(names) {
+  DevicePrinter(clang::ASTContext& ctx, const CilkProgram& program, const FunctionSpaces& spaces,
+                const std::map<const clang::VarDecl*, std::string>* names)
+      : Ctx(ctx), Policy(ctx.getLangOpts()), Program(program), Spaces(spaces), Names(names) {
     Policy.SuppressTagKeyword = false;
     Policy.Bool = false;
   }
@@ -86,17 +87,53 @@ class DevicePrinter : public clang::PrinterHelper {
       return true;
     }
     if (auto* call = llvm::dyn_cast<clang::CallExpr>(s)) {
+      if (const MemoryCall m = memory_call(call->getDirectCallee()); m != MemoryCall::None) {
+        print_memory_call(call, m, os);
+        return true;
+      }
       if (auto it = Spaces.calls.find(call); it != Spaces.calls.end()) {
         os << it->second->name << "(";
+        const bool heap = Program.reaches_heap(it->second->decl);  // the helper takes the environment first
+        if (heap) os << "cf_env";
         for (unsigned i = 0; i < call->getNumArgs(); ++i) {
-          if (i) os << ", ";
+          if (i || heap) os << ", ";
           print_expr(call->getArg(i), os);
         }
         os << ")";
         return true;
       }
     }
+    if (auto* r = llvm::dyn_cast<clang::ReturnStmt>(s); r && ReleasesAllocas) {  // a helper's return
+      os << "{\n";
+      if (r->getRetValue()) {
+        os << device_type_in(Ctx, Spaces.decl->getReturnType().getUnqualifiedType(), Spaces.result, "cf_r") << " = ";
+        print_expr(r->getRetValue(), os);
+        os << ";\nchanflow_release_allocas(cf_env, cf_allocas);\nreturn cf_r;\n}\n";
+      } else {
+        os << "chanflow_release_allocas(cf_env, cf_allocas);\nreturn;\n}\n";
+      }
+      return true;
+    }
     return false;
+  }
+
+  // A call of the C library's memory functions: the device heap's (heap.cl), or the copy for the
+  // address spaces of its pointers.
+  void print_memory_call(const clang::CallExpr* call, MemoryCall m, llvm::raw_ostream& os) {
+    static const std::map<MemoryCall, const char*> names = {
+        {MemoryCall::Malloc, "chanflow_malloc"},   {MemoryCall::Calloc, "chanflow_calloc"},
+        {MemoryCall::Realloc, "chanflow_realloc"}, {MemoryCall::Free, "chanflow_free"},
+        {MemoryCall::Alloca, "chanflow_alloca"},   {MemoryCall::Memcpy, "chanflow_memcpy_"},
+        {MemoryCall::Memmove, "chanflow_memmove_"}, {MemoryCall::Memset, "chanflow_memset_"}};
+    os << names.at(m);
+    if (auto it = Spaces.memory.find(call); it != Spaces.memory.end()) os << it->second;
+    os << "(";
+    if (allocates(m)) os << (m == MemoryCall::Alloca ? "cf_env, &cf_allocas" : "cf_env");
+    for (unsigned i = 0; i < call->getNumArgs(); ++i) {
+      if (i || allocates(m)) os << ", ";
+      print_expr(call->getArg(i), os);
+    }
+    os << ")";
   }
 
  protected:
@@ -138,8 +175,12 @@ class DevicePrinter : public clang::PrinterHelper {
 
   clang::ASTContext& Ctx;
   clang::PrintingPolicy Policy;
+  const CilkProgram& Program;
   const FunctionSpaces& Spaces;
   const std::map<const clang::VarDecl*, std::string>* Names;
+
+ public:
+  bool ReleasesAllocas = false;  // a helper that calls alloca: its returns release the blocks
 };
 
 // Prints one Cilk function's body: spawns, syncs, returns and cilk_scope blocks lowered, the rest
@@ -147,7 +188,7 @@ class DevicePrinter : public clang::PrinterHelper {
 class FunctionPrinter : public DevicePrinter {
  public:
   FunctionPrinter(clang::ASTContext& ctx, const CilkProgram& program, const CilkFunction& f, const FunctionSpaces& spaces)
-      : DevicePrinter(ctx, spaces, nullptr), Program(program), F(f), Flow(ctx, f), Printed(f.field) {
+      : DevicePrinter(ctx, program, spaces, nullptr), F(f), Flow(ctx, f), Printed(f.field), Allocas(program.calls_alloca(f.decl)) {
     for (const SpawnSite& s : f.spawns) Sites[s.statement] = &s;
     Scopes.insert(f.scopes.begin(), f.scopes.end());
     for (const clang::VarDecl* v : f.boxed) Printed[v] = "cf_box->" + f.field.at(v);
@@ -181,6 +222,8 @@ class FunctionPrinter : public DevicePrinter {
                             : fmt::format("void {0}__run(__global {0}__task* cf_task, chanflow_ctx* cf_ctx) {{\n", F.name);
     for (const clang::ParmVarDecl* p : F.decl->parameters())
       if (!F.is_boxed(p)) out += "  " + device_type(Ctx, p->getType().getUnqualifiedType(), true, F.field.at(p)) + ";\n";
+    if (Program.reaches_heap(F.decl)) out += "  __global const chanflow_node_env* cf_env = cf_ctx->env; /* the device heap's */\n";
+    if (Allocas) out += "  ulong cf_allocas = 0; /* its alloca blocks, released when it returns */\n";
     if (!F.boxed.empty()) {
       out += fmt::format("  /* locals whose address children get: the task's scratch block, kept by its frame */\n"
                          "  __global {0}__box* cf_box = cf_frame ? (__global {0}__box*)chanflow_frame_scratch(&cf_frame->frame) : {1};\n",
@@ -193,15 +236,11 @@ class FunctionPrinter : public DevicePrinter {
       out += "  uint cf_spawned = 0; /* children since the last sync */\n";
       if (!F.static_slots) out += "  cf_next.results = 0;\n";
       else if (F.result_slots) out += "  cf_next.filled = 0;\n";
-      if (TotalResumes == 1) out += "  if (cf_frame) goto cf_resume_1;\n";
-      if (TotalResumes > 1) {
-        out += "  if (cf_frame) {\n    switch (cf_frame->resume) {\n";
-        for (unsigned k = 1; k <= TotalResumes; ++k) out += fmt::format("    case {0}: goto cf_resume_{0};\n", k);
-        out += "    }\n  }\n";
-      }
+      if (in_loops()) out += "  volatile uint cf_resuming = cf_frame != 0; /* until the resume point: loops are entered at their head (volatile: kept from being threaded past them) */\n";
+      if (TotalResumes) out += "  if (cf_frame)\n" + dispatch(nullptr);
     }
     for (const clang::ParmVarDecl* p : F.decl->parameters()) out += "  " + ref(p) + " = cf_task->" + F.field.at(p) + ";\n";
-    return out + body + "}\n";
+    return out + body + release() + "}\n";
   }
 
   // The body with spawns, syncs and returns lowered, and the implicit sync at its end.
@@ -233,6 +272,10 @@ class FunctionPrinter : public DevicePrinter {
   }
 
   bool handledStmt(clang::Stmt* s, llvm::raw_ostream& os) override {
+    if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt>(s)) {
+      print_loop(s, os);
+      return true;
+    }
     if (auto it = Sites.find(s); it != Sites.end()) {
       print_spawn(*it->second, os);
       return true;
@@ -270,6 +313,92 @@ class FunctionPrinter : public DevicePrinter {
   }
 
  private:
+  // Whether some resume point lies in a loop.
+  bool in_loops() const {
+    return std::any_of(F.frame.resume_loops.begin(), F.frame.resume_loops.end(), [](const auto& l) { return !l.empty(); });
+  }
+
+  // Where a resume goes from the head of `loop` (nullptr: the function's top): for each resume
+  // point inside it, the head of the next loop around that point, or the point itself.
+  std::string dispatch(const clang::Stmt* loop) const {
+    std::vector<std::pair<unsigned, std::string>> targets;
+    for (unsigned k = 1; k <= F.frame.resume_loops.size(); ++k) {
+      const auto& chain = F.frame.resume_loops[k - 1];
+      auto at = chain.begin();  // from the top: the outermost loop, if any
+      if (loop) {
+        at = std::find(chain.begin(), chain.end(), loop);
+        if (at == chain.end()) continue;
+        ++at;
+      }
+      targets.emplace_back(k, at == chain.end() ? fmt::format("cf_resume_{}", k) : fmt::format("cf_loop_{}", loop_id(*at)));
+    }
+    if (targets.empty()) return "";
+    if (TotalResumes == 1) return "  goto " + targets[0].second + ";\n";
+    std::string out = "  switch (cf_frame->resume) {\n";
+    for (const auto& [k, label] : targets) out += fmt::format("  case {}: goto {};\n", k, label);
+    return out + "  }\n";
+  }
+
+  // The loops with resume points numbered in the order the points are.
+  unsigned loop_id(const clang::Stmt* loop) const {
+    std::vector<const clang::Stmt*> seen;
+    for (const auto& chain : F.frame.resume_loops)
+      for (const clang::Stmt* l : chain) {
+        if (l == loop) return static_cast<unsigned>(std::find(seen.begin(), seen.end(), l) - seen.begin()) + 1;
+        if (std::find(seen.begin(), seen.end(), l) == seen.end()) seen.push_back(l);
+      }
+    return 0;
+  }
+
+  // A loop, as Clang prints it; one with a resume point inside is entered at its head by a resume
+  // (cf_loop_N, skipping its initialization; its condition is passed while cf_resuming), whose
+  // body's first statement goes on toward the point.
+  void print_loop(clang::Stmt* s, llvm::raw_ostream& os) {
+    Loops.push_back(s);
+    const std::string enter = dispatch(s);
+    const std::string label = enter.empty() ? "" : fmt::format("cf_loop_{}:\n", loop_id(s));
+    const auto body = [&](const clang::Stmt* b) {
+      if (enter.empty()) return print_statement(const_cast<clang::Stmt*>(b), os);
+      os << "{\nif (cf_resuming) {\n" << enter << "}\n";
+      print_statement(const_cast<clang::Stmt*>(b), os);
+      os << "}\n";
+    };
+    const auto condition = [&](const clang::Expr* c) {
+      if (!enter.empty()) os << "cf_resuming || (";
+      print_expr(c, os);
+      if (!enter.empty()) os << ")";
+    };
+    if (auto* l = llvm::dyn_cast<clang::ForStmt>(s)) {
+      const bool declares = l->getInit() && llvm::isa<clang::DeclStmt>(l->getInit());
+      if (declares) {
+        os << "{\n";
+        for (const clang::Decl* decl : llvm::cast<clang::DeclStmt>(l->getInit())->decls()) print_declaration(decl, os);
+      } else if (l->getInit()) {
+        print_statement(const_cast<clang::Stmt*>(l->getInit()), os);
+      }
+      os << label << "for (;";
+      if (l->getCond()) condition(l->getCond());
+      os << ";";
+      if (l->getInc()) print_expr(l->getInc(), os);
+      os << ")\n";
+      body(l->getBody());
+      if (declares) os << "}\n";
+    } else if (auto* w = llvm::dyn_cast<clang::WhileStmt>(s)) {
+      os << label << "while (";
+      condition(w->getCond());
+      os << ")\n";
+      body(w->getBody());
+    } else {
+      auto* d = llvm::cast<clang::DoStmt>(s);
+      os << label << "do\n";
+      body(d->getBody());
+      os << "while (";
+      print_expr(d->getCond(), os);
+      os << ");\n";
+    }
+    Loops.pop_back();
+  }
+
   // A spawn, or a plain call (a spawn then a sync).
   void print_spawn(const SpawnSite& s, llvm::raw_ostream& os) {
     const CilkFunction& callee = *Program.cilk_function(s.callee);
@@ -360,14 +489,17 @@ class FunctionPrinter : public DevicePrinter {
   }
 
   std::string return_value(const std::string& value) const {
-    if (value.empty()) return "return;\n";
-    return "chanflow_return(cf_ctx, " + to_bits(F.decl->getReturnType(), value) + ");\nreturn;\n";
+    if (value.empty()) return release() + "return;\n";
+    return release() + "chanflow_return(cf_ctx, " + to_bits(F.decl->getReturnType(), value) + ");\nreturn;\n";
   }
+
+  // The function's alloca blocks go back to the heap as it returns (after its last sync).
+  std::string release() const { return Allocas ? "chanflow_release_allocas(cf_env, cf_allocas);\n" : ""; }
 
   std::string end_of_function() {
     const auto* body = llvm::cast<clang::CompoundStmt>(F.decl->getBody());
     if (F.spawns.empty() || (!body->body_empty() && llvm::isa<clang::ReturnStmt>(body->body_back()))) return "";
-    return sync_point({}, SyncAt{body, body->getRBracLoc(), true}, false) + "return;\n";
+    return sync_point({}, SyncAt{body, body->getRBracLoc(), true}, false) + release() + "return;\n";
   }
 
   // A sync: with children outstanding, save what is in scope and end the kernel; resume here.
@@ -375,6 +507,7 @@ class FunctionPrinter : public DevicePrinter {
   std::string sync_point(const std::vector<const clang::VarDecl*>& in_scope, const SyncAt& at, bool keep_return) {
     if (F.spawns.empty() || !Flow.may_have_children(at)) return "";
     const unsigned k = ++Resumes;
+    Layout.resume_loops.push_back(Loops);
     keep_return = keep_return && F.returns_value();
     std::string out = "if (cf_spawned) {\n";
     if (TotalResumes > 1) out += fmt::format("  cf_next.resume = {};\n", k);
@@ -393,12 +526,18 @@ class FunctionPrinter : public DevicePrinter {
       Layout.saves_return = true;
       out += "  cf_next.locals.cf_ret = cf_ret;\n";
     }
+    if (Allocas) {
+      Layout.saves_allocas = true;
+      out += "  cf_next.locals.cf_allocas = cf_allocas;\n";
+    }
     out += F.continuation_spawns ? "  if (cf_frame) chanflow_continue_in_place(cf_ctx, cf_next);\n"
                                    "  else chanflow_spawn_continuation(cf_ctx, cf_next);\n  return;\n}\n"
                                  : "  chanflow_spawn_continuation(cf_ctx, cf_next);\n  return;\n}\n";
     out += fmt::format("if (0) {{\ncf_resume_{}:\n", k);
+    if (in_loops()) out += "  cf_resuming = 0;\n";
     for (const clang::VarDecl* v : saved) out += copy(F.field.at(v), "cf_frame->locals." + F.field.at(v), true, v->getType());
     if (keep_return) out += "  cf_ret = cf_frame->locals.cf_ret;\n";
+    if (Allocas) out += "  cf_allocas = cf_frame->locals.cf_allocas;\n";
     out += deliveries(in_scope, at);
     out += "  cf_spawned = 0;\n}\n";
     return out;
@@ -497,15 +636,16 @@ class FunctionPrinter : public DevicePrinter {
     d.Report(v->getLocation(), d.getCustomDiagID(clang::DiagnosticsEngine::Note, "'%0' declared here")) << v->getName();
   }
 
-  const CilkProgram& Program;
   const CilkFunction& F;
   const SyncFlow Flow;
   unsigned TotalResumes = 0;  // the frame layout's resume points
+  std::vector<const clang::Stmt*> Loops;  // the loops around what is being printed, outermost first
   CilkFunction::FrameLayout Layout;  // what lay_out() finds
   std::map<const clang::VarDecl*, std::string> Printed;  // every local's name in device code
   bool BoxAtEntry = false;
   bool BoxTaken = false;  // printing a declaration statement whose take is already printed
   bool BatchSync = false;  // printing the sync a loop makes a batch at a time
+  bool Allocas = false;  // F calls alloca: the chain of its blocks, released when it returns
  public:
   bool BoxInWrapper = false;  // the task node takes the box before the body (see the constructor)
   std::set<const clang::VarDecl*> Reported;
@@ -515,21 +655,26 @@ class FunctionPrinter : public DevicePrinter {
 };
 
 // A helper as compiled for one combination of address spaces.
-std::string helper_code(clang::ASTContext& ctx, const FunctionSpaces& fs) {
+std::string helper_code(clang::ASTContext& ctx, const CilkProgram& program, const FunctionSpaces& fs) {
   const clang::FunctionDecl* f = fs.decl;
   std::string out = device_type_in(ctx, f->getReturnType(), fs.result, "") + " " + fs.name + "(";
+  const bool heap = program.reaches_heap(f);
+  if (heap) out += "__global const chanflow_node_env* cf_env";  // the device heap's
   for (unsigned i = 0; i < f->getNumParams(); ++i) {
     const clang::ParmVarDecl* p = f->getParamDecl(i);
     auto it = fs.vars.find(p);
-    out += (i ? ", " : "") + device_type_in(ctx, p->getType(), it == fs.vars.end() ? Space::Unknown : it->second,
-                                            device_name(p->getNameAsString()));
+    out += (i || heap ? ", " : "") + device_type_in(ctx, p->getType(), it == fs.vars.end() ? Space::Unknown : it->second,
+                                                    device_name(p->getNameAsString()));
   }
   out += ") ";
   std::string body;
   llvm::raw_string_ostream os(body);
-  DevicePrinter printer(ctx, fs, nullptr);
+  DevicePrinter printer(ctx, program, fs, nullptr);
+  printer.ReleasesAllocas = program.calls_alloca(f);
   f->getBody()->printPretty(os, &printer, clang::PrintingPolicy(ctx.getLangOpts()), 0);
-  return out + os.str() + "\n";
+  if (!printer.ReleasesAllocas) return out + os.str() + "\n";
+  return out + "{\nulong cf_allocas = 0; /* its alloca blocks, released when it returns */\n" + os.str() +
+         "chanflow_release_allocas(cf_env, cf_allocas);\n}\n";
 }
 
 }  // namespace
@@ -556,7 +701,7 @@ std::string emit_device_code(clang::ASTContext& ctx, const CilkProgram& program)
     out += "__constant " + device_type(ctx, c->getType(), false, c->getNameAsString()) + " = " + os.str() + ";\n";
   }
   const AddressSpaces spaces(ctx, program);
-  for (const FunctionSpaces* h : spaces.helpers()) out += "\n" + helper_code(ctx, *h);
+  for (const FunctionSpaces* h : spaces.helpers()) out += "\n" + helper_code(ctx, program, *h);
   for (const CilkFunction& f : program.functions) {
     FunctionPrinter printer(ctx, program, f, spaces.cilk_function(f));
     out += "\n/* " + f.name + " */\n" + printer.run_function();

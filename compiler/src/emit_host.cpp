@@ -97,6 +97,7 @@ std::string emit_graph_cpp(const CilkProgram& program, const std::string& types_
       "const char* const kTypes = {1};\n\nconst char* const kKernels = {2};\n\n"
       "void build(chanflow::cilk::ProgramGraph& p) {{\n  p.add_source(kTypes);\n  p.add_source(kKernels);\n",
       program.name, raw(types_h), raw(device_cl));
+  if (program.uses_heap()) out += "  p.uses_heap();  // malloc, alloca, free in device code: the device heap\n";
   for (const CilkFunction& f : program.functions) {
     out += fmt::format("  auto& {0} = p.task_stack(\"{0}\", sizeof({0}__task));\n", f.name);
     if (!f.spawns.empty()) out += fmt::format("  auto& {0}_cont = p.continuation_stack(\"{0}_cont\", sizeof({0}__frame));\n", f.name);

@@ -159,13 +159,14 @@ std::string emit_frame_types(clang::ASTContext& ctx, const CilkProgram& program)
       out += "  " + device_type(ctx, p->getType().getUnqualifiedType(), true, f.field.at(p)) + ";\n";
     out += fmt::format("}} {}__task;\n\n", n);
     if (f.spawns.empty()) continue;
-    const bool has_locals = !f.frame.saved.empty() || f.frame.saves_return;
+    const bool has_locals = !f.frame.saved.empty() || f.frame.saves_return || f.frame.saves_allocas;
     if (has_locals) {
       out += "typedef struct {\n";
       for (const clang::VarDecl* v : f.locals)
         if (f.frame.saved.count(v)) out += "  " + device_type(ctx, v->getType().getUnqualifiedType(), true, f.field.at(v)) + ";\n";
       if (f.frame.saves_return)
         out += "  " + device_type(ctx, f.decl->getReturnType().getUnqualifiedType(), true, "cf_ret") + ";\n";
+      if (f.frame.saves_allocas) out += "  chanflow_u64 cf_allocas; /* its alloca blocks */\n";
       out += fmt::format("}} {}__locals;\n\n", n);
     }
     out += "typedef struct {\n  chanflow_frame frame;\n";

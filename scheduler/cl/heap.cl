@@ -62,7 +62,7 @@ ulong chanflow_heap_fresh(__global chanflow_heap* h, ulong units) {
 }
 
 /* `bytes` of heap memory, 16-byte aligned; on failure (reported) the sink, or 0. */
-__global void* chanflow_malloc(__global const chanflow_node_env* env, ulong bytes) {
+__attribute__((noinline)) __global void* chanflow_malloc(__global const chanflow_node_env* env, ulong bytes) {
   __global chanflow_heap* h = env->heap;
   if (!h) {
     chanflow_report(env, CHANFLOW_ERR_NO_HEAP, 0u, 0u);
@@ -103,7 +103,7 @@ __global chanflow_heap_block* chanflow_heap_owner(__global const chanflow_node_e
   return (__global chanflow_heap_block*)p - 1;
 }
 
-void chanflow_free(__global const chanflow_node_env* env, __global void* p) {
+__attribute__((noinline)) void chanflow_free(__global const chanflow_node_env* env, __global void* p) {
   __global chanflow_heap* h = env->heap;
   if (!p || (h && (ulong)p == h->sink)) return; /* the sink: the run has failed already */
   if (!h) {
@@ -151,7 +151,7 @@ __global void* chanflow_realloc(__global const chanflow_node_env* env, __global 
 /* alloca: a block released with the others of `*chain` when the frame that took them ends
  * (chanflow_release_allocas, at the function's return: after its sync, so children spawned with
  * pointers into it have finished with it). */
-__global void* chanflow_alloca(__global const chanflow_node_env* env, ulong* chain, ulong bytes) {
+__attribute__((noinline)) __global void* chanflow_alloca(__global const chanflow_node_env* env, ulong* chain, ulong bytes) {
   __global void* p = chanflow_malloc(env, bytes);
   if (p && (ulong)p != env->heap->sink) {
     ((__global chanflow_heap_block*)p - 1)->next = *chain;
@@ -160,7 +160,7 @@ __global void* chanflow_alloca(__global const chanflow_node_env* env, ulong* cha
   return p;
 }
 
-void chanflow_release_allocas(__global const chanflow_node_env* env, ulong chain) {
+__attribute__((noinline)) void chanflow_release_allocas(__global const chanflow_node_env* env, ulong chain) {
   while (chain) {
     const ulong next = ((__global const chanflow_heap_block*)chain - 1)->next;
     chanflow_free(env, (__global void*)chain);

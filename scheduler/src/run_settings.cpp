@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -58,11 +59,30 @@ const Variable kVariables[] = {
      [](RunSettings& s, const char* n, std::string_view v) { s.sweep_groups = positive_u32(n, v, true); }},
     {"CHANFLOW_MAX_CHANNELS", [](const RunSettings& s) { return std::to_string(s.max_channels); },
      [](RunSettings& s, const char* n, std::string_view v) { s.max_channels = positive_u32(n, v, false); }},
+    {"CHANFLOW_HEAP", [](const RunSettings& s) { return std::to_string(s.heap_bytes); },
+     [](RunSettings& s, const char* n, std::string_view v) { s.heap_bytes = parse_bytes(n, v); }},
     {"CHANFLOW_TRACE", [](const RunSettings& s) { return s.trace_path; },
      [](RunSettings& s, const char*, std::string_view v) { s.trace_path = v; }},
 };
 
 }  // namespace
+
+std::uint64_t parse_bytes(std::string_view what, std::string_view value) {
+  std::uint64_t n = 0;
+  std::size_t i = 0;
+  for (; i < value.size() && value[i] >= '0' && value[i] <= '9' && n < (std::uint64_t{1} << 50); ++i)
+    n = n * 10 + static_cast<std::uint64_t>(value[i] - '0');
+  std::string unit(value.substr(i));
+  std::transform(unit.begin(), unit.end(), unit.begin(), [](unsigned char c) { return std::tolower(c); });
+  int shift = -1;
+  if (unit.empty() || unit == "b") shift = 0;
+  for (const auto& [prefix, bits] : {std::pair{'k', 10}, std::pair{'m', 20}, std::pair{'g', 30}})
+    if (unit == std::string(1, prefix) || unit == std::string(1, prefix) + "b" || unit == std::string(1, prefix) + "ib")
+      shift = bits;
+  if (i == 0 || shift < 0 || n == 0 || n > (std::uint64_t{1} << (50 - shift)))
+    throw std::invalid_argument(fmt::format("{}={} is not a size (bytes, or with K, M or G: 512M, 2G)", what, value));
+  return n << shift;
+}
 
 RunSettings RunSettings::for_device(const DeviceCaps& caps, const StackFootprint& footprint) const {
   RunSettings s = *this;

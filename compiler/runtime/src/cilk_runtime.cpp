@@ -114,7 +114,10 @@ class Process {
   void use(const Runtime& runtime, const RunSettings& settings) {
     std::lock_guard lock(mutex_);
     const RunSettings resolved = settings.for_device(runtime.caps());
-    if (external_ != &runtime || settings_ != resolved) kept_.clear();  // built for another device or shape
+    if (external_ != &runtime || settings_ != resolved) {  // built for another device or shape
+      kept_.clear();
+      if (external_ != &runtime) device_heap_.reset();
+    }
     external_ = &runtime;
     settings_ = resolved;
     map_for_host_ = !runtime.caps().svm_fine_buffer;
@@ -125,6 +128,7 @@ class Process {
     std::lock_guard lock(mutex_);
     if (external_ == &runtime) {
       kept_.clear();
+      device_heap_.reset();
       external_ = nullptr;
     }
   }
@@ -167,15 +171,24 @@ class Process {
     return p;
   }
 
-  // The block's size, or 0 if `p` is not from this heap.
+  // The block's size, or 0 if `p` is not from this heap or the device heap.
   std::size_t size_of(void* p) {
     std::lock_guard lock(mutex_);
+    if (device_heap_ && device_heap_->contains(p)) return device_heap_->usable_size(p);
     auto it = heap_.find(p);
     return it == heap_.end() ? 0 : it->second.size();
   }
 
   bool release(void* p) {
     std::lock_guard lock(mutex_);
+    if (device_heap_ && device_heap_->contains(p)) {  // allocated on the device, handed to the host
+      try {
+        device_heap_->free(p);
+      } catch (const std::invalid_argument& e) {
+        fail(e.what());
+      }
+      return true;
+    }
     auto it = heap_.find(p);
     if (it == heap_.end()) return false;
     if (map_for_host_) unmap(p);
@@ -197,7 +210,7 @@ class Process {
       fail(fmt::format("OpenCL error: {}", e.what()));
     } catch (const std::exception& e) {
       if (external_) throw;
-      fail(e.what());
+      fail(in_program_words(e.what()));
     }
   }
 
@@ -219,6 +232,7 @@ class Process {
       k.graph = std::make_unique<Graph>(rt, settings_.graph_options());
       k.program = std::make_unique<ProgramGraph>(*k.graph, settings_.capacity);
       build(*k.program);
+      if (k.program->wants_heap()) k.graph->set_heap(device_heap(rt));
       for (ChannelStackNode* s : stacks_of(*k.program, root_stack)) k.root = s;
       k.result = SvmBuffer(rt, sizeof(std::uint64_t));
     } catch (...) {
@@ -226,6 +240,16 @@ class Process {
       throw;
     }
     return k;
+  }
+
+  // The device heap of the program's calls, made by the first that allocates on the device and
+  // mapped for the host between calls (a block the device allocated is the host's to read and free).
+  DeviceHeap& device_heap(const Runtime& rt) {
+    if (!device_heap_) {
+      device_heap_ = std::make_unique<DeviceHeap>(rt, settings_.heap_bytes);
+      device_heap_->map();
+    }
+    return *device_heap_;
   }
 
   std::uint64_t run(const Runtime& rt, BuildFunction build, const char* root_stack, const void* task,
@@ -247,6 +271,7 @@ class Process {
 
     if (map_for_host_)
       for (auto& [p, block] : heap_) unmap(p);
+    if (device_heap_) device_heap_->unmap();
     RunStats stats;
     Progress progress(root_stack, !external_ && isatty(fileno(stderr)));
     try {
@@ -256,16 +281,36 @@ class Process {
       kept_.erase({build, root_stack});  // a graph whose run threw does not run again
       if (map_for_host_)
         for (auto& [p, block] : heap_) map(p, block.size());
+      if (device_heap_) device_heap_->map();
       throw;
     }
     progress.clear();
     if (map_for_host_)
       for (auto& [p, block] : heap_) map(p, block.size());
+    if (device_heap_) device_heap_->map();
     std::uint64_t value = 0;
     rt.svm_read(&value, k.result.get(), sizeof value);
     add(stats);
     last_ = stats;
     return value;
+  }
+
+  // A device-side error in the program's words: its kernel nodes F__spawn and F__sync are Cilk
+  // function F ("kernel node 'fib__spawn' asked the device heap ..." names 'fib').
+  static std::string in_program_words(std::string message) {
+    const std::string node = "kernel node '";
+    for (std::size_t at = message.find(node); at != std::string::npos; at = message.find(node, at + 1)) {
+      const std::size_t end = message.find('\'', at + node.size());
+      if (end == std::string::npos) break;
+      std::string name = message.substr(at + node.size(), end - at - node.size());
+      for (const char* suffix : {"__spawn", "__sync"})
+        if (name.ends_with(suffix)) {
+          name.erase(name.size() - std::strlen(suffix));
+          message.replace(at, end - at, "Cilk function '" + name);
+          break;
+        }
+    }
+    return message;
   }
 
   // A stack that could not grow, in the program's words: which Cilk function recursed how deep,
@@ -322,6 +367,10 @@ class Process {
     const RunSettings& s = settings_;
     fmt::print(stderr, "chanflow: settings: {} CEs per stack level, work-groups of {}, {} policy, {} dispatch, {} channel-table slots\n",
                s.capacity, s.wg_size, s.policy, to_string(s.dispatch), s.max_channels);
+    if (device_heap_)
+      fmt::print(stderr, "chanflow: device heap: {:.1f} MiB of {:.0f} MiB used at most (CHANFLOW_HEAP, --heap)\n",
+                 static_cast<double>(device_heap_->high_water_bytes()) / (1 << 20),
+                 static_cast<double>(device_heap_->bytes()) / (1 << 20));
     // A resumed task continues its flush with the spawns it recorded: its statements ran once.
     if (t.restarts)
       fmt::print(stderr, "chanflow: tasks resumed where they yielded (their bodies not run again): {}\n",
@@ -336,6 +385,7 @@ class Process {
   bool map_for_host_ = false;
   std::recursive_mutex mutex_;
   std::map<void*, SvmBuffer> heap_;  // destroyed before runtime_ (declared after it)
+  std::unique_ptr<DeviceHeap> device_heap_;  // the same
   std::map<std::pair<BuildFunction, std::string>, Kept> kept_;  // the same
   Totals totals_;
 };

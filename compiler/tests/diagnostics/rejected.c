@@ -11,13 +11,6 @@ int spawn_in_expression(int n) {
   return x;
 }
 
-int allocates(int n) {
-  int *p = malloc(n * sizeof(int));
-  int y = cilk_spawn leaf(n);
-  cilk_sync;
-  return y + p[0];
-}
-
 int writes_global(int n) {
   int y = cilk_spawn leaf(n);
   cilk_sync;

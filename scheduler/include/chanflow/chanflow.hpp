@@ -2,6 +2,7 @@
 #pragma once
 
 #include "chanflow/channel.hpp"
+#include "chanflow/device_heap.hpp"
 #include "chanflow/graph.hpp"
 #include "chanflow/opencl.hpp"
 #include "chanflow/policy.hpp"

@@ -29,6 +29,8 @@ struct RunSettings {
   /// making levels; otherwise levels grow on demand.
   bool preallocate_levels = false;
   std::string trace_path;  ///< a Chrome trace of each run (RunOptions::trace_path), if set
+  /// Bytes of the device heap (DeviceHeap) a compiled program whose device code allocates gets.
+  std::uint64_t heap_bytes = std::uint64_t{256} << 20;
 
   bool operator==(const RunSettings&) const = default;
 
@@ -44,13 +46,17 @@ struct RunSettings {
 
   /// The environment that carries these settings to a compiled program's process (as
   /// `chanflow run FILE.c` starts it): CHANFLOW_CAPACITY, _WG (0: the device's), _POLICY,
-  /// _DISPATCH, _SWEEP_GROUPS, _MAX_CHANNELS, _TRACE (empty: none), every one of them, so that
+  /// _DISPATCH, _SWEEP_GROUPS, _MAX_CHANNELS, _HEAP (bytes), _TRACE (empty: none), every one of them, so that
   /// the process runs with exactly these settings whatever environment it inherits.
   std::vector<std::pair<std::string, std::string>> environment() const;
   /// The settings that environment carries (the defaults where a variable is unset or empty);
   /// std::invalid_argument naming the variable and what it may be, for a value that is not.
   static RunSettings from_environment();
 };
+
+/// A size in bytes as a user writes it: digits, with an optional K, M or G (binary: 64M is
+/// 64 MiB; "KiB", "MB" and lower case too). std::invalid_argument naming `what` otherwise.
+std::uint64_t parse_bytes(std::string_view what, std::string_view value);
 
 /// The policy called `name` ("levelized" or "greedy"); std::invalid_argument naming those otherwise.
 std::unique_ptr<SchedulingPolicy> make_policy(std::string_view name);

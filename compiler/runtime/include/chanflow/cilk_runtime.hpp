@@ -9,7 +9,8 @@
 // CPUs, 256 on GPUs), CHANFLOW_POLICY (levelized | greedy), CHANFLOW_DISPATCH (auto | claimed |
 // planned | host), CHANFLOW_SWEEP_GROUPS, CHANFLOW_MAX_CHANNELS (channel-table slots, 1024: every
 // level of every Cilk function's stacks takes one, so it bounds the recursion depth),
-// CHANFLOW_TRACE=file.json (a Chrome trace of the last call). Besides: CHANFLOW_STATS=1
+// CHANFLOW_HEAP (the device heap of a program whose device code allocates: bytes, or 512M, 2G;
+// 256M by default), CHANFLOW_TRACE=file.json (a Chrome trace of the last call). Besides: CHANFLOW_STATS=1
 // (statistics on standard error at exit), CHANFLOW_PROGRESS_AFTER_MS (a call shows its progress
 // on a terminal after this long, 3000). A run that fails prints why and exits with status 1.
 #pragma once
@@ -32,6 +33,11 @@ class ProgramGraph {
   /// A kernel node running the OpenCL kernel of the same name.
   KernelNode& kernel(const char* name, std::size_t input_ce_bytes);
 
+  /// The program's device code allocates (malloc, alloca): its graphs get the process's device
+  /// heap (RunSettings::heap_bytes, CHANFLOW_HEAP), made at the first such call.
+  void uses_heap() { heap_ = true; }
+  bool wants_heap() const { return heap_; }
+
   Graph& graph() { return graph_; }
   const std::deque<KernelNode*>& kernels() const { return kernels_; }
   const std::deque<ChannelStackNode*>& stacks() const { return stacks_; }
@@ -39,6 +45,7 @@ class ProgramGraph {
  private:
   Graph& graph_;
   std::uint32_t capacity_;
+  bool heap_ = false;
   std::deque<KernelNode*> kernels_;
   std::deque<ChannelStackNode*> stacks_;
 };
