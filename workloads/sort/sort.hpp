@@ -61,6 +61,11 @@ SortResult sort_cilk(const Runtime& runtime, const SvmBuffer& data, const SvmBuf
                      SortArgs bases = {kSortBase, kMergeBase}, std::uint32_t key_bytes = 4,
                      DataTasks where = DataTasks::ForDevice);
 
+/// sort.c (32-bit keys) compiled by chanflowc (sort_compiled.cpp): sorts data[0 .. n) in place
+/// once, on `runtime` with `settings`.
+RunStats sort_compiled(const Runtime& runtime, const SvmBuffer& data, const SvmBuffer& tmp, std::uint64_t n,
+                       const RunSettings& settings);
+
 /// oneTBB task_group, a task wherever sort.c spawns (its base cases included). Key: uint32_t or
 /// uint64_t.
 template <class Key>

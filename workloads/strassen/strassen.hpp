@@ -64,6 +64,13 @@ RunStats strassen_cilk(const Runtime& runtime, const SvmBuffer& a, const SvmBuff
                        const RunOptions& run_options = {}, StrassenCombine combine = StrassenCombine::Atomic,
                        std::uint32_t base = kStrassenBase, DataTasks data = DataTasks::ForDevice);
 
+/// strassen.c with REAL float compiled by chanflowc (strassen_compiled.cpp): c = a·b once, on
+/// `runtime` with `settings`, whose heap_bytes must hold the temporaries:
+/// strassen_compiled_heap_bytes(n) does in the worst case.
+RunStats strassen_compiled(const Runtime& runtime, const SvmBuffer& a, const SvmBuffer& b, const SvmBuffer& c,
+                           std::uint64_t n, const RunSettings& settings);
+std::uint64_t strassen_compiled_heap_bytes(std::uint64_t n);
+
 /// oneTBB task_group, a task per product (strassen.c's recursion, its base cases included).
 template <class Real>
 void strassen_tbb_fine(std::uint64_t n, const Real* a, const Real* b, Real* c);

@@ -3,6 +3,8 @@
 
 #include "peers/gpu_peers.hpp"
 
+#include <chanflow/cilk_runtime.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -77,6 +79,8 @@ class StrassenInstance final : public Instance {
     runtime.svm_write(a_svm_.get(), a_.data(), n * n * sizeof(Real));
     runtime.svm_write(b_svm_.get(), b_.data(), n * n * sizeof(Real));
   }
+  // The compiled program's graphs were kept for this runtime, and name this instance's matrices.
+  ~StrassenInstance() override { cilk::forget(runtime_); }
 
   Measurement run(std::string_view impl) override {
     Measurement m;
@@ -98,6 +102,15 @@ class StrassenInstance final : public Instance {
                                                  settings_.for_device(runtime_.caps(), strassen_footprint(n_)), combine);
         stats = graph->run(*policy, {.trace_path = settings_.trace_path});
       });
+      runtime_.svm_read(c_.data(), c_svm_.get(), n_ * n_ * sizeof(Real));
+      m.stats = std::move(stats);
+    } else if (impl == "chanflow-compiled" && Traits<Real>::precision == Precision::F32) {
+      m.threads = 0;
+      runtime_.svm_write(c_svm_.get(), c_.data(), n_ * n_ * sizeof(Real));
+      RunSettings compiled = settings_.for_device(runtime_.caps(), strassen_footprint(n_));
+      compiled.heap_bytes = std::max(compiled.heap_bytes, strassen_compiled_heap_bytes(n_));
+      RunStats stats;
+      m.ms = time_ms([&] { stats = strassen_compiled(runtime_, a_svm_, b_svm_, c_svm_, n_, compiled); });
       runtime_.svm_read(c_.data(), c_svm_.get(), n_ * n_ * sizeof(Real));
       m.stats = std::move(stats);
     } else if (impl == "serial") {
@@ -153,6 +166,7 @@ class Strassen final : public Workload {
   std::string_view size_name() const override { return "n"; }
   std::vector<std::string> impls() const override {
     std::vector<std::string> impls{"serial", "tbb-fine", "tbb-cutoff", "chanflow", "chanflow-join", "gemm-blocked"};
+    if (Traits<Real>::precision == Precision::F32) impls.emplace_back("chanflow-compiled");  // strassen.c, REAL float
     if (have_clblast()) impls.emplace_back("clblast-gemm");  // CLBlast's GEMM on the same device
     return impls;
   }

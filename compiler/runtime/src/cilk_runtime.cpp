@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <memory>
@@ -129,8 +130,15 @@ class Process {
     if (external_ == &runtime) {
       kept_.clear();
       device_heap_.reset();
+      external_buffers_.clear();
       external_ = nullptr;
     }
+  }
+
+  void uses(const SvmBuffer& buffer) {
+    std::lock_guard lock(mutex_);
+    if (std::find(external_buffers_.begin(), external_buffers_.end(), &buffer) == external_buffers_.end())
+      external_buffers_.push_back(&buffer);
   }
 
   RunStats last_stats() {
@@ -260,6 +268,7 @@ class Process {
     for (KernelNode* node : k.program->kernels()) {  // the heap as it is now
       node->clear_uses().uses(k.result);
       for (auto& [p, block] : heap_) node->uses(block);
+      for (const SvmBuffer* buffer : external_buffers_) node->uses(*buffer);
     }
     std::vector<std::byte> root_task(task_bytes);
     std::memcpy(root_task.data(), task, task_bytes);
@@ -386,6 +395,7 @@ class Process {
   std::recursive_mutex mutex_;
   std::map<void*, SvmBuffer> heap_;  // destroyed before runtime_ (declared after it)
   std::unique_ptr<DeviceHeap> device_heap_;  // the same
+  std::vector<const SvmBuffer*> external_buffers_;  // uses(): the embedding program's
   std::map<std::pair<BuildFunction, std::string>, Kept> kept_;  // the same
   Totals totals_;
 };
@@ -418,6 +428,8 @@ std::uint64_t call(BuildFunction build, const char* root_stack, const void* task
 void use(const Runtime& runtime, const RunSettings& settings) { Process::get().use(runtime, settings); }
 
 void forget(const Runtime& runtime) { Process::get().forget(runtime); }
+
+void uses(const SvmBuffer& buffer) { Process::get().uses(buffer); }
 
 RunStats last_stats() { return Process::get().last_stats(); }
 

@@ -58,6 +58,9 @@ using BuildFunction = void (*)(ProgramGraph&);
 /// (until use() is called with another runtime or other settings), so the runtime must outlive
 /// them: call forget() before destroying it.
 void use(const Runtime& runtime, const RunSettings& settings);
+/// For such a program: the calls that follow may reach `buffer`, SVM of its own (an array to sort)
+/// that their arguments point into (a device without fine-grain SVM must be told), until forget().
+void uses(const SvmBuffer& buffer);
 /// Drops the graphs kept for calls on `runtime` and stops using it (nothing if use() named
 /// another).
 void forget(const Runtime& runtime);
