@@ -107,8 +107,9 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   bench_cmd->add_option("--sizes", workload_bench.sizes,
                         "default (thesis Table 4-3), scaling (larger sizes too, to see how cost grows) or gpu (sizes "
-                        "that fill a GPU, against tbb-cutoff and the GPU libraries)")
-      ->check(CLI::IsMember({"default", "scaling", "gpu"}))->capture_default_str();
+                        "that fill a GPU, against tbb-cutoff and the GPU libraries), or sizes of your own for every "
+                        "workload chosen (comma-separated: --workloads strassen --sizes 1024,2048)")
+      ->capture_default_str();
   bench_cmd->add_option("--impls", workload_bench.impls, "implementations to run, comma-separated (default: all; for "
                         "--sizes gpu: tbb-cutoff, chanflow, chanflow-join and the GPU libraries)")
       ->delimiter(',');

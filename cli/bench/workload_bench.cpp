@@ -134,9 +134,21 @@ void print_tables(std::FILE* out, const nlohmann::json& rows) {
 }  // namespace
 
 nlohmann::json run_workload_bench(const Runtime& rt, const WorkloadBenchOptions& o, std::FILE* table) {
-  if (o.sizes != "default" && o.sizes != "scaling" && o.sizes != "gpu")
-    throw std::invalid_argument(fmt::format("--sizes {}: use default, scaling or gpu", o.sizes));
-  const auto set = o.sizes == "default"   ? workloads::SizeSet::Default
+  // A named set, or the user's own sizes (numbers, comma-separated).
+  std::vector<std::uint64_t> own;
+  if (o.sizes != "default" && o.sizes != "scaling" && o.sizes != "gpu") {
+    std::size_t at = 0;
+    while (at <= o.sizes.size()) {
+      const std::size_t comma = std::min(o.sizes.find(',', at), o.sizes.size());
+      const std::string item = o.sizes.substr(at, comma - at);
+      if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos || item.size() > 18)
+        throw std::invalid_argument(
+            fmt::format("--sizes {}: use default, scaling, gpu, or sizes (numbers, comma-separated)", o.sizes));
+      own.push_back(std::stoull(item));
+      at = comma + 1;
+    }
+  }
+  const auto set = !own.empty() || o.sizes == "default" ? workloads::SizeSet::Default
                    : o.sizes == "scaling" ? workloads::SizeSet::Scaling
                                           : workloads::SizeSet::Gpu;
   const std::vector<std::string>& wanted = !o.impls.empty() ? o.impls : set == workloads::SizeSet::Gpu ? kGpuImpls : o.impls;
@@ -151,7 +163,7 @@ nlohmann::json run_workload_bench(const Runtime& rt, const WorkloadBenchOptions&
   for (const auto& name : o.workloads) chosen.push_back(&workloads::find_workload(name));
   std::vector<Cell> cells;
   for (const Workload* w : chosen)
-    for (std::uint64_t size : w->sizes(set)) {
+    for (std::uint64_t size : own.empty() ? w->sizes(set) : own) {
       w->check_size(size, rt.caps(), o.settings);  // every size is checked before anything runs
       cells.push_back({w, size});
     }

@@ -98,6 +98,11 @@ std::string emit_graph_cpp(const CilkProgram& program, const std::string& types_
       "void build(chanflow::cilk::ProgramGraph& p) {{\n  p.add_source(kTypes);\n  p.add_source(kKernels);\n",
       program.name, raw(types_h), raw(device_cl));
   if (program.uses_heap()) out += "  p.uses_heap();  // malloc, alloca, free in device code: the device heap\n";
+  unsigned widest = 1;  // the most children a work-item spawns into one stack
+  for (const CilkFunction& f : program.functions)
+    for (const CilkFunction* callee : f.callees) widest = std::max(widest, spawn_bound(program, f, *callee));
+  out += fmt::format("  p.spawns_per_item({});  // a level holds a work-group's request unless a capacity was asked for\n",
+                     widest);
   for (const CilkFunction& f : program.functions) {
     out += fmt::format("  auto& {0} = p.task_stack(\"{0}\", sizeof({0}__task));\n", f.name);
     if (!f.spawns.empty()) out += fmt::format("  auto& {0}_cont = p.continuation_stack(\"{0}_cont\", sizeof({0}__frame));\n", f.name);

@@ -115,6 +115,7 @@ class Process {
   void use(const Runtime& runtime, const RunSettings& settings) {
     std::lock_guard lock(mutex_);
     const RunSettings resolved = settings.for_device(runtime.caps());
+    capacity_fixed_ = settings.capacity != 0;
     if (external_ != &runtime || settings_ != resolved) {  // built for another device or shape
       kept_.clear();
       if (external_ != &runtime) device_heap_.reset();
@@ -162,7 +163,9 @@ class Process {
       map_for_host_ = !runtime_->caps().svm_fine_buffer;
       totals_.device = runtime_->caps().name;
       // A compiled program's stacks have no footprint to size them by: 4,096 CEs per level unless
-      // asked (StackFootprint's CPU capacity), the device's work-group size.
+      // asked (StackFootprint's CPU capacity), or a work-group's request where that is more
+      // (ProgramGraph::spawns_per_item), and the device's work-group size.
+      capacity_fixed_ = settings_.capacity != 0;
       settings_ = settings_.for_device(runtime_->caps());
       if (env_string("CHANFLOW_STATS", "") == "1") std::atexit([] { Process::get().print_stats(); });
     });
@@ -238,7 +241,7 @@ class Process {
     if (!fresh) return k;
     try {
       k.graph = std::make_unique<Graph>(rt, settings_.graph_options());
-      k.program = std::make_unique<ProgramGraph>(*k.graph, settings_.capacity);
+      k.program = std::make_unique<ProgramGraph>(*k.graph, settings_.capacity, capacity_fixed_);
       build(*k.program);
       if (k.program->wants_heap()) k.graph->set_heap(device_heap(rt));
       for (ChannelStackNode* s : stacks_of(*k.program, root_stack)) k.root = s;
@@ -392,6 +395,7 @@ class Process {
   RunSettings settings_;
   RunStats last_;
   bool map_for_host_ = false;
+  bool capacity_fixed_ = false;  // the capacity was asked for, not left to the device
   std::recursive_mutex mutex_;
   std::map<void*, SvmBuffer> heap_;  // destroyed before runtime_ (declared after it)
   std::unique_ptr<DeviceHeap> device_heap_;  // the same

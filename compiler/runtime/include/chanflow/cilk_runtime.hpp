@@ -18,6 +18,7 @@
 #include "chanflow/chanflow.hpp"
 
 #include <cstdint>
+#include <algorithm>
 #include <deque>
 #include <string>
 
@@ -25,7 +26,16 @@ namespace chanflow::cilk {
 
 class ProgramGraph {
  public:
-  ProgramGraph(Graph& graph, std::uint32_t capacity) : graph_(graph), capacity_(capacity) {}
+  /// `capacity_fixed`: the capacity was asked for (not left to the device), and stays as it is.
+  ProgramGraph(Graph& graph, std::uint32_t capacity, bool capacity_fixed = true)
+      : graph_(graph), capacity_(capacity), capacity_fixed_(capacity_fixed) {}
+
+  /// The most children one work-item spawns into a stack: where the capacity was left to the
+  /// device, every level is made to hold a work-group's worth (a GPU's work-groups of 256 spawning
+  /// a batch of 32 each need 8,192 CEs, more than the default 4,096). Before the stacks are made.
+  void spawns_per_item(std::uint32_t n) {
+    if (!capacity_fixed_) capacity_ = std::max(capacity_, n * graph_.options().wg_size);
+  }
 
   void add_source(const char* source) { graph_.add_source(source); }
   ChannelStackNode& task_stack(const char* name, std::size_t ce_bytes);
@@ -45,6 +55,7 @@ class ProgramGraph {
  private:
   Graph& graph_;
   std::uint32_t capacity_;
+  bool capacity_fixed_;
   bool heap_ = false;
   std::deque<KernelNode*> kernels_;
   std::deque<ChannelStackNode*> stacks_;
