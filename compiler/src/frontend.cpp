@@ -1,10 +1,10 @@
 // The front end: runs Clang on the Cilk source with chanflow's keyword macros, records where each
 // keyword was written (preprocessor callbacks, never text matching), then hands the AST to the
 // analysis and the emitters. Clang's own diagnostics and ours go through one DiagnosticsEngine.
-#include "analysis.hpp"
+#include "analysis/analysis.hpp"
 #include "chanflow/compiler.hpp"
 #include "compiler_config.hpp"
-#include "emit.hpp"
+#include "emit/emit.hpp"
 
 #include <clang/AST/ASTConsumer.h>
 #include <clang/Frontend/CompilerInstance.h>

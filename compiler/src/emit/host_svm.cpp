@@ -3,8 +3,8 @@
 // array of pointers), and a GPU cannot reach the host's stack or data. So every host variable
 // whose address host code takes lives in SVM: the host C names an SVM cell wherever it names the
 // variable (DESIGN.md decision 10, with the heap redirected by <chanflow/cilk_host.h>).
-#include "analysis.hpp"
-#include "emit.hpp"
+#include "analysis/analysis.hpp"
+#include "emit/emit.hpp"
 
 #include <clang/AST/ParentMapContext.h>
 #include <clang/AST/RecursiveASTVisitor.h>

@@ -6,7 +6,7 @@
 // A helper called with different address spaces gets one copy per combination.
 #pragma once
 
-#include "cilk_model.hpp"
+#include "analysis/cilk_model.hpp"
 
 #include <clang/AST/ASTContext.h>
 

@@ -3,7 +3,7 @@
 // scope there.
 #pragma once
 
-#include "cilk_model.hpp"
+#include "analysis/cilk_model.hpp"
 
 #include <clang/AST/ASTContext.h>
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "chanflow/compiler.hpp"
-#include "cilk_model.hpp"
+#include "analysis/cilk_model.hpp"
 
 #include <clang/AST/ASTContext.h>
 

@@ -3,7 +3,7 @@
 // emitters share.
 #pragma once
 
-#include "cilk_model.hpp"
+#include "analysis/cilk_model.hpp"
 
 #include <clang/AST/ASTContext.h>
 

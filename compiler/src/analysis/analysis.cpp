@@ -1,10 +1,10 @@
 // The analysis (see analysis.hpp). Cilk functions are those that spawn, sync, open a cilk_scope,
 // are spawned, carry Cilk-5's `cilk`, or are called from a Cilk function and call one; main
 // and everything else it calls stays host code.
-#include "analysis.hpp"
+#include "analysis/analysis.hpp"
 
-#include "body_facts.hpp"
-#include "emit.hpp"
+#include "analysis/body_facts.hpp"
+#include "emit/emit.hpp"
 
 #include <clang/AST/ExprCXX.h>
 #include <clang/AST/ParentMapContext.h>

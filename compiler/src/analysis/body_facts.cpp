@@ -1,8 +1,8 @@
 // Scanning a function body for its Cilk structure, and the AST utilities (see body_facts.hpp and
 // analysis.hpp).
-#include "body_facts.hpp"
+#include "analysis/body_facts.hpp"
 
-#include "analysis.hpp"
+#include "analysis/analysis.hpp"
 
 #include <clang/AST/ParentMapContext.h>
 #include <clang/AST/RecursiveASTVisitor.h>

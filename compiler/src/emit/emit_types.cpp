@@ -1,7 +1,7 @@
 // The shared types header (<name>.types.h): the user's types that device code needs and each Cilk
 // function's task, locals and frame structs, written once for host C, host C++ and OpenCL C
 // (pointers to global memory carry __global, defined away on the host).
-#include "emit.hpp"
+#include "emit/emit.hpp"
 
 #include <clang/AST/Type.h>
 #include <clang/Basic/SourceManager.h>

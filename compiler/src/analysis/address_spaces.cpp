@@ -1,9 +1,9 @@
 // Address-space inference (see address_spaces.hpp): a unification over each function copy's
 // pointer variables, to a fixed point, then one name per copy.
-#include "address_spaces.hpp"
+#include "analysis/address_spaces.hpp"
 
-#include "analysis.hpp"
-#include "emit.hpp"
+#include "analysis/analysis.hpp"
+#include "emit/emit.hpp"
 
 #include <clang/AST/RecursiveASTVisitor.h>
 

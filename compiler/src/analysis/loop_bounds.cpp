@@ -1,6 +1,6 @@
 // Which loop spawn sites need no batch sync (emit_device.cpp, "batched"): those whose loops
 // count a variable between constants, few enough times.
-#include "analysis.hpp"
+#include "analysis/analysis.hpp"
 
 #include <clang/AST/ASTContext.h>
 

@@ -3,9 +3,9 @@
 // nesting of blocks stand in for a control-flow graph (Clang's LiveVariables gave no
 // statement-level answers here: every variable came out dead); a goto or switch makes every
 // answer the conservative one.
-#include "sync_flow.hpp"
+#include "analysis/sync_flow.hpp"
 
-#include "analysis.hpp"
+#include "analysis/analysis.hpp"
 
 #include <clang/Basic/SourceManager.h>
 

@@ -2,8 +2,8 @@
 // replaced by a stub that runs the graph (main and its other functions unchanged but for where
 // their memory lives: the heap redirected to SVM by <chanflow/cilk_host.h>, variables whose address
 // is taken moved there by host_svm.cpp), and the C++ that builds the graph.
-#include "analysis.hpp"
-#include "emit.hpp"
+#include "analysis/analysis.hpp"
+#include "emit/emit.hpp"
 
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Basic/SourceManager.h>

@@ -6,10 +6,11 @@
 // locals in scope into the next frame and ends the kernel; the frame resumes after the last child
 // returns, delivers the results and goes on. A sync with nothing outstanding is passed straight
 // through, so base cases never pay for a frame.
-#include "address_spaces.hpp"
-#include "analysis.hpp"
-#include "emit.hpp"
-#include "sync_flow.hpp"
+#include "analysis/address_spaces.hpp"
+#include "emit/device_printer.hpp"
+#include "analysis/analysis.hpp"
+#include "emit/emit.hpp"
+#include "analysis/sync_flow.hpp"
 
 #include <clang/AST/ParentMapContext.h>
 #include <clang/AST/PrettyPrinter.h>
@@ -18,170 +19,6 @@
 
 namespace chanflow::compiler {
 namespace {
-
-// How a value of type `t` travels in a 64-bit result slot, and back.
-std::string to_bits(clang::QualType t, const std::string& v) {
-  if (t->isSpecificBuiltinType(clang::BuiltinType::Float)) return "(ulong)as_uint(" + v + ")";
-  if (t->isSpecificBuiltinType(clang::BuiltinType::Double)) return "as_ulong(" + v + ")";
-  if (t->isSignedIntegerOrEnumerationType()) return "(ulong)(long)(" + v + ")";
-  return "(ulong)(" + v + ")";
-}
-
-std::string from_bits(clang::ASTContext& ctx, clang::QualType t, const std::string& bits) {
-  if (t->isSpecificBuiltinType(clang::BuiltinType::Float)) return "as_float((uint)" + bits + ")";
-  if (t->isSpecificBuiltinType(clang::BuiltinType::Double)) return "as_double(" + bits + ")";
-  return "(" + device_type(ctx, t.getUnqualifiedType(), true) + ")" + bits;
-}
-
-// Prints device code: Clang's statement printer, with declarations, casts and calls given their
-// address spaces (address_spaces.hpp), loop declarations hoisted, and renamed locals renamed.
-class DevicePrinter : public clang::PrinterHelper {
- public:
-  DevicePrinter(clang::ASTContext& ctx, const CilkProgram& program, const FunctionSpaces& spaces,
-                const std::map<const clang::VarDecl*, std::string>* names)
-      : Ctx(ctx), Policy(ctx.getLangOpts()), Program(program), Spaces(spaces), Names(names) {
-    Policy.SuppressTagKeyword = false;
-    Policy.Bool = false;
-  }
-
-  bool handledStmt(clang::Stmt* s, llvm::raw_ostream& os) override {
-    if (auto* l = llvm::dyn_cast<clang::ForStmt>(s); l && l->getInit() && llvm::isa<clang::DeclStmt>(l->getInit())) {
-      // The loop's declarations go before it, in a block of their own (Clang's printer would
-      // print them itself, without address spaces or renaming).
-      os << "{\n";
-      for (const clang::Decl* decl : llvm::cast<clang::DeclStmt>(l->getInit())->decls()) print_declaration(decl, os);
-      os << "for (;";
-      if (l->getCond()) print_expr(l->getCond(), os);
-      os << ";";
-      if (l->getInc()) print_expr(l->getInc(), os);
-      os << ")\n";
-      print_statement(const_cast<clang::Stmt*>(l->getBody()), os);
-      os << "}\n";
-      return true;
-    }
-    if (auto* d = llvm::dyn_cast<clang::DeclStmt>(s)) {
-      for (const clang::Decl* decl : d->decls()) print_declaration(decl, os);
-      return true;
-    }
-    if (auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(s)) {
-      if (auto* v = llvm::dyn_cast<clang::VarDecl>(ref->getDecl())) {
-        const std::string name = name_of(v);
-        if (name != v->getNameAsString()) {
-          os << name;
-          return true;
-        }
-      }
-    }
-    if (auto* m = llvm::dyn_cast<clang::MemberExpr>(s)) {
-      const std::string field = m->getMemberDecl()->getNameAsString();
-      if (device_name(field) != field) {
-        print_expr(m->getBase(), os);
-        os << (m->isArrow() ? "->" : ".") << device_name(field);
-        return true;
-      }
-    }
-    if (auto* c = llvm::dyn_cast<clang::CStyleCastExpr>(s)) {
-      auto it = Spaces.casts.find(c);
-      os << "(" << device_type_in(Ctx, c->getTypeAsWritten(), it == Spaces.casts.end() ? Space::Global : it->second) << ")";
-      print_expr(c->getSubExpr(), os);
-      return true;
-    }
-    if (auto* call = llvm::dyn_cast<clang::CallExpr>(s)) {
-      if (const MemoryCall m = memory_call(call->getDirectCallee()); m != MemoryCall::None) {
-        print_memory_call(call, m, os);
-        return true;
-      }
-      if (auto it = Spaces.calls.find(call); it != Spaces.calls.end()) {
-        os << it->second->name << "(";
-        const bool heap = Program.reaches_heap(it->second->decl);  // the helper takes the environment first
-        if (heap) os << "cf_env";
-        for (unsigned i = 0; i < call->getNumArgs(); ++i) {
-          if (i || heap) os << ", ";
-          print_expr(call->getArg(i), os);
-        }
-        os << ")";
-        return true;
-      }
-    }
-    if (auto* r = llvm::dyn_cast<clang::ReturnStmt>(s); r && ReleasesAllocas) {  // a helper's return
-      os << "{\n";
-      if (r->getRetValue()) {
-        os << device_type_in(Ctx, Spaces.decl->getReturnType().getUnqualifiedType(), Spaces.result, "cf_r") << " = ";
-        print_expr(r->getRetValue(), os);
-        os << ";\nchanflow_release_allocas(cf_env, cf_allocas);\nreturn cf_r;\n}\n";
-      } else {
-        os << "chanflow_release_allocas(cf_env, cf_allocas);\nreturn;\n}\n";
-      }
-      return true;
-    }
-    return false;
-  }
-
-  // A call of the C library's memory functions: the device heap's (heap.cl), or the copy for the
-  // address spaces of its pointers.
-  void print_memory_call(const clang::CallExpr* call, MemoryCall m, llvm::raw_ostream& os) {
-    static const std::map<MemoryCall, const char*> names = {
-        {MemoryCall::Malloc, "chanflow_malloc"},   {MemoryCall::Calloc, "chanflow_calloc"},
-        {MemoryCall::Realloc, "chanflow_realloc"}, {MemoryCall::Free, "chanflow_free"},
-        {MemoryCall::Alloca, "chanflow_alloca"},   {MemoryCall::Memcpy, "chanflow_memcpy_"},
-        {MemoryCall::Memmove, "chanflow_memmove_"}, {MemoryCall::Memset, "chanflow_memset_"}};
-    os << names.at(m);
-    if (auto it = Spaces.memory.find(call); it != Spaces.memory.end()) os << it->second;
-    os << "(";
-    if (allocates(m)) os << (m == MemoryCall::Alloca ? "cf_env, &cf_allocas" : "cf_env");
-    for (unsigned i = 0; i < call->getNumArgs(); ++i) {
-      if (i || allocates(m)) os << ", ";
-      print_expr(call->getArg(i), os);
-    }
-    os << ")";
-  }
-
- protected:
-  void print_expr(const clang::Stmt* e, llvm::raw_ostream& os) { e->printPretty(os, this, Policy, 0); }
-
-  void print_statement(clang::Stmt* s, llvm::raw_ostream& os) {
-    print_expr(s, os);
-    if (llvm::isa<clang::Expr>(s)) os << ";";
-    os << "\n";
-  }
-
-  std::string name_of(const clang::VarDecl* v) const {
-    return Names && Names->count(v) ? Names->at(v) : device_name(v->getNameAsString());
-  }
-
-  Space space_of(const clang::VarDecl* v) const {
-    auto it = Spaces.vars.find(v);
-    return it == Spaces.vars.end() ? Space::Global : it->second;
-  }
-
-  std::string type_of(const clang::VarDecl* v, const std::string& name) const {
-    return device_type_in(Ctx, v->getType().getUnqualifiedType(), space_of(v), name);
-  }
-
-  virtual void print_declaration(const clang::Decl* decl, llvm::raw_ostream& os) {
-    const auto* v = llvm::dyn_cast<clang::VarDecl>(decl);
-    if (!v) {
-      decl->print(os, Policy);
-      os << ";\n";
-      return;
-    }
-    os << type_of(v, name_of(v));
-    if (const clang::Expr* init = v->getInit()) {
-      os << " = ";
-      print_expr(init, os);
-    }
-    os << ";\n";
-  }
-
-  clang::ASTContext& Ctx;
-  clang::PrintingPolicy Policy;
-  const CilkProgram& Program;
-  const FunctionSpaces& Spaces;
-  const std::map<const clang::VarDecl*, std::string>* Names;
-
- public:
-  bool ReleasesAllocas = false;  // a helper that calls alloca: its returns release the blocks
-};
 
 // Prints one Cilk function's body: spawns, syncs, returns and cilk_scope blocks lowered, the rest
 // as DevicePrinter prints device code.
@@ -653,29 +490,6 @@ class FunctionPrinter : public DevicePrinter {
   std::set<const clang::CompoundStmt*> Scopes;
   unsigned Resumes = 0;
 };
-
-// A helper as compiled for one combination of address spaces.
-std::string helper_code(clang::ASTContext& ctx, const CilkProgram& program, const FunctionSpaces& fs) {
-  const clang::FunctionDecl* f = fs.decl;
-  std::string out = device_type_in(ctx, f->getReturnType(), fs.result, "") + " " + fs.name + "(";
-  const bool heap = program.reaches_heap(f);
-  if (heap) out += "__global const chanflow_node_env* cf_env";  // the device heap's
-  for (unsigned i = 0; i < f->getNumParams(); ++i) {
-    const clang::ParmVarDecl* p = f->getParamDecl(i);
-    auto it = fs.vars.find(p);
-    out += (i || heap ? ", " : "") + device_type_in(ctx, p->getType(), it == fs.vars.end() ? Space::Unknown : it->second,
-                                                    device_name(p->getNameAsString()));
-  }
-  out += ") ";
-  std::string body;
-  llvm::raw_string_ostream os(body);
-  DevicePrinter printer(ctx, program, fs, nullptr);
-  printer.ReleasesAllocas = program.calls_alloca(f);
-  f->getBody()->printPretty(os, &printer, clang::PrintingPolicy(ctx.getLangOpts()), 0);
-  if (!printer.ReleasesAllocas) return out + os.str() + "\n";
-  return out + "{\nulong cf_allocas = 0; /* its alloca blocks, released when it returns */\n" + os.str() +
-         "chanflow_release_allocas(cf_env, cf_allocas);\n}\n";
-}
 
 }  // namespace
 

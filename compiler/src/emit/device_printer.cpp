@@ -1,0 +1,135 @@
+// The device printer (device_printer.hpp): what it prints differently from Clang's printer.
+#include "emit/device_printer.hpp"
+
+#include <fmt/format.h>
+
+namespace chanflow::compiler {
+
+// How a value of type `t` travels in a 64-bit result slot, and back.
+std::string to_bits(clang::QualType t, const std::string& v) {
+  if (t->isSpecificBuiltinType(clang::BuiltinType::Float)) return "(ulong)as_uint(" + v + ")";
+  if (t->isSpecificBuiltinType(clang::BuiltinType::Double)) return "as_ulong(" + v + ")";
+  if (t->isSignedIntegerOrEnumerationType()) return "(ulong)(long)(" + v + ")";
+  return "(ulong)(" + v + ")";
+}
+
+std::string from_bits(clang::ASTContext& ctx, clang::QualType t, const std::string& bits) {
+  if (t->isSpecificBuiltinType(clang::BuiltinType::Float)) return "as_float((uint)" + bits + ")";
+  if (t->isSpecificBuiltinType(clang::BuiltinType::Double)) return "as_double(" + bits + ")";
+  return "(" + device_type(ctx, t.getUnqualifiedType(), true) + ")" + bits;
+}
+
+bool DevicePrinter::handledStmt(clang::Stmt* s, llvm::raw_ostream& os) {
+  if (auto* l = llvm::dyn_cast<clang::ForStmt>(s); l && l->getInit() && llvm::isa<clang::DeclStmt>(l->getInit())) {
+    // The loop's declarations go before it, in a block of their own (Clang's printer would
+    // print them itself, without address spaces or renaming).
+    os << "{\n";
+    for (const clang::Decl* decl : llvm::cast<clang::DeclStmt>(l->getInit())->decls()) print_declaration(decl, os);
+    os << "for (;";
+    if (l->getCond()) print_expr(l->getCond(), os);
+    os << ";";
+    if (l->getInc()) print_expr(l->getInc(), os);
+    os << ")\n";
+    print_statement(const_cast<clang::Stmt*>(l->getBody()), os);
+    os << "}\n";
+    return true;
+  }
+  if (auto* d = llvm::dyn_cast<clang::DeclStmt>(s)) {
+    for (const clang::Decl* decl : d->decls()) print_declaration(decl, os);
+    return true;
+  }
+  if (auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(s)) {
+    if (auto* v = llvm::dyn_cast<clang::VarDecl>(ref->getDecl())) {
+      const std::string name = name_of(v);
+      if (name != v->getNameAsString()) {
+        os << name;
+        return true;
+      }
+    }
+  }
+  if (auto* m = llvm::dyn_cast<clang::MemberExpr>(s)) {
+    const std::string field = m->getMemberDecl()->getNameAsString();
+    if (device_name(field) != field) {
+      print_expr(m->getBase(), os);
+      os << (m->isArrow() ? "->" : ".") << device_name(field);
+      return true;
+    }
+  }
+  if (auto* c = llvm::dyn_cast<clang::CStyleCastExpr>(s)) {
+    auto it = Spaces.casts.find(c);
+    os << "(" << device_type_in(Ctx, c->getTypeAsWritten(), it == Spaces.casts.end() ? Space::Global : it->second) << ")";
+    print_expr(c->getSubExpr(), os);
+    return true;
+  }
+  if (auto* call = llvm::dyn_cast<clang::CallExpr>(s)) {
+    if (const MemoryCall m = memory_call(call->getDirectCallee()); m != MemoryCall::None) {
+      print_memory_call(call, m, os);
+      return true;
+    }
+    if (auto it = Spaces.calls.find(call); it != Spaces.calls.end()) {
+      os << it->second->name << "(";
+      const bool heap = Program.reaches_heap(it->second->decl);  // the helper takes the environment first
+      if (heap) os << "cf_env";
+      for (unsigned i = 0; i < call->getNumArgs(); ++i) {
+        if (i || heap) os << ", ";
+        print_expr(call->getArg(i), os);
+      }
+      os << ")";
+      return true;
+    }
+  }
+  if (auto* r = llvm::dyn_cast<clang::ReturnStmt>(s); r && ReleasesAllocas) {  // a helper's return
+    os << "{\n";
+    if (r->getRetValue()) {
+      os << device_type_in(Ctx, Spaces.decl->getReturnType().getUnqualifiedType(), Spaces.result, "cf_r") << " = ";
+      print_expr(r->getRetValue(), os);
+      os << ";\nchanflow_release_allocas(cf_env, cf_allocas);\nreturn cf_r;\n}\n";
+    } else {
+      os << "chanflow_release_allocas(cf_env, cf_allocas);\nreturn;\n}\n";
+    }
+    return true;
+  }
+  return false;
+}
+
+void DevicePrinter::print_memory_call(const clang::CallExpr* call, MemoryCall m, llvm::raw_ostream& os) {
+  static const std::map<MemoryCall, const char*> names = {
+      {MemoryCall::Malloc, "chanflow_malloc"},   {MemoryCall::Calloc, "chanflow_calloc"},
+      {MemoryCall::Realloc, "chanflow_realloc"}, {MemoryCall::Free, "chanflow_free"},
+      {MemoryCall::Alloca, "chanflow_alloca"},   {MemoryCall::Memcpy, "chanflow_memcpy_"},
+      {MemoryCall::Memmove, "chanflow_memmove_"}, {MemoryCall::Memset, "chanflow_memset_"}};
+  os << names.at(m);
+  if (auto it = Spaces.memory.find(call); it != Spaces.memory.end()) os << it->second;
+  os << "(";
+  if (allocates(m)) os << (m == MemoryCall::Alloca ? "cf_env, &cf_allocas" : "cf_env");
+  for (unsigned i = 0; i < call->getNumArgs(); ++i) {
+    if (i || allocates(m)) os << ", ";
+    print_expr(call->getArg(i), os);
+  }
+  os << ")";
+}
+
+// A helper as compiled for one combination of address spaces.
+std::string helper_code(clang::ASTContext& ctx, const CilkProgram& program, const FunctionSpaces& fs) {
+  const clang::FunctionDecl* f = fs.decl;
+  std::string out = device_type_in(ctx, f->getReturnType(), fs.result, "") + " " + fs.name + "(";
+  const bool heap = program.reaches_heap(f);
+  if (heap) out += "__global const chanflow_node_env* cf_env";  // the device heap's
+  for (unsigned i = 0; i < f->getNumParams(); ++i) {
+    const clang::ParmVarDecl* p = f->getParamDecl(i);
+    auto it = fs.vars.find(p);
+    out += (i || heap ? ", " : "") + device_type_in(ctx, p->getType(), it == fs.vars.end() ? Space::Unknown : it->second,
+                                                    device_name(p->getNameAsString()));
+  }
+  out += ") ";
+  std::string body;
+  llvm::raw_string_ostream os(body);
+  DevicePrinter printer(ctx, program, fs, nullptr);
+  printer.ReleasesAllocas = program.calls_alloca(f);
+  f->getBody()->printPretty(os, &printer, clang::PrintingPolicy(ctx.getLangOpts()), 0);
+  if (!printer.ReleasesAllocas) return out + os.str() + "\n";
+  return out + "{\nulong cf_allocas = 0; /* its alloca blocks, released when it returns */\n" + os.str() +
+         "chanflow_release_allocas(cf_env, cf_allocas);\n}\n";
+}
+
+}  // namespace chanflow::compiler
