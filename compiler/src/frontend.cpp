@@ -3,6 +3,7 @@
 // analysis and the emitters. Clang's own diagnostics and ours go through one DiagnosticsEngine.
 #include "analysis/analysis.hpp"
 #include "chanflow/compiler.hpp"
+#include "cilk_for.hpp"
 #include "compiler_config.hpp"
 #include "emit/emit.hpp"
 
@@ -43,7 +44,7 @@ class KeywordRecorder : public clang::PPCallbacks {
     } else if (Name == "SYNCHED") {
       reject(NameTok.getLocation(), "SYNCHED is not supported by chanflowc");
     } else if (Name == "cilk_for") {
-      reject(NameTok.getLocation(), "cilk_for is not supported by chanflowc yet; spawn in a loop instead");
+      Out.cilk_fors.push_back(PP.getSourceManager().getExpansionLoc(NameTok.getLocation()));
     } else if (Name == "cilk_reducer") {
       reject(NameTok.getLocation(), "reducers (cilk_reducer) are not supported by chanflowc");
     }
@@ -75,11 +76,16 @@ class KeywordRecorder : public clang::PPCallbacks {
 class LowerConsumer : public clang::ASTConsumer {
  public:
   LowerConsumer(clang::CompilerInstance& ci, const KeywordLocations& keywords, const TranslateOptions& options,
-                std::optional<Translation>& out)
-      : CI(ci), Keywords(keywords), Options(options), Out(out) {}
+                std::optional<Translation>& out, std::optional<std::string>& rewritten)
+      : CI(ci), Keywords(keywords), Options(options), Out(out), Rewritten(rewritten) {}
 
   void HandleTranslationUnit(clang::ASTContext& Ctx) override {
     if (CI.getDiagnostics().hasErrorOccurred()) return;
+    if (!Keywords.cilk_fors.empty()) {  // rewritten first; the front end runs again on the result
+      const std::vector<clang::SourceLocation> spawns(Keywords.spawn_targets.begin(), Keywords.spawn_targets.end());
+      Rewritten = rewrite_cilk_fors(Ctx, Keywords.cilk_fors, spawns, Options.input);
+      return;
+    }
     std::optional<CilkProgram> Program = analyze(Ctx, Keywords, Options);
     if (!Program || CI.getDiagnostics().hasErrorOccurred()) return;
     lay_out_frames(Ctx, *Program);  // what each frame holds, before any emitter reads it
@@ -93,31 +99,37 @@ class LowerConsumer : public clang::ASTConsumer {
   const KeywordLocations& Keywords;
   const TranslateOptions& Options;
   std::optional<Translation>& Out;
+  std::optional<std::string>& Rewritten;
 };
 
 class LowerAction : public clang::ASTFrontendAction {
  public:
-  LowerAction(const TranslateOptions& options, std::optional<Translation>& out) : Options(options), Out(out) {}
+  LowerAction(const TranslateOptions& options, std::optional<Translation>& out, std::optional<std::string>& rewritten)
+      : Options(options), Out(out), Rewritten(rewritten) {}
 
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& CI, llvm::StringRef) override {
     CI.getPreprocessor().addPPCallbacks(std::make_unique<KeywordRecorder>(CI.getPreprocessor(), Keywords));
-    return std::make_unique<LowerConsumer>(CI, Keywords, Options, Out);
+    return std::make_unique<LowerConsumer>(CI, Keywords, Options, Out, Rewritten);
   }
 
  private:
   const TranslateOptions& Options;
   std::optional<Translation>& Out;
+  std::optional<std::string>& Rewritten;
   KeywordLocations Keywords;
 };
 
 class LowerActionFactory : public clang::tooling::FrontendActionFactory {
  public:
-  LowerActionFactory(const TranslateOptions& options, std::optional<Translation>& out) : Options(options), Out(out) {}
-  std::unique_ptr<clang::FrontendAction> create() override { return std::make_unique<LowerAction>(Options, Out); }
+  LowerActionFactory(const TranslateOptions& options, std::optional<Translation>& out,
+                     std::optional<std::string>& rewritten)
+      : Options(options), Out(out), Rewritten(rewritten) {}
+  std::unique_ptr<clang::FrontendAction> create() override { return std::make_unique<LowerAction>(Options, Out, Rewritten); }
 
  private:
   const TranslateOptions& Options;
   std::optional<Translation>& Out;
+  std::optional<std::string>& Rewritten;
 };
 
 }  // namespace
@@ -131,10 +143,19 @@ std::optional<Translation> translate(const TranslateOptions& options) {
   if (cilk5) args.insert(args.end(), {"-include", "cilk/cilk5.h"});
   args.insert(args.end(), options.clang_args.begin(), options.clang_args.end());
   clang::tooling::FixedCompilationDatabase db(".", args);
-  clang::tooling::ClangTool tool(db, {options.input});
   std::optional<Translation> out;
-  LowerActionFactory factory(options, out);
-  if (tool.run(&factory) != 0) return std::nullopt;
+  // A pass that rewrites cilk_for loops (the outermost of each nest) hands its text to the next,
+  // which parses it in the input's place; the last pass, with none left, lowers the program.
+  std::optional<std::string> source;
+  for (int pass = 0; pass < 16; ++pass) {
+    clang::tooling::ClangTool tool(db, {options.input});
+    if (source) tool.mapVirtualFile(options.input, *source);
+    std::optional<std::string> rewritten;
+    LowerActionFactory factory(options, out, rewritten);
+    if (tool.run(&factory) != 0) return std::nullopt;
+    if (!rewritten) break;
+    source = std::move(rewritten);
+  }
   if (out) {
     out->name = llvm::sys::path::stem(options.input).str();
     out->source = options.input;

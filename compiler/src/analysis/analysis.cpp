@@ -198,7 +198,8 @@ class Analyzer {
     for (const clang::VarDecl* v : f.locals)
       if (addressed.count(v)) f.boxed.push_back(v);
     assign_slots(f);
-    for (SpawnSite& s : f.spawns) s.batched = s.in_loop && !s.elements && !within_loop_bound(Ctx, s, f, Program.max_loop_spawns);
+    for (SpawnSite& s : f.spawns)
+      s.batched = s.in_loop && !s.plain_call && !s.elements && !within_loop_bound(Ctx, s, f, Program.max_loop_spawns);
     f.continuation_spawns = spawns_after_sync(f);
     check_device_code(d, b);
   }
@@ -262,7 +263,7 @@ class Analyzer {
     for (SpawnSite& s : f.spawns) {
       if (s.result == ResultKind::None) continue;
       s.slot = slots;
-      if (!s.in_loop) {
+      if (!s.in_loop || s.plain_call) {  // a plain call syncs at once: one child at a time, in a loop too
         ++fixed;
         ++slots;
         continue;
@@ -450,14 +451,6 @@ class Analyzer {
     }
     if (const auto* abort_stmt = find_cilk5_abort(d->getBody()))
       error(abort_stmt->getBeginLoc(), "Cilk-5 'abort' is not supported by chanflowc");
-  }
-
-  static bool is_device_builtin(const std::string& name) {
-    static const std::set<std::string> builtins = {
-        "abs", "labs", "fabs", "fabsf", "sqrt", "sqrtf", "exp", "expf", "log", "logf", "pow", "powf", "sin", "sinf",
-        "cos", "cosf", "tan", "tanf", "floor", "floorf", "ceil", "ceilf", "fmin", "fminf", "fmax", "fmaxf", "fmod",
-        "fmodf", "printf", "__chanflow_sync"};
-    return builtins.count(name) != 0;
   }
 
   bool writes(const clang::DeclRefExpr* ref) {

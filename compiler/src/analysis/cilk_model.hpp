@@ -22,6 +22,7 @@ struct KeywordLocations {
   std::set<clang::SourceLocation> spawn_targets;  ///< first token of each spawned call
   std::set<clang::SourceLocation> scope_braces;   ///< `{` of each cilk_scope
   std::vector<clang::SourceLocation> cilk_qualifiers;  ///< Cilk-5 `cilk` (expansion locations)
+  std::vector<clang::SourceLocation> cilk_fors;        ///< each cilk_for keyword (expansion locations)
 };
 
 /// How a spawn's result reaches its destination once the continuation runs.
@@ -153,6 +154,15 @@ inline MemoryCall memory_call(const clang::FunctionDecl* callee) {
       {"memset", MemoryCall::Memset},          {"__builtin_memset", MemoryCall::Memset}};
   auto it = calls.find(callee->getName().str());
   return it == calls.end() ? MemoryCall::None : it->second;
+}
+
+/// OpenCL built-ins device code may call by their C names (and chanflowc's sync marker).
+inline bool is_device_builtin(const std::string& name) {
+  static const std::set<std::string> builtins = {
+      "abs", "labs", "fabs", "fabsf", "sqrt", "sqrtf", "exp", "expf", "log", "logf", "pow", "powf", "sin", "sinf",
+      "cos", "cosf", "tan", "tanf", "floor", "floorf", "ceil", "ceilf", "fmin", "fminf", "fmax", "fmaxf", "fmod",
+      "fmodf", "printf", "__chanflow_sync"};
+  return builtins.count(name) != 0;
 }
 
 /// Whether the call takes memory from the device heap or gives it back.

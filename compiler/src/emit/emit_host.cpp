@@ -77,7 +77,7 @@ unsigned spawn_bound(const CilkProgram& program, const CilkFunction& caller, con
   for (const SpawnSite& s : caller.spawns) {
     if (program.cilk_function(s.callee) != &callee) continue;
     if (s.elements) fixed += s.elements;  // a[i] = cilk_spawn: one child per element (a race otherwise)
-    else if (s.in_loop) loops = true;
+    else if (s.in_loop && !s.plain_call) loops = true;  // a plain call syncs at once: one child at a time
     else ++fixed;
   }
   return fixed + (loops ? program.max_loop_spawns : 0);

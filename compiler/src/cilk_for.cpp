@@ -1,0 +1,391 @@
+// cilk_for as a divide-and-conquer Cilk function (see cilk_for.hpp).
+#include "cilk_for.hpp"
+
+#include "analysis/cilk_model.hpp"
+
+#include <clang/AST/ParentMapContext.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/Lex/Lexer.h>
+#include <clang/Rewrite/Core/Rewriter.h>
+#include <fmt/format.h>
+#include <llvm/Support/Path.h>
+
+#include <map>
+#include <set>
+
+namespace chanflow::compiler {
+namespace {
+
+// The ForStmts written as cilk_for, with the function each is in.
+class LoopFinder : public clang::RecursiveASTVisitor<LoopFinder> {
+ public:
+  LoopFinder(const clang::SourceManager& sm, const std::vector<clang::SourceLocation>& keywords)
+      : SM(sm), Keywords(keywords.begin(), keywords.end()) {}
+
+  bool TraverseFunctionDecl(clang::FunctionDecl* f) {
+    Function = f;
+    const bool r = RecursiveASTVisitor::TraverseFunctionDecl(f);
+    Function = nullptr;
+    return r;
+  }
+  bool VisitForStmt(clang::ForStmt* s) {
+    if (Function && Keywords.count(SM.getExpansionLoc(s->getForLoc()))) Found.emplace_back(s, Function);
+    return true;
+  }
+
+  std::vector<std::pair<const clang::ForStmt*, const clang::FunctionDecl*>> Found;
+
+ private:
+  const clang::SourceManager& SM;
+  std::set<clang::SourceLocation> Keywords;
+  const clang::FunctionDecl* Function = nullptr;
+};
+
+const clang::Expr* bare(const clang::Expr* e) { return e ? e->IgnoreParenImpCasts() : nullptr; }
+
+bool names(const clang::Expr* e, const clang::VarDecl* v) {
+  const auto* r = llvm::dyn_cast_or_null<clang::DeclRefExpr>(bare(e));
+  return r && r->getDecl() == v;
+}
+
+enum class Capture { Value, Address, Array };
+
+class LoopRewriter {
+ public:
+  LoopRewriter(clang::ASTContext& ctx, clang::Rewriter& rw, const std::vector<clang::SourceLocation>& spawns,
+               const std::string& path, std::set<std::string>& taken)
+      : Ctx(ctx), SM(ctx.getSourceManager()), Rw(rw), Spawns(spawns), Path(path),
+        Stem(llvm::sys::path::stem(path).str()), Taken(taken) {
+    Policy.SuppressTagKeyword = false;
+    Policy.Bool = false;
+  }
+
+  // Lowers one loop; false after reporting why it cannot.
+  bool lower(const clang::ForStmt* s, const clang::FunctionDecl* f) {
+    Loop = s;
+    if (!canonical(s)) return false;
+    if (!body_stays(s->getBody())) return false;
+    // A body the device cannot run (a call of a function without a definition) stays serial here.
+    if (const std::string host = host_only_call(s->getBody()); !host.empty()) {
+      warn(s->getForLoc(), "this cilk_for runs as a serial loop where it is: its body calls '" + host +
+                               "', which has no definition chanflowc can compile for the device");
+      Rw.ReplaceText(SM.getExpansionLoc(s->getForLoc()), std::string("cilk_for").size(), "for");
+      return true;
+    }
+    find_captures(s->getBody());
+    if (Failed) return false;
+    const unsigned line = SM.getPresumedLineNumber(SM.getExpansionLoc(s->getForLoc()));  // the original's, through #line
+    std::string name = fmt::format("{}__cilk_for_{}", identifier(Stem), line);
+    const llvm::StringRef buffer = SM.getBufferData(SM.getMainFileID());
+    for (int k = 2; buffer.contains(name + "(") || Taken.count(name); ++k)
+      name = fmt::format("{}__cilk_for_{}_{}", identifier(Stem), line, k);
+    Taken.insert(name);
+    const bool spawns = body_spawns(s->getBody());
+
+    std::string params = "long cf_lo, long cf_hi, long cf_grain, long cf_first, long cf_step";
+    std::string inner = "cf_lo, cf_mid, cf_grain, cf_first, cf_step", outer;
+    for (const auto& [v, how] : Captures) {
+      clang::QualType t = v->getType();
+      std::string decl;
+      if (how == Capture::Value) {
+        decl = print(t.getUnqualifiedType(), v->getNameAsString());
+        outer += ", " + v->getNameAsString();
+        inner += ", " + v->getNameAsString();
+      } else if (how == Capture::Array) {
+        decl = print(Ctx.getDecayedType(t), v->getNameAsString());
+        outer += ", " + v->getNameAsString();
+        inner += ", " + v->getNameAsString();
+      } else {
+        decl = print(Ctx.getPointerType(t), "cf_ref_" + v->getNameAsString());
+        outer += ", &" + v->getNameAsString();
+        inner += ", cf_ref_" + v->getNameAsString();
+      }
+      params += ", " + decl;
+    }
+
+    // The call where the loop was: its range's trip count, evaluated once, as cilk_for does.
+    const std::string a = text(First), b = text(Limit), st = Step;
+    std::string trip;
+    if (Op == clang::BO_LT) trip = fmt::format("({1}) > ({0}) ? (({1}) - ({0}) + ({2}) - 1) / ({2}) : 0", a, b, st);
+    if (Op == clang::BO_LE) trip = fmt::format("({1}) >= ({0}) ? (({1}) - ({0})) / ({2}) + 1 : 0", a, b, st);
+    if (Op == clang::BO_GT) trip = fmt::format("({0}) > ({1}) ? (({0}) - ({1}) - ({2}) - 1) / -({2}) : 0", a, b, st);
+    if (Op == clang::BO_GE) trip = fmt::format("({0}) >= ({1}) ? (({0}) - ({1})) / -({2}) + 1 : 0", a, b, st);
+    if (Op == clang::BO_NE) trip = fmt::format("(({1}) - ({0})) / ({2})", a, b, st);
+    const std::string grain = spawns ? "1" : "(cf_n <= 4096 ? 1 : cf_n / 4096 < 2048 ? cf_n / 4096 : 2048)";
+    std::string call = fmt::format("{{ long cf_n = (long)({0}); if (cf_n > 0) {1}(0, cf_n, {2}, (long)({3}), (long)({4}){5}); }}",
+                                   trip, name, grain, a, st, outer);
+    const clang::CharSourceRange whole = loop_range(s);
+    const std::string original = text(whole);
+    call += std::string(std::count(original.begin(), original.end(), '\n'), '\n');  // lines stay where they were
+
+    // The function: split the range in halves, both spawned, down to the grain, which runs in order.
+    const std::string iv_type = print(Var->getType().getUnqualifiedType(), Var->getNameAsString());
+    const std::string& file = Path;
+    std::string body = body_text(s->getBody());
+    Definitions += fmt::format(
+        "\n#line {0} \"{1}\"\nvoid {2}({3}) {{ if (cf_hi - cf_lo > cf_grain) {{ long cf_mid = cf_lo + (cf_hi - cf_lo) / 2; "
+        "cilk_spawn {2}({4}); cilk_spawn {2}(cf_mid, cf_hi, cf_grain, cf_first, cf_step{5}); cilk_sync; return; }} "
+        "{9} {{ {6} = cf_first + cf_k * cf_step;\n#line {7} \"{1}\"\n{8}\n}} }}\n",
+        line, file, name, params, inner, inner.substr(inner.find("cf_step") + 7), iv_type,
+        SM.getPresumedLineNumber(SM.getExpansionLoc(s->getBody()->getBeginLoc())), body,
+        // A body that spawns runs one iteration (the grain is 1): no loop around its spawns, unless
+        // it needs one for `continue`.
+        spawns && !has_continue(s->getBody()) ? "long cf_k = cf_lo;" : "for (long cf_k = cf_lo; cf_k < cf_hi; cf_k++)");
+    Rw.ReplaceText(whole, call);
+    // Declared before the function holding the loop, on the line it starts (no line moves).
+    Rw.InsertTextBefore(SM.getExpansionLoc(f->getBeginLoc()), fmt::format("void {}({}); ", name, params));
+    return true;
+  }
+
+  std::string Definitions;
+
+ private:
+  // for (T i = a; i OP b; i++ / i-- / i += s / i -= s), with i an integer declared there.
+  bool canonical(const clang::ForStmt* s) {
+    const auto* init = llvm::dyn_cast_or_null<clang::DeclStmt>(s->getInit());
+    Var = init && init->isSingleDecl() ? llvm::dyn_cast<clang::VarDecl>(init->getSingleDecl()) : nullptr;
+    if (!Var || !Var->getInit() || !Var->getType()->isIntegerType())
+      return fail(s->getForLoc(), "cilk_for needs its loop variable declared in it with a starting value, an integer: "
+                                  "`cilk_for (int i = a; i < b; i++)`");
+    First = Var->getInit();
+    const auto* cond = llvm::dyn_cast_or_null<clang::BinaryOperator>(bare(s->getCond()));
+    if (cond && names(cond->getLHS(), Var)) {
+      Op = cond->getOpcode();
+      Limit = cond->getRHS();
+    } else if (cond && names(cond->getRHS(), Var)) {
+      Op = clang::BinaryOperator::reverseComparisonOp(cond->getOpcode());
+      Limit = cond->getLHS();
+    }
+    if (!cond || !Limit ||
+        (Op != clang::BO_LT && Op != clang::BO_LE && Op != clang::BO_GT && Op != clang::BO_GE && Op != clang::BO_NE))
+      return fail(s->getCond() ? s->getCond()->getBeginLoc() : s->getForLoc(),
+                  "cilk_for's condition must compare its loop variable with a limit (<, <=, >, >= or !=)");
+    const clang::Expr* inc = bare(s->getInc());
+    if (const auto* u = llvm::dyn_cast_or_null<clang::UnaryOperator>(inc); u && names(u->getSubExpr(), Var)) {
+      if (u->isIncrementOp()) Step = "1";
+      if (u->isDecrementOp()) Step = "-1";
+    } else if (const auto* c = llvm::dyn_cast_or_null<clang::CompoundAssignOperator>(inc); c && names(c->getLHS(), Var)) {
+      if (c->getOpcode() == clang::BO_AddAssign) Step = "(" + text(c->getRHS()) + ")";
+      if (c->getOpcode() == clang::BO_SubAssign) Step = "-(" + text(c->getRHS()) + ")";
+    }
+    if (Step.empty())
+      return fail(s->getInc() ? s->getInc()->getBeginLoc() : s->getForLoc(),
+                  "cilk_for's increment must be ++, --, += or -= of its loop variable");
+    return true;
+  }
+
+  // The body may not leave the loop: a return, a goto, or a break of the loop itself.
+  bool body_stays(const clang::Stmt* s, int breakable = 0) {
+    if (!s) return true;
+    if (llvm::isa<clang::ReturnStmt>(s)) return fail(s->getBeginLoc(), "a return inside cilk_for's body");
+    if (llvm::isa<clang::GotoStmt, clang::IndirectGotoStmt>(s)) return fail(s->getBeginLoc(), "a goto inside cilk_for's body");
+    if (llvm::isa<clang::BreakStmt>(s) && breakable == 0)
+      return fail(s->getBeginLoc(), "a break out of cilk_for's body (its iterations run in parallel)");
+    const bool inner = llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt, clang::SwitchStmt>(s);
+    for (const clang::Stmt* c : s->children())
+      if (!body_stays(c, breakable + (inner ? 1 : 0))) return false;
+    return true;
+  }
+
+  // A call the device cannot make: the name of its function, or "".
+  std::string host_only_call(const clang::Stmt* s) {
+    if (!s) return "";
+    if (const auto* c = llvm::dyn_cast<clang::CallExpr>(s)) {
+      const clang::FunctionDecl* callee = c->getDirectCallee();
+      if (!callee) return "(a function pointer)";
+      const std::string n = callee->getNameAsString();
+      if (!callee->hasBody() && memory_call(callee) == MemoryCall::None && !is_device_builtin(n)) return n;
+    }
+    for (const clang::Stmt* c : s->children())
+      if (std::string h = host_only_call(c); !h.empty()) return h;
+    return "";
+  }
+
+  bool body_spawns(const clang::Stmt* body) const {
+    const clang::SourceRange r(SM.getExpansionLoc(body->getBeginLoc()), SM.getExpansionLoc(body->getEndLoc()));
+    for (clang::SourceLocation at : Spawns)
+      if (!SM.isBeforeInTranslationUnit(at, r.getBegin()) && !SM.isBeforeInTranslationUnit(r.getEnd(), at)) return true;
+    return contains_sync(body);
+  }
+  // A continue of the loop itself (not of one inside the body).
+  static bool has_continue(const clang::Stmt* s, bool nested = false) {
+    if (!s) return false;
+    if (llvm::isa<clang::ContinueStmt>(s)) return !nested;
+    const bool loop = llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt>(s);
+    for (const clang::Stmt* c : s->children())
+      if (has_continue(c, nested || loop)) return true;
+    return false;
+  }
+
+  static bool contains_sync(const clang::Stmt* s) {
+    if (!s) return false;
+    if (const auto* c = llvm::dyn_cast<clang::CallExpr>(s); c && c->getDirectCallee() &&
+                                                             c->getDirectCallee()->getName() == "__chanflow_sync")
+      return true;
+    for (const clang::Stmt* c : s->children())
+      if (contains_sync(c)) return true;
+    return false;
+  }
+
+  // The locals of the function around the loop that the body names, and how each is passed.
+  void find_captures(const clang::Stmt* s) {
+    if (!s) return;
+    if (const auto* r = llvm::dyn_cast<clang::DeclRefExpr>(s)) {
+      const auto* v = llvm::dyn_cast<clang::VarDecl>(r->getDecl());
+      if (v && (v->hasLocalStorage() || llvm::isa<clang::ParmVarDecl>(v)) && !inside_loop(v->getLocation())) {
+        if (v->getType()->isVariableArrayType()) {
+          fail(r->getLocation(), "a variable-length array used in cilk_for's body");
+          return;
+        }
+        const Capture how = v->getType()->isArrayType() ? Capture::Array : read_only(r) ? Capture::Value : Capture::Address;
+        auto [it, fresh] = Captures.emplace(v, how);
+        if (!fresh && it->second == Capture::Value) it->second = how;  // written somewhere: by address
+        References.push_back(r);
+      }
+    }
+    for (const clang::Stmt* c : s->children()) find_captures(c);
+  }
+
+  bool read_only(const clang::DeclRefExpr* r) {
+    auto parents = Ctx.getParents(*r);
+    const auto* cast = parents.empty() ? nullptr : parents[0].get<clang::ImplicitCastExpr>();
+    return cast && cast->getCastKind() == clang::CK_LValueToRValue;
+  }
+
+  bool inside_loop(clang::SourceLocation at) const {
+    at = SM.getExpansionLoc(at);
+    return !SM.isBeforeInTranslationUnit(at, SM.getExpansionLoc(Loop->getBeginLoc())) &&
+           !SM.isBeforeInTranslationUnit(SM.getExpansionLoc(Loop->getEndLoc()), at);
+  }
+
+  // The body's text, each variable passed by address read through its pointer.
+  std::string body_text(const clang::Stmt* body) {
+    const clang::CharSourceRange range = statement_range(body);
+    const unsigned begin = SM.getFileOffset(range.getBegin()), end = SM.getFileOffset(range.getEnd());
+    std::string out = text(range);
+    std::map<unsigned, std::pair<unsigned, std::string>, std::greater<>> edits;  // offset -> (length, text)
+    for (const clang::DeclRefExpr* r : References) {
+      if (Captures.at(llvm::cast<clang::VarDecl>(r->getDecl())) != Capture::Address) continue;
+      const clang::SourceLocation at = SM.getSpellingLoc(r->getLocation());
+      const unsigned o = SM.getFileOffset(at);
+      if (!SM.isWrittenInMainFile(at) || o < begin || o >= end) {
+        fail(r->getLocation(), "cilk_for's body writes '" + r->getDecl()->getNameAsString() +
+                                   "' inside a macro; write it outside the macro, or use a pointer to it");
+        continue;
+      }
+      edits[o - begin] = {static_cast<unsigned>(r->getDecl()->getName().size()),
+                          "(*cf_ref_" + r->getDecl()->getNameAsString() + ")"};
+    }
+    for (const auto& [offset, edit] : edits) out.replace(offset, edit.first, edit.second);
+    return out;
+  }
+
+  // A statement's text with the semicolon that ends it.
+  clang::CharSourceRange statement_range(const clang::Stmt* s) const {
+    const clang::SourceLocation begin = SM.getExpansionLoc(s->getBeginLoc());
+    clang::SourceLocation end = clang::Lexer::getLocForEndOfToken(SM.getExpansionLoc(s->getEndLoc()), 0, SM,
+                                                                  Ctx.getLangOpts());
+    if (!llvm::isa<clang::CompoundStmt>(s)) {
+      const clang::SourceLocation semi = clang::Lexer::findLocationAfterToken(
+          SM.getExpansionLoc(s->getEndLoc()), clang::tok::semi, SM, Ctx.getLangOpts(), false);
+      if (semi.isValid()) end = semi;
+    }
+    return clang::CharSourceRange::getCharRange(begin, end);
+  }
+
+  clang::CharSourceRange loop_range(const clang::ForStmt* s) const {
+    return clang::CharSourceRange::getCharRange(SM.getExpansionLoc(s->getForLoc()),
+                                                statement_range(s->getBody()).getEnd());
+  }
+
+  std::string text(const clang::Expr* e) const {
+    return text(clang::CharSourceRange::getTokenRange(SM.getExpansionRange(e->getSourceRange()).getAsRange()));
+  }
+  std::string text(clang::CharSourceRange r) const {
+    return clang::Lexer::getSourceText(r, SM, Ctx.getLangOpts()).str();
+  }
+
+  std::string print(clang::QualType t, const std::string& declarator) const {
+    std::string out;
+    llvm::raw_string_ostream os(out);
+    t.print(os, Policy, declarator);
+    return os.str();
+  }
+
+  static std::string identifier(const std::string& s) {
+    std::string out;
+    for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    return out;
+  }
+
+  bool fail(clang::SourceLocation at, const std::string& message) {
+    clang::DiagnosticsEngine& d = Ctx.getDiagnostics();
+    d.Report(at, d.getCustomDiagID(clang::DiagnosticsEngine::Error, "%0")) << message;
+    Failed = true;
+    return false;
+  }
+  void warn(clang::SourceLocation at, const std::string& message) {
+    clang::DiagnosticsEngine& d = Ctx.getDiagnostics();
+    d.Report(at, d.getCustomDiagID(clang::DiagnosticsEngine::Warning, "%0")) << message;
+  }
+
+  clang::ASTContext& Ctx;
+  const clang::SourceManager& SM;
+  clang::Rewriter& Rw;
+  const std::vector<clang::SourceLocation>& Spawns;
+  std::string Path, Stem;
+  clang::PrintingPolicy Policy{Ctx.getLangOpts()};
+  const clang::ForStmt* Loop = nullptr;
+  const clang::VarDecl* Var = nullptr;
+  const clang::Expr* First = nullptr;
+  const clang::Expr* Limit = nullptr;
+  clang::BinaryOperatorKind Op = clang::BO_Comma;
+  std::string Step;
+  std::map<const clang::VarDecl*, Capture> Captures;
+  std::set<std::string>& Taken;  // names made in this pass
+  std::vector<const clang::DeclRefExpr*> References;  // every use of a captured variable in the body
+  bool Failed = false;
+};
+
+}  // namespace
+
+std::optional<std::string> rewrite_cilk_fors(clang::ASTContext& ctx, const std::vector<clang::SourceLocation>& loops,
+                                             const std::vector<clang::SourceLocation>& spawns,
+                                             const std::string& path) {
+  clang::SourceManager& sm = ctx.getSourceManager();
+  LoopFinder finder(sm, loops);
+  finder.TraverseDecl(ctx.getTranslationUnitDecl());
+  clang::Rewriter rw(sm, ctx.getLangOpts());
+  std::string definitions;
+  std::set<std::string> taken;
+  bool ok = true;
+  for (const auto& [loop, function] : finder.Found) {
+    // The outermost ones: an inner loop is rewritten by the next pass, in its outer loop's function.
+    bool nested = false;
+    for (const auto& [other, f] : finder.Found)
+      nested = nested || (other != loop && !sm.isBeforeInTranslationUnit(sm.getExpansionLoc(loop->getForLoc()),
+                                                                          sm.getExpansionLoc(other->getBeginLoc())) &&
+                          sm.isBeforeInTranslationUnit(sm.getExpansionLoc(loop->getForLoc()),
+                                                       sm.getExpansionLoc(other->getEndLoc())));
+    if (nested) continue;
+    if (!sm.isWrittenInMainFile(sm.getExpansionLoc(loop->getForLoc()))) {
+      clang::DiagnosticsEngine& d = ctx.getDiagnostics();
+      d.Report(loop->getForLoc(), d.getCustomDiagID(clang::DiagnosticsEngine::Error,
+                                                    "cilk_for in a header: write it in the file chanflowc compiles"));
+      ok = false;
+      continue;
+    }
+    LoopRewriter one(ctx, rw, spawns, path, taken);
+    ok = one.lower(loop, function) && ok;
+    definitions += one.Definitions;
+  }
+  if (!ok) return std::nullopt;
+  const clang::FileID main = sm.getMainFileID();
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  rw.getEditBuffer(main).write(os);
+  os.flush();
+  return out + definitions;
+}
+
+}  // namespace chanflow::compiler
