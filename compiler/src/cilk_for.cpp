@@ -83,7 +83,7 @@ class LoopRewriter {
     const bool spawns = body_spawns(s->getBody());
 
     std::string params = "long cf_lo, long cf_hi, long cf_grain, long cf_first, long cf_step";
-    std::string inner = "cf_lo, cf_mid, cf_grain, cf_first, cf_step", outer;
+    std::string inner = "cf_at, cf_hi - cf_at < cf_part ? cf_hi : cf_at + cf_part, cf_grain, cf_first, cf_step", outer;
     for (const auto& [v, how] : Captures) {
       clang::QualType t = v->getType();
       std::string decl;
@@ -118,15 +118,16 @@ class LoopRewriter {
     const std::string original = text(whole);
     call += std::string(std::count(original.begin(), original.end(), '\n'), '\n');  // lines stay where they were
 
-    // The function: split the range in halves, both spawned, down to the grain, which runs in order.
+    // The function: split the range in eight parts, each spawned, down to the grain, which runs in order.
     const std::string iv_type = print(Var->getType().getUnqualifiedType(), Var->getNameAsString());
     const std::string& file = Path;
     std::string body = body_text(s->getBody());
     Definitions += fmt::format(
-        "\n#line {0} \"{1}\"\nvoid {2}({3}) {{ if (cf_hi - cf_lo > cf_grain) {{ long cf_mid = cf_lo + (cf_hi - cf_lo) / 2; "
-        "cilk_spawn {2}({4}); cilk_spawn {2}(cf_mid, cf_hi, cf_grain, cf_first, cf_step{5}); cilk_sync; return; }} "
-        "{9} {{ {6} = cf_first + cf_k * cf_step;\n#line {7} \"{1}\"\n{8}\n}} }}\n",
-        line, file, name, params, inner, inner.substr(inner.find("cf_step") + 7), iv_type,
+        "\n#line {0} \"{1}\"\nvoid {2}({3}) {{ if (cf_hi - cf_lo > cf_grain) {{ long cf_part = (cf_hi - cf_lo + 7) / 8; "
+        "if (cf_part < cf_grain) cf_part = cf_grain; for (int cf_c = 0; cf_c < 8; cf_c++) {{ long cf_at = cf_lo + cf_c * cf_part; "
+        "if (cf_at < cf_hi) cilk_spawn {2}({4}); }} cilk_sync; return; }} "
+        "{8} {{ {5} = cf_first + cf_k * cf_step;\n#line {6} \"{1}\"\n{7}\n}} }}\n",
+        line, file, name, params, inner, iv_type,
         SM.getPresumedLineNumber(SM.getExpansionLoc(s->getBody()->getBeginLoc())), body,
         // A body that spawns runs one iteration (the grain is 1): no loop around its spawns, unless
         // it needs one for `continue`.

@@ -198,8 +198,12 @@ class Analyzer {
     for (const clang::VarDecl* v : f.locals)
       if (addressed.count(v)) f.boxed.push_back(v);
     assign_slots(f);
-    for (SpawnSite& s : f.spawns)
-      s.batched = s.in_loop && !s.plain_call && !s.elements && !within_loop_bound(Ctx, s, f, Program.max_loop_spawns);
+    for (SpawnSite& s : f.spawns) {
+      if (!s.in_loop || s.plain_call || s.elements) continue;
+      const std::optional<std::uint64_t> trips = loop_trips(Ctx, s, f, Program.max_loop_spawns);
+      s.batched = !trips;
+      s.loop_trips = static_cast<unsigned>(trips.value_or(0));
+    }
     f.continuation_spawns = spawns_after_sync(f);
     check_device_code(d, b);
   }

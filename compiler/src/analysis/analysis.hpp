@@ -8,6 +8,7 @@
 
 #include <clang/AST/ASTContext.h>
 
+#include <cstdint>
 #include <optional>
 #include <set>
 
@@ -23,10 +24,11 @@ const clang::Expr* strip(const clang::Expr* e);
 /// The statement around `s` (through a variable declaration, for its initializer), or null.
 const clang::Stmt* parent_stmt(clang::ASTContext& ctx, const clang::Stmt* s);
 
-/// Whether spawn `s` of `f`, in loops, is known to run at most `limit` times per segment: every
-/// loop around it counts a variable from a constant to a constant bound by one, and their trip
-/// counts times the spawn sites in the outermost stay within `limit` (loop_bounds.cpp).
-bool within_loop_bound(clang::ASTContext& ctx, const SpawnSite& s, const CilkFunction& f, unsigned limit);
+/// How often spawn `s` of `f`, in loops, runs per segment where that is known to stay within
+/// `limit`: every loop around it counts a variable from a constant to a constant bound by one,
+/// and their trip counts times the spawn sites in the outermost stay within it (loop_bounds.cpp);
+/// nullopt otherwise.
+std::optional<std::uint64_t> loop_trips(clang::ASTContext& ctx, const SpawnSite& s, const CilkFunction& f, unsigned limit);
 
 /// The variables whose address the pointer value `e` may be (&x, &x.f, &a[i], an array decaying,
 /// and arithmetic and conditionals on those), added to `out`: locals only, or globals too.

@@ -52,6 +52,8 @@ struct SpawnSite {
   /// under --max-loop-spawns: the loop syncs before it once the segment has spawned that many
   /// children, so its trip count is no limit (a batch at a time).
   bool batched = false;
+  /// A site in loops of known trip counts, not batched: how often it runs per segment (0 otherwise).
+  unsigned loop_trips = 0;
 };
 
 /// A Cilk function: becomes a task stack and node, and a continuation stack and node.

@@ -63,25 +63,26 @@ std::optional<std::uint64_t> constant_trip_count(clang::ASTContext& ctx, const c
 
 }  // namespace
 
-// Whether a spawn in loops is known to run at most --max-loop-spawns times per segment: every
-// loop around it counts a variable from a constant to a constant bound by one (`for (i = 0; i <
-// 10; i++)`), and their trip counts times the spawn sites in the outermost stay under it.
-bool within_loop_bound(clang::ASTContext& ctx, const SpawnSite& s, const CilkFunction& f, unsigned limit) {
+// How often a spawn in loops runs per segment where that is known to stay within --max-loop-spawns:
+// every loop around it counts a variable from a constant to a constant bound by one (`for (i = 0;
+// i < 10; i++)`), and their trip counts times the spawn sites in the outermost stay under it.
+std::optional<std::uint64_t> loop_trips(clang::ASTContext& ctx, const SpawnSite& s, const CilkFunction& f, unsigned limit) {
   std::uint64_t trips = 1;
   const clang::Stmt* outermost = nullptr;
   for (const clang::Stmt* p = parent_stmt(ctx, s.call); p && p != f.decl->getBody(); p = parent_stmt(ctx, p)) {
     if (!llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt>(p)) continue;
     const auto* loop = llvm::dyn_cast<clang::ForStmt>(p);
     const std::optional<std::uint64_t> n = loop ? constant_trip_count(ctx, loop) : std::nullopt;
-    if (!n) return false;
+    if (!n) return std::nullopt;
     trips *= std::max<std::uint64_t>(*n, 1);
-    if (trips > limit) return false;
+    if (trips > limit) return std::nullopt;
     outermost = p;
   }
   unsigned sites = 0;
   for (const SpawnSite& other : f.spawns)
     sites += outermost && outermost->getSourceRange().fullyContains(other.call->getSourceRange());
-  return trips * std::max(sites, 1u) <= limit;
+  if (trips * std::max(sites, 1u) > limit) return std::nullopt;
+  return trips;
 }
 
 }  // namespace chanflow::compiler

@@ -77,6 +77,7 @@ unsigned spawn_bound(const CilkProgram& program, const CilkFunction& caller, con
   for (const SpawnSite& s : caller.spawns) {
     if (program.cilk_function(s.callee) != &callee) continue;
     if (s.elements) fixed += s.elements;  // a[i] = cilk_spawn: one child per element (a race otherwise)
+    else if (s.loop_trips) fixed += s.loop_trips;  // loops of constant trip counts: exactly that many
     else if (s.in_loop && !s.plain_call) loops = true;  // a plain call syncs at once: one child at a time
     else ++fixed;
   }
