@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Golden test of what chanflowc emits: compiles each golden/<name>.c with --emit and compares every
+# Golden test of what chanflowc emits: compiles each golden/<name>.c and <name>.cilk with --emit and compares every
 # generated file with golden/<name>.<ext>.expected. With --update, rewrites the expected files
 # instead (review the diff before committing it).
 # usage: check_golden.sh CHANFLOWC [--update]
@@ -9,8 +9,8 @@ cd "$(dirname "$0")/golden"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 status=0
-for source in *.c; do
-  stem=${source%.c}
+for source in *.c *.cilk; do
+  stem=${source%.*}
   "$chanflowc" "$source" --emit=cl,cpp,c,h,dot -o "$out" > /dev/null
   for generated in "$out/$stem".*; do
     expected="$(basename "$generated").expected"
