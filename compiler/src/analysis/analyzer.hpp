@@ -1,0 +1,98 @@
+// The analysis as one pass over the AST (analysis.hpp is its interface): the Cilk model —
+// which functions are Cilk functions, their spawn sites, syncs, locals and result slots
+// (analysis.cpp) — and what device code needs and may not do — the device-subset checks, the
+// helpers, the heap's users, types and constants (device_code.cpp).
+#pragma once
+
+#include "analysis/analysis.hpp"
+#include "analysis/body_facts.hpp"
+
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/ParentMapContext.h>
+#include <clang/Basic/SourceManager.h>
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <vector>
+
+namespace chanflow::compiler {
+
+class Analyzer {
+ public:
+  Analyzer(clang::ASTContext& ctx, const KeywordLocations& keywords, const TranslateOptions& options)
+      : Ctx(ctx), SM(ctx.getSourceManager()), Diags(ctx.getDiagnostics()), Keywords(keywords), Options(options) {}
+
+  std::optional<CilkProgram> run();
+
+ private:
+  // ---- diagnostics
+  void error(clang::SourceLocation loc, llvm::StringRef message);
+  void note(clang::SourceLocation loc, llvm::StringRef message);
+
+  // ---- functions
+  void collect_functions();
+  const clang::FunctionDecl* definition(const clang::FunctionDecl* f) const;
+  bool is_main(const clang::FunctionDecl* f) const { return f->isMain(); }
+  bool has_cilk_qualifier(const clang::FunctionDecl* f) const;
+  void find_cilk_functions();
+  bool calls_cilk(const clang::FunctionDecl* f, const std::set<const clang::FunctionDecl*>& cilk);
+  void add_cilk_function(const clang::FunctionDecl* key);
+
+  // ---- one Cilk function: its spawns (and plain calls of Cilk functions), syncs, locals
+  void describe(CilkFunction& f);
+  // Whether some spawn can run after a sync point: written after it, or in a loop around both, or
+  // in a loop that syncs a batch at a time.
+  bool spawns_after_sync(const CilkFunction& f);
+  bool in_common_loop(const clang::Stmt* a, const clang::Stmt* b, const clang::FunctionDecl* f);
+  void check_return_type(const clang::FunctionDecl* d);
+  void check_frame_type(clang::QualType t, clang::SourceLocation loc, llvm::StringRef what);
+  // Result slots. Static where every result site outside loops gets a slot of its own and every
+  // one in a loop stores into an element of a local array no other site stores into (`a[i] =
+  // cilk_spawn`: a slot per element); otherwise slots are filled in spawn order, up to
+  // --max-loop-spawns for the loops.
+  void assign_slots(CilkFunction& f);
+  // For `a[i] = cilk_spawn f()` with `a` a local one-dimensional array that no other site
+  // stores into: its length; otherwise 0.
+  static unsigned array_elements(const SpawnSite& s, const CilkFunction& f);
+  static bool has_goto(const clang::Stmt* s);
+  bool inside_loop(const clang::Stmt* s, const clang::FunctionDecl* f);
+  const clang::Stmt* parent_stmt(const clang::Stmt* s) { return compiler::parent_stmt(Ctx, s); }
+  // Climbs from an expression through casts and parentheses to the node that uses its value.
+  clang::DynTypedNode user_of(const clang::Expr* e, const clang::Expr** top);
+  // Whether `s` stands as a statement of its own (not a condition, not part of an expression).
+  bool is_statement(const clang::Stmt* s);
+  void check_statement_position(const clang::CallExpr* sync, llvm::StringRef what);
+  // The statement forms a spawn (or a plain call of a Cilk function) may take.
+  bool classify(SpawnSite& site, CilkFunction& f);
+  bool classify_destination(SpawnSite& site, const clang::Expr* lhs, CilkFunction& f);
+
+  // ---- device code: what Cilk functions and helpers may not do
+  void check_device_code(const clang::FunctionDecl* d, const BodyFacts& b);
+  bool writes(const clang::DeclRefExpr* ref);
+  const clang::Stmt* find_cilk5_abort(const clang::Stmt* s);
+
+  // ---- helpers: functions device code calls that are not Cilk functions, callees first
+  void collect_helpers();
+
+  // ---- the device heap: which functions allocate, themselves or through their helpers
+  void find_heap_users();
+
+  // ---- types and constants device code needs, in dependency order
+  void collect_types_and_constants();
+  void visit_casts(const clang::Stmt* s, const std::function<void(clang::QualType)>& visit_type);
+
+  clang::ASTContext& Ctx;
+  clang::SourceManager& SM;
+  clang::DiagnosticsEngine& Diags;
+  const KeywordLocations& Keywords;
+  const TranslateOptions& Options;
+  CilkProgram Program;
+  std::map<const clang::FunctionDecl*, const clang::FunctionDecl*> Definitions;
+  std::map<const clang::FunctionDecl*, BodyFacts> Facts;
+  std::vector<const clang::FunctionDecl*> Order;
+  std::vector<const clang::FunctionDecl*> CilkOrder;
+};
+
+}  // namespace chanflow::compiler

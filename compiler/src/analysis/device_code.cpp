@@ -1,0 +1,187 @@
+// What device code needs and may not do (the analysis' second half, see analyzer.hpp): the
+// device-subset checks as diagnostics, the helpers device code calls (callees first), which
+// functions reach the device heap, and the types and constants device code uses.
+#include "analysis/analyzer.hpp"
+
+#include "emit/emit.hpp"
+
+#include <clang/AST/ParentMapContext.h>
+
+namespace chanflow::compiler {
+
+// ---- device code: what Cilk functions and helpers may not do
+void Analyzer::check_device_code(const clang::FunctionDecl* d, const BodyFacts& b) {
+  for (const clang::VarDecl* v : b.static_locals)
+    error(v->getLocation(), "static local variables are not supported in device code (chanflowc part 1)");
+  for (const clang::CallExpr* c : b.calls) {
+    const clang::FunctionDecl* callee = c->getDirectCallee();
+    const std::string name = callee->getNameAsString();
+    if (memory_call(callee) != MemoryCall::None) continue;  // the device heap's, or a copy per address space
+    if (!definition(callee) && !Program.cilk_function(callee) && !is_device_builtin(name)) {
+      error(c->getBeginLoc(), "call of '" + name + "', which has no definition in this file or its own headers, from device "
+                              "code: chanflowc compiles only the functions it sees");
+    }
+  }
+  for (const clang::DeclRefExpr* g : b.global_refs) {
+    const auto* v = llvm::cast<clang::VarDecl>(g->getDecl());
+    const bool constant = v->getType().isConstQualified() && v->hasInit();
+    if (constant && !writes(g)) continue;
+    error(g->getLocation(), std::string(writes(g) ? "writes" : "reads") + " global '" + v->getNameAsString() +
+                                "' in device code: " +
+                                (writes(g) ? "Cilk functions and their helpers cannot write globals"
+                                           : "only const globals with an initializer reach the device; pass the "
+                                             "value as an argument"));
+  }
+  if (const auto* abort_stmt = find_cilk5_abort(d->getBody()))
+    error(abort_stmt->getBeginLoc(), "Cilk-5 'abort' is not supported by chanflowc");
+}
+
+bool Analyzer::writes(const clang::DeclRefExpr* ref) {
+  const clang::Expr* top = nullptr;
+  clang::DynTypedNode user = user_of(ref, &top);
+  if (const auto* b = user.get<clang::BinaryOperator>()) return b->isAssignmentOp() && strip(b->getLHS()) == ref;
+  if (const auto* u = user.get<clang::UnaryOperator>()) return u->isIncrementDecrementOp() || u->getOpcode() == clang::UO_AddrOf;
+  return false;
+}
+
+const clang::Stmt* Analyzer::find_cilk5_abort(const clang::Stmt* s) {
+  if (!s) return nullptr;
+  if (auto* e = llvm::dyn_cast<clang::Expr>(s); e && is_statement(s)) {
+    if (auto* r = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts()))
+      if (r->getDecl()->getName() == "abort") return s;
+  }
+  for (const clang::Stmt* c : s->children())
+    if (const clang::Stmt* found = find_cilk5_abort(c)) return found;
+  return nullptr;
+}
+
+// ---- helpers: functions device code calls that are not Cilk functions, callees first
+void Analyzer::collect_helpers() {
+  std::set<const clang::FunctionDecl*> done, active;
+  std::function<void(const clang::FunctionDecl*, const clang::CallExpr*)> visit =
+      [&](const clang::FunctionDecl* f, const clang::CallExpr* at) {
+        const clang::FunctionDecl* key = f->getCanonicalDecl();
+        if (done.count(key)) return;
+        if (active.count(key)) {
+          error(at->getBeginLoc(), "recursive call of helper '" + f->getNameAsString() +
+                                       "' in device code: OpenCL has no recursion; make it a Cilk function (spawn "
+                                       "it, or call it from one) or write it as a loop");
+          return;
+        }
+        active.insert(key);
+        for (const clang::CallExpr* c : Facts[key].calls) {
+          const clang::FunctionDecl* g = definition(c->getDirectCallee());
+          if (g && !Program.cilk_function(g)) visit(g, c);
+        }
+        active.erase(key);
+        done.insert(key);
+        Program.helpers.push_back(Definitions[key]);
+        check_device_code(Definitions[key], Facts[key]);
+        for (const clang::VarDecl* v : Facts[key].locals)
+          if (v->getType()->isVariableArrayType())
+            error(v->getLocation(), "variable-length arrays are not supported in device code");
+      };
+  for (const CilkFunction& f : Program.functions)
+    for (const clang::CallExpr* c : Facts[f.decl->getCanonicalDecl()].calls) {
+      const clang::FunctionDecl* g = definition(c->getDirectCallee());
+      if (g && !Program.cilk_function(g)) {
+        if (g->isMain()) error(c->getBeginLoc(), "main cannot be called from a Cilk function");
+        else visit(g, c);
+      }
+    }
+}
+
+// ---- the device heap: which functions allocate, themselves or through their helpers
+void Analyzer::find_heap_users() {
+  std::vector<const clang::FunctionDecl*> device;  // canonical declarations
+  for (const CilkFunction& f : Program.functions) device.push_back(f.decl->getCanonicalDecl());
+  for (const clang::FunctionDecl* h : Program.helpers) device.push_back(h->getCanonicalDecl());
+  for (const clang::FunctionDecl* f : device)
+    for (const clang::CallExpr* c : Facts[f].calls) {
+      const MemoryCall m = memory_call(c->getDirectCallee());
+      if (allocates(m)) Program.heap_users.insert(f);
+      if (m == MemoryCall::Alloca) Program.alloca_users.insert(f);
+    }
+  for (bool changed = true; changed;) {  // callers of helpers that reach it reach it too
+    changed = false;
+    for (const clang::FunctionDecl* f : device) {
+      if (Program.heap_users.count(f)) continue;
+      for (const clang::CallExpr* c : Facts[f].calls) {
+        const clang::FunctionDecl* g = definition(c->getDirectCallee());
+        if (g && !Program.cilk_function(g) && Program.heap_users.count(g->getCanonicalDecl())) {
+          Program.heap_users.insert(f);
+          changed = true;
+          break;
+        }
+      }
+    }
+  }
+}
+
+// ---- types and constants device code needs, in dependency order
+void Analyzer::collect_types_and_constants() {
+  std::set<const clang::Decl*> seen;
+  std::function<void(clang::QualType)> visit_type = [&](clang::QualType t) {
+    if (t.isNull()) return;
+    if (auto* td = t->getAs<clang::TypedefType>()) {
+      const clang::TypedefNameDecl* d = td->getDecl();
+      if (is_program_code(SM, d->getLocation())) {
+        if (seen.insert(d).second) {
+          visit_type(d->getUnderlyingType());
+          Program.types.push_back(d);
+        }
+        return;
+      }
+      visit_type(d->getUnderlyingType());
+      return;
+    }
+    if (auto* p = t->getAs<clang::PointerType>()) return visit_type(p->getPointeeType());
+    if (auto* a = Ctx.getAsArrayType(t)) return visit_type(a->getElementType());
+    if (auto* tag = t->getAsTagDecl()) {
+      const clang::TagDecl* def = tag->getDefinition();
+      if (!def) return;
+      if (!is_program_code(SM, def->getLocation())) {
+        error(def->getLocation(), "type '" + t.getAsString() + "' from a system header cannot be used in device code");
+        return;
+      }
+      if (!seen.insert(def).second) return;
+      if (auto* r = llvm::dyn_cast<clang::RecordDecl>(def))
+        for (const clang::FieldDecl* fd : r->fields()) {
+          visit_type(fd->getType());
+          if (fd->getType()->isSpecificBuiltinType(clang::BuiltinType::LongDouble))
+            error(fd->getLocation(), "'long double' cannot be used in device code");
+        }
+      Program.types.push_back(def);
+    }
+    if (t->isSpecificBuiltinType(clang::BuiltinType::Double)) Program.uses_double = true;
+  };
+  std::set<const clang::VarDecl*> constants;
+  auto visit_function = [&](const clang::FunctionDecl* f) {
+    visit_type(f->getReturnType());
+    for (const clang::ParmVarDecl* p : f->parameters()) visit_type(p->getType());
+    const BodyFacts& b = Facts[f->getCanonicalDecl()];
+    for (const clang::VarDecl* v : b.locals) visit_type(v->getType());
+    for (const clang::DeclRefExpr* g : b.global_refs) {
+      const auto* v = llvm::cast<clang::VarDecl>(g->getDecl());
+      if (constants.insert(v).second) {
+        visit_type(v->getType());
+        Program.constants.push_back(v);
+      }
+    }
+    visit_casts(f->getBody(), visit_type);
+  };
+  for (const clang::FunctionDecl* h : Program.helpers) visit_function(h);
+  for (const CilkFunction& f : Program.functions) visit_function(f.decl);
+}
+
+void Analyzer::visit_casts(const clang::Stmt* s, const std::function<void(clang::QualType)>& visit_type) {
+  if (!s) return;
+  if (auto* c = llvm::dyn_cast<clang::ExplicitCastExpr>(s)) visit_type(c->getTypeAsWritten());
+  if (auto* e = llvm::dyn_cast<clang::UnaryExprOrTypeTraitExpr>(s); e && e->isArgumentType())
+    visit_type(e->getArgumentType());
+  if (auto* e = llvm::dyn_cast<clang::Expr>(s); e && e->getType()->isSpecificBuiltinType(clang::BuiltinType::Double))
+    Program.uses_double = true;
+  for (const clang::Stmt* c : s->children()) visit_casts(c, visit_type);
+}
+
+}  // namespace chanflow::compiler
