@@ -146,10 +146,12 @@ std::optional<Translation> translate(const TranslateOptions& options) {
   std::optional<Translation> out;
   // A pass that rewrites cilk_for loops (the outermost of each nest) hands its text to the next,
   // which parses it in the input's place; the last pass, with none left, lowers the program.
-  std::optional<std::string> source;
+  std::optional<std::string> source = options.text;
+  clang::IgnoringDiagConsumer silent;
   for (int pass = 0; pass < 16; ++pass) {
     clang::tooling::ClangTool tool(db, {options.input});
     if (source) tool.mapVirtualFile(options.input, *source);
+    if (options.quiet) tool.setDiagnosticConsumer(&silent);
     std::optional<std::string> rewritten;
     LowerActionFactory factory(options, out, rewritten);
     if (tool.run(&factory) != 0) return std::nullopt;

@@ -16,6 +16,11 @@ struct TranslateOptions {
   /// Most children that the loops of one Cilk function may spawn before a sync (the frame's
   /// result slots and each port's spawn limit). Spawns outside loops are counted exactly.
   unsigned max_loop_spawns = 32;
+  /// The input's text, read from `text` instead of the file `input` names (which need not
+  /// exist; its name still says .c or .cilk): the fuzz target's way in.
+  std::optional<std::string> text;
+  /// Report nothing (the fuzz target): the result still says whether the input was accepted.
+  bool quiet = false;
 };
 
 /// The generated program: four texts, compiled together into one executable.
