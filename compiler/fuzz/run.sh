@@ -4,11 +4,13 @@
 # golden inputs, rejected sources and the workloads' Cilk files (a .cilk one marked by a leading
 # '5'), and runs for SECONDS (default 60) from compiler/tests/programs (so their own headers are
 # found). Crashes, with the input that made them, land in build-fuzz/crashes/.
+# Needs the clang-15 package (the project's build needs only its libraries).
 # usage: compiler/fuzz/run.sh [SECONDS] [extra libFuzzer flags...]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 shift || true
+command -v clang++-15 >/dev/null || { echo "compiler/fuzz/run.sh: needs Debian's clang-15 (apt-get install clang-15)" >&2; exit 1; }
 root=$(pwd)
 dir=$root/build-fuzz
 CC=clang-15 CXX=clang++-15 cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCHANFLOW_FUZZ=ON \
