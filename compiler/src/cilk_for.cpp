@@ -103,17 +103,19 @@ class LoopRewriter {
       params += ", " + decl;
     }
 
-    // The call where the loop was: its range's trip count, evaluated once, as cilk_for does.
-    const std::string a = text(First), b = text(Limit), st = Step;
+    // The call where the loop was: the start, limit and step evaluated once each, as cilk_for
+    // does, in long (an int range's count can overflow int), then the trip count.
     std::string trip;
-    if (Op == clang::BO_LT) trip = fmt::format("({1}) > ({0}) ? (({1}) - ({0}) + ({2}) - 1) / ({2}) : 0", a, b, st);
-    if (Op == clang::BO_LE) trip = fmt::format("({1}) >= ({0}) ? (({1}) - ({0})) / ({2}) + 1 : 0", a, b, st);
-    if (Op == clang::BO_GT) trip = fmt::format("({0}) > ({1}) ? (({0}) - ({1}) - ({2}) - 1) / -({2}) : 0", a, b, st);
-    if (Op == clang::BO_GE) trip = fmt::format("({0}) >= ({1}) ? (({0}) - ({1})) / -({2}) + 1 : 0", a, b, st);
-    if (Op == clang::BO_NE) trip = fmt::format("(({1}) - ({0})) / ({2})", a, b, st);
+    if (Op == clang::BO_LT) trip = "cf_b > cf_a ? (cf_b - cf_a + cf_s - 1) / cf_s : 0";
+    if (Op == clang::BO_LE) trip = "cf_b >= cf_a ? (cf_b - cf_a) / cf_s + 1 : 0";
+    if (Op == clang::BO_GT) trip = "cf_a > cf_b ? (cf_a - cf_b - cf_s - 1) / -cf_s : 0";
+    if (Op == clang::BO_GE) trip = "cf_a >= cf_b ? (cf_a - cf_b) / -cf_s + 1 : 0";
+    if (Op == clang::BO_NE) trip = "(cf_b - cf_a) / cf_s";
     const std::string grain = spawns ? "1" : "(cf_n <= 4096 ? 1 : cf_n / 4096 < 2048 ? cf_n / 4096 : 2048)";
-    std::string call = fmt::format("{{ long cf_n = (long)({0}); if (cf_n > 0) {1}(0, cf_n, {2}, (long)({3}), (long)({4}){5}); }}",
-                                   trip, name, grain, a, st, outer);
+    std::string call = fmt::format(
+        "{{ long cf_a = (long)({0}), cf_b = (long)({1}), cf_s = {2}; long cf_n = {3}; "
+        "if (cf_n > 0) {4}(0, cf_n, {5}, cf_a, cf_s{6}); }}",
+        text(First), text(Limit), Step, trip, name, grain, outer);
     const clang::CharSourceRange whole = loop_range(s);
     const std::string original = text(whole);
     call += std::string(std::count(original.begin(), original.end(), '\n'), '\n');  // lines stay where they were
@@ -163,11 +165,12 @@ class LoopRewriter {
                   "cilk_for's condition must compare its loop variable with a limit (<, <=, >, >= or !=)");
     const clang::Expr* inc = bare(s->getInc());
     if (const auto* u = llvm::dyn_cast_or_null<clang::UnaryOperator>(inc); u && names(u->getSubExpr(), Var)) {
-      if (u->isIncrementOp()) Step = "1";
-      if (u->isDecrementOp()) Step = "-1";
+      if (u->isIncrementOp()) Step = "1L";
+      if (u->isDecrementOp()) Step = "-1L";
     } else if (const auto* c = llvm::dyn_cast_or_null<clang::CompoundAssignOperator>(inc); c && names(c->getLHS(), Var)) {
-      if (c->getOpcode() == clang::BO_AddAssign) Step = "(" + text(c->getRHS()) + ")";
-      if (c->getOpcode() == clang::BO_SubAssign) Step = "-(" + text(c->getRHS()) + ")";
+      // In long before negating: `i -= 1u` must step by -1, not by 2^32 - 1.
+      if (c->getOpcode() == clang::BO_AddAssign) Step = "(long)(" + text(c->getRHS()) + ")";
+      if (c->getOpcode() == clang::BO_SubAssign) Step = "-(long)(" + text(c->getRHS()) + ")";
     }
     if (Step.empty())
       return fail(s->getInc() ? s->getInc()->getBeginLoc() : s->getForLoc(),
@@ -314,7 +317,7 @@ class LoopRewriter {
   }
 
   static std::string identifier(const std::string& s) {
-    std::string out;
+    std::string out = s.empty() || std::isdigit(static_cast<unsigned char>(s[0])) ? "cf_" : "";  // 3d.c
     for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
     return out;
   }

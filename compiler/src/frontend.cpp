@@ -148,7 +148,14 @@ std::optional<Translation> translate(const TranslateOptions& options) {
   // which parses it in the input's place; the last pass, with none left, lowers the program.
   std::optional<std::string> source = options.text;
   clang::IgnoringDiagConsumer silent;
-  for (int pass = 0; pass < 16; ++pass) {
+  constexpr int kPasses = 16;  // a nest of cilk_for loops takes one each
+  for (int pass = 0;; ++pass) {
+    if (pass == kPasses) {
+      if (!options.quiet)
+        llvm::errs() << options.input << ": error: cilk_for loops nested more than " << kPasses - 1
+                     << " deep: chanflowc rewrites one level a pass\n";
+      return std::nullopt;
+    }
     clang::tooling::ClangTool tool(db, {options.input});
     if (source) tool.mapVirtualFile(options.input, *source);
     if (options.quiet) tool.setDiagnosticConsumer(&silent);

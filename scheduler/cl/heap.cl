@@ -75,7 +75,7 @@ __attribute__((noinline)) __global void* chanflow_malloc(__global const chanflow
     unit1 = chanflow_heap_pop(h, c * CHANFLOW_HEAP_SHARDS + shard);
     if (!unit1) {
       unit1 = chanflow_heap_fresh(h, 1ul + chanflow_heap_class_bytes(c) / CHANFLOW_HEAP_UNIT);
-      if (unit1) chanflow_heap_block_at(h, unit1 - 1ul)->size_class = c;
+      if (unit1) atomic_xchg(&chanflow_heap_block_at(h, unit1 - 1ul)->size_class, c);
     }
     /* The arena is used up: any free block of this class or a larger one will do (it keeps its
      * class, and goes back to its own lists when freed). */
@@ -83,7 +83,7 @@ __attribute__((noinline)) __global void* chanflow_malloc(__global const chanflow
       for (uint k = 0; !unit1 && k < CHANFLOW_HEAP_SHARDS; ++k) unit1 = chanflow_heap_pop(h, d * CHANFLOW_HEAP_SHARDS + k);
   }
   if (!unit1) {
-    chanflow_report(env, CHANFLOW_ERR_HEAP_FULL, (uint)min(bytes, (ulong)0xffffffffu), (uint)(bytes >> 32));
+    chanflow_report(env, CHANFLOW_ERR_HEAP_FULL, (uint)bytes, (uint)(bytes >> 32));
     return bytes <= h->sink_bytes ? (__global void*)h->sink : 0;
   }
   __global chanflow_heap_block* b = chanflow_heap_block_at(h, unit1 - 1ul);
@@ -96,7 +96,8 @@ __global chanflow_heap_block* chanflow_heap_owner(__global const chanflow_node_e
                                                   ulong p) {
   const ulong end = h->base + h->units * CHANFLOW_HEAP_UNIT;
   if (p < h->base + CHANFLOW_HEAP_UNIT || p >= end || (p - h->base) % CHANFLOW_HEAP_UNIT != 0ul ||
-      atomic_add(&((__global chanflow_heap_block*)p - 1)->state, 0u) != CHANFLOW_HEAP_USED) {
+      atomic_add(&((__global chanflow_heap_block*)p - 1)->state, 0u) != CHANFLOW_HEAP_USED ||
+      atomic_add(&((__global chanflow_heap_block*)p - 1)->size_class, 0u) >= CHANFLOW_HEAP_CLASSES) {
     chanflow_report(env, CHANFLOW_ERR_HEAP_FREE, (uint)p, (uint)(p >> 32));
     return 0;
   }
@@ -118,7 +119,7 @@ __attribute__((noinline)) void chanflow_free(__global const chanflow_node_env* e
   }
   const ulong unit = ((ulong)b - h->base) / CHANFLOW_HEAP_UNIT;
   const uint shard = (uint)get_group_id(0) % CHANFLOW_HEAP_SHARDS;
-  chanflow_heap_push(h, b->size_class * CHANFLOW_HEAP_SHARDS + shard, unit);
+  chanflow_heap_push(h, atomic_add(&b->size_class, 0u) * CHANFLOW_HEAP_SHARDS + shard, unit);
 }
 
 __global void* chanflow_calloc(__global const chanflow_node_env* env, ulong count, ulong size) {
@@ -139,7 +140,7 @@ __global void* chanflow_realloc(__global const chanflow_node_env* env, __global 
   if (!h || (ulong)p == h->sink) return chanflow_malloc(env, bytes);
   __global chanflow_heap_block* b = chanflow_heap_owner(env, h, (ulong)p);
   if (!b) return 0;
-  const ulong have = chanflow_heap_class_bytes(b->size_class);
+  const ulong have = chanflow_heap_class_bytes(atomic_add(&b->size_class, 0u));
   if (bytes <= have) return p;
   __global ulong* q = (__global ulong*)chanflow_malloc(env, bytes);
   if (!q || (ulong)q == h->sink) return q;
@@ -162,6 +163,8 @@ __attribute__((noinline)) __global void* chanflow_alloca(__global const chanflow
 
 __attribute__((noinline)) void chanflow_release_allocas(__global const chanflow_node_env* env, ulong chain) {
   while (chain) {
+    /* A block freed by hand (free of alloca'd memory) has a free list's link here: stop, reported. */
+    if (!chanflow_heap_owner(env, env->heap, chain)) return;
     const ulong next = ((__global const chanflow_heap_block*)chain - 1)->next;
     chanflow_free(env, (__global void*)chain);
     chain = next;

@@ -77,7 +77,7 @@ chanflow_heap_block* DeviceHeap::block_of(const void* p) const noexcept {
       (a - arena) % CHANFLOW_HEAP_UNIT != 0)
     return nullptr;
   auto* b = reinterpret_cast<chanflow_heap_block*>(a) - 1;
-  return b->state == CHANFLOW_HEAP_USED ? b : nullptr;
+  return b->state == CHANFLOW_HEAP_USED && b->size_class < CHANFLOW_HEAP_CLASSES ? b : nullptr;
 }
 
 std::size_t DeviceHeap::usable_size(const void* p) const noexcept {

@@ -56,10 +56,10 @@ std::string describe(const chanflow_status& s, const Graph& g) {
     case CHANFLOW_ERR_HEAP_FULL: {
       const std::uint64_t bytes = (std::uint64_t{s.extra} << 32) | s.detail;
       const DeviceHeap* heap = g.heap();
-      return fmt::format("kernel node '{}' asked the device heap for {} bytes, and the heap ({} MiB) had no block "
-                         "left that large: raise its size (RunSettings::heap_bytes: CHANFLOW_HEAP, --heap with "
+      return fmt::format("kernel node '{}' asked the device heap for {} bytes, and the heap ({:.4g} MiB) had no "
+                         "block left that large: raise its size (RunSettings::heap_bytes: CHANFLOW_HEAP, --heap with "
                          "chanflow run)",
-                         node, bytes, heap ? heap->bytes() >> 20 : 0);
+                         node, bytes, heap ? static_cast<double>(heap->bytes()) / (1 << 20) : 0.0);
     }
     case CHANFLOW_ERR_HEAP_FREE:
       return fmt::format("kernel node '{}' freed {:#x}, which the device heap did not hand out or took back already "

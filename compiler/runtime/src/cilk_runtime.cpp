@@ -190,6 +190,11 @@ class Process {
     return it == heap_.end() ? 0 : it->second.size();
   }
 
+  bool in_device_heap(void* p) {
+    std::lock_guard lock(mutex_);
+    return device_heap_ && device_heap_->contains(p);
+  }
+
   bool release(void* p) {
     std::lock_guard lock(mutex_);
     if (device_heap_ && device_heap_->contains(p)) {  // allocated on the device, handed to the host
@@ -454,6 +459,8 @@ void* chanflow_cilk_realloc(void* block, size_t bytes) {
   if (!block) return chanflow_cilk_malloc(bytes);
   auto& process = chanflow::cilk::Process::get();
   const std::size_t old = process.size_of(block);
+  if (old == 0 && process.in_device_heap(block))  // freed already, or inside a block: as free() says
+    process.release(block);
   if (old == 0) return std::realloc(block, bytes);  // not from this heap (strdup's, say)
   void* p = chanflow_cilk_malloc(bytes);
   std::memcpy(p, block, std::min(old, bytes));

@@ -52,10 +52,16 @@ int main(int argc, char *argv[]) {
   for (long i = 0; i < rows * cols; i++) sum += m[i];
   long *t = malloc(40 * sizeof(long));
   long r = fib_table(t, 40);
+  /* A range wider than int holds (its count computed in long), and a long stepped down by an unsigned. */
+  long wide[8];
+  cilk_for (int i = -(1 << 30); i < (1 << 30); i += 1 << 28) wide[(i >> 28) + 4] = i / 1024;
+  cilk_for (long d = 8; d > 0; d -= 1u) wide[d - 1] += d;
+  long wide_sum = 0;
+  for (int i = 0; i < 8; i++) wide_sum += wide[i];
   srand(7);
   long noise = 0;
   cilk_for (int i = 0; i < 10; i++) noise += rand() % 3; /* serial: rand has no device definition */
-  printf("sum %.3f, table %ld, t[39] %ld, noise %ld\n", sum, r, t[39], noise);
+  printf("sum %.3f, table %ld, t[39] %ld, noise %ld, wide %ld\n", sum, r, t[39], noise, wide_sum);
   free(m);
   free(t);
   return 0;

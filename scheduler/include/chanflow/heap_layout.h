@@ -60,6 +60,7 @@ CHANFLOW_HEAP_INLINE chanflow_u64 chanflow_heap_class_bytes(chanflow_u32 c) {
 /* The smallest size class holding `bytes` (CHANFLOW_HEAP_CLASSES if none does). */
 CHANFLOW_HEAP_INLINE chanflow_u32 chanflow_heap_class_of(chanflow_u64 bytes) {
   if (bytes <= 64u) return bytes == 0u ? 0u : (chanflow_u32)((bytes - 1u) / 16u);
+  if (bytes > chanflow_heap_class_bytes(CHANFLOW_HEAP_CLASSES - 1u)) return CHANFLOW_HEAP_CLASSES;
   const chanflow_u64 m = bytes - 1u;
   chanflow_u32 e = 0u; /* floor(log2(m)), at least 6 */
   while ((m >> (e + 1u)) != 0u) ++e;
