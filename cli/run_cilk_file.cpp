@@ -133,6 +133,10 @@ int run_cilk_file(int argc, char** argv) {
   std::vector<std::string> includes, defines;  // for chanflowc
   run->add_option("-I", includes, "a directory of headers")->allow_extra_args(false);
   run->add_option("-D", defines, "a macro: NAME or NAME=VALUE")->allow_extra_args(false);
+  unsigned helper_stack = 0;
+  run->add_option("--helper-stack", helper_stack, "frames of a helper that calls itself, on its explicit stack (chanflowc's "
+                                                  "--helper-stack; default 64)")
+      ->check(CLI::Range(1, 65536));
   try {
     app.parse(ours, argv);
   } catch (const CLI::ParseError& e) {
@@ -141,6 +145,7 @@ int run_cilk_file(int argc, char** argv) {
   std::vector<std::string> compile_flags;
   for (const std::string& d : includes) compile_flags.push_back("-I" + d);
   for (const std::string& d : defines) compile_flags.push_back("-D" + d);
+  if (helper_stack) compile_flags.push_back(fmt::format("--helper-stack={}", helper_stack));
   for (const auto& [name, value] : settings.environment()) ::setenv(name.c_str(), value.c_str(), 1);
   if (!device.empty()) ::setenv("CHANFLOW_DEVICE", device.c_str(), 1);
   if (stats) ::setenv("CHANFLOW_STATS", "1", 1);

@@ -20,13 +20,14 @@ namespace {
 int usage(int status) {
   fmt::print(status ? stderr : stdout,
              "usage: chanflowc FILE.c|FILE.cilk... [-o OUTPUT] [--emit=cl,cpp,c,h,dot] [-I DIR] [-D NAME[=VALUE]]\n"
-             "                 [--max-loop-spawns=N] [--elision] [--keep] [-v]\n"
+             "                 [--max-loop-spawns=N] [--helper-stack=N] [--elision] [--keep] [-v]\n"
              "  FILE...              the program's files: each is translated alone (a Cilk function spawns only\n"
              "                       functions of its own file); one holds main\n"
              "  -o OUTPUT            the executable (default: the first input's stem); with --emit, a directory\n"
              "  --emit=LIST          write the generated files instead of building: cl (kernel nodes), cpp (graph),\n"
              "                       c (host code), h (shared types), dot (the channel-flow graph)\n"
              "  --max-loop-spawns=N  children a loop spawns before it syncs, a batch at a time (default 32)\n"
+             "  --helper-stack=N     frames of a helper that calls itself, on its explicit stack (default 64)\n"
              "  --elision            build the serial elision instead (the keywords defined away; the reference)\n"
              "  --keep               keep the build directory and say where it is\n");
   return status;
@@ -72,6 +73,13 @@ int main(int argc, char** argv) {
         return 2;
       }
       options.max_loop_spawns = static_cast<unsigned>(n);
+    } else if (a.rfind("--helper-stack=", 0) == 0) {
+      const int n = std::atoi(a.c_str() + 15);
+      if (n < 1 || n > 65536) {
+        fmt::print(stderr, "chanflowc: --helper-stack must be 1 to 65536\n");
+        return 2;
+      }
+      options.helper_stack_frames = static_cast<unsigned>(n);
     } else if (a == "--keep") keep = true;
     else if (a == "--elision") elision = true;
     else if (a == "-v") verbose = true;

@@ -68,6 +68,14 @@ std::string describe(const chanflow_status& s, const Graph& g) {
     case CHANFLOW_ERR_NO_HEAP:
       return fmt::format("kernel node '{}' allocated device memory, but its graph has no device heap (Graph::set_heap)",
                          node);
+    case CHANFLOW_ERR_HELPER_STACK: {
+      const auto& names = g.recursive_functions();
+      const std::string function = s.extra < names.size() ? names[s.extra] : fmt::format("#{}", s.extra);
+      return fmt::format("kernel node '{}' ran '{}' deeper than its explicit stack of {} frames (OpenCL C has no "
+                         "recursion, so a helper that calls itself keeps its activations on a stack of its own): "
+                         "raise the bound with --helper-stack=N (chanflowc, chanflow run), or check that '{}' reaches its base case",
+                         node, function, s.detail, function);
+    }
     default:
       return fmt::format("kernel node '{}': device error code {}", node, s.code);
   }

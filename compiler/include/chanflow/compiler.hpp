@@ -16,6 +16,9 @@ struct TranslateOptions {
   /// Most children that the loops of one Cilk function may spawn before a sync (the frame's
   /// result slots and each port's spawn limit). Spawns outside loops are counted exactly.
   unsigned max_loop_spawns = 32;
+  /// Most activations of a helper that calls itself (compiled onto an explicit stack of this many
+  /// frames in private memory); a deeper recursion stops the run with an error naming the helper.
+  unsigned helper_stack_frames = 64;
   /// The input's text, read from `text` instead of the file `input` names (which need not
   /// exist; its name still says .c or .cilk): the fuzz target's way in.
   std::optional<std::string> text;

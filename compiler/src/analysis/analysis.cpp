@@ -18,10 +18,11 @@ std::optional<CilkProgram> Analyzer::run() {
   collect_functions();
   find_cilk_functions();
   Program.max_loop_spawns = Options.max_loop_spawns;
+  Program.helper_stack_frames = Options.helper_stack_frames;
   for (const clang::FunctionDecl* f : CilkOrder) add_cilk_function(f);
   for (CilkFunction& f : Program.functions) describe(f);
   collect_helpers();
-  find_heap_users();
+  find_env_users();
   collect_types_and_constants();
   if (Diags.hasErrorOccurred()) return std::nullopt;
   return std::move(Program);

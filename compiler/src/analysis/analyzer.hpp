@@ -76,8 +76,14 @@ class Analyzer {
   // ---- helpers: functions device code calls that are not Cilk functions, callees first
   void collect_helpers();
 
-  // ---- the device heap: which functions allocate, themselves or through their helpers
-  void find_heap_users();
+  // ---- helpers that call themselves (recursive_helpers.cpp): their calls of themselves, the
+  // statements those sit in, and what such a helper may not do
+  void describe_recursive_helper(const clang::FunctionDecl* def);
+  const clang::Stmt* carrier_of(const clang::CallExpr* call, const clang::FunctionDecl* def);
+  void check_recursive_addresses(const clang::FunctionDecl* def, const clang::Stmt* s);
+
+  // ---- the node's environment: which functions reach the device heap or a recursive helper
+  void find_env_users();
 
   // ---- types and constants device code needs, in dependency order
   void collect_types_and_constants();

@@ -114,6 +114,20 @@ struct CilkFunction {
   }
 };
 
+/// A helper that calls itself (OpenCL C has no recursion): compiled into one loop over an
+/// explicit, bounded stack of its activations (emit/recursive_helper.cpp). Each call of itself is a
+/// resume point; a statement holding such calls makes them first, innermost first and left to right
+/// (as C allows: they are not sequenced against the rest), into temporaries it then reads.
+struct RecursiveHelper {
+  const clang::FunctionDecl* decl = nullptr;  ///< its definition
+  unsigned id = 0;  ///< its index in CilkProgram::recursive_helpers: names it in a run-time error
+  std::vector<const clang::CallExpr*> calls;  ///< its calls of itself, in source order
+  /// Each statement holding calls of itself (an expression statement, a return, a declaration, or
+  /// an if or switch through its condition), with those calls in the order they are made.
+  std::map<const clang::Stmt*, std::vector<const clang::CallExpr*>> carriers;
+  std::vector<const clang::VarDecl*> variables;  ///< its parameters and locals: an activation's fields
+};
+
 struct CilkProgram {
   std::string name;  ///< the input's stem: names the generated files
   std::string path;  ///< the input as given (for #line in the host code)
@@ -131,7 +145,18 @@ struct CilkProgram {
   std::set<const clang::FunctionDecl*> heap_users;
   /// Device functions that call alloca: their blocks are released when they return.
   std::set<const clang::FunctionDecl*> alloca_users;
+  /// Device functions that need the node's environment (`cf_env`): those reaching the heap, and
+  /// those reaching a recursive helper (which reports an overflow of its stack through it).
+  std::set<const clang::FunctionDecl*> env_users;
+  std::vector<RecursiveHelper> recursive_helpers;
+  unsigned helper_stack_frames = 64;  ///< --helper-stack: a recursive helper's activations at most
   bool uses_heap() const { return !heap_users.empty(); }
+  bool takes_env(const clang::FunctionDecl* f) const { return env_users.count(f->getCanonicalDecl()) != 0; }
+  const RecursiveHelper* recursive_helper(const clang::FunctionDecl* f) const {
+    for (const RecursiveHelper& h : recursive_helpers)
+      if (h.decl->getCanonicalDecl() == f->getCanonicalDecl()) return &h;
+    return nullptr;
+  }
   bool reaches_heap(const clang::FunctionDecl* f) const { return heap_users.count(f->getCanonicalDecl()) != 0; }
   bool calls_alloca(const clang::FunctionDecl* f) const { return alloca_users.count(f->getCanonicalDecl()) != 0; }
 

@@ -55,28 +55,36 @@ const clang::Stmt* Analyzer::find_cilk5_abort(const clang::Stmt* s) {
   return nullptr;
 }
 
-// ---- helpers: functions device code calls that are not Cilk functions, callees first
+// ---- helpers: functions device code calls that are not Cilk functions, callees first. A helper
+// that calls itself goes on an explicit stack (recursive_helpers.cpp); helpers calling each other
+// are refused.
 void Analyzer::collect_helpers() {
-  std::set<const clang::FunctionDecl*> done, active;
-  std::function<void(const clang::FunctionDecl*, const clang::CallExpr*)> visit =
-      [&](const clang::FunctionDecl* f, const clang::CallExpr* at) {
+  std::set<const clang::FunctionDecl*> done, active, self_calling;
+  std::function<void(const clang::FunctionDecl*, const clang::CallExpr*, const clang::FunctionDecl*)> visit =
+      [&](const clang::FunctionDecl* f, const clang::CallExpr* at, const clang::FunctionDecl* caller) {
         const clang::FunctionDecl* key = f->getCanonicalDecl();
         if (done.count(key)) return;
         if (active.count(key)) {
-          error(at->getBeginLoc(), "recursive call of helper '" + f->getNameAsString() +
-                                       "' in device code: OpenCL has no recursion; make it a Cilk function (spawn "
-                                       "it, or call it from one) or write it as a loop");
+          if (key == caller) {
+            self_calling.insert(key);
+            return;
+          }
+          error(at->getBeginLoc(), "helper '" + caller->getNameAsString() + "' calls '" + f->getNameAsString() +
+                                       "', which calls it back: OpenCL has no recursion, and chanflowc puts only a "
+                                       "helper that calls itself on an explicit stack; make one of them a Cilk "
+                                       "function (spawn it, or call it from one), or merge them into one helper");
           return;
         }
         active.insert(key);
         for (const clang::CallExpr* c : Facts[key].calls) {
           const clang::FunctionDecl* g = definition(c->getDirectCallee());
-          if (g && !Program.cilk_function(g)) visit(g, c);
+          if (g && !Program.cilk_function(g)) visit(g, c, key);
         }
         active.erase(key);
         done.insert(key);
         Program.helpers.push_back(Definitions[key]);
         check_device_code(Definitions[key], Facts[key]);
+        if (self_calling.count(key)) describe_recursive_helper(Definitions[key]);
         for (const clang::VarDecl* v : Facts[key].locals)
           if (v->getType()->isVariableArrayType())
             error(v->getLocation(), "variable-length arrays are not supported in device code");
@@ -86,13 +94,14 @@ void Analyzer::collect_helpers() {
       const clang::FunctionDecl* g = definition(c->getDirectCallee());
       if (g && !Program.cilk_function(g)) {
         if (g->isMain()) error(c->getBeginLoc(), "main cannot be called from a Cilk function");
-        else visit(g, c);
+        else visit(g, c, f.decl->getCanonicalDecl());
       }
     }
 }
 
-// ---- the device heap: which functions allocate, themselves or through their helpers
-void Analyzer::find_heap_users() {
+// ---- the node's environment: which functions reach the device heap, or a recursive helper (which
+// reports an overflow of its stack through it), themselves or through the helpers they call
+void Analyzer::find_env_users() {
   std::vector<const clang::FunctionDecl*> device;  // canonical declarations
   for (const CilkFunction& f : Program.functions) device.push_back(f.decl->getCanonicalDecl());
   for (const clang::FunctionDecl* h : Program.helpers) device.push_back(h->getCanonicalDecl());
@@ -102,20 +111,23 @@ void Analyzer::find_heap_users() {
       if (allocates(m)) Program.heap_users.insert(f);
       if (m == MemoryCall::Alloca) Program.alloca_users.insert(f);
     }
-  for (bool changed = true; changed;) {  // callers of helpers that reach it reach it too
-    changed = false;
-    for (const clang::FunctionDecl* f : device) {
-      if (Program.heap_users.count(f)) continue;
-      for (const clang::CallExpr* c : Facts[f].calls) {
-        const clang::FunctionDecl* g = definition(c->getDirectCallee());
-        if (g && !Program.cilk_function(g) && Program.heap_users.count(g->getCanonicalDecl())) {
-          Program.heap_users.insert(f);
-          changed = true;
-          break;
+  Program.env_users = Program.heap_users;
+  for (const RecursiveHelper& h : Program.recursive_helpers) Program.env_users.insert(h.decl->getCanonicalDecl());
+  for (std::set<const clang::FunctionDecl*>* users : {&Program.heap_users, &Program.env_users})
+    for (bool changed = true; changed;) {  // callers of helpers that reach it reach it too
+      changed = false;
+      for (const clang::FunctionDecl* f : device) {
+        if (users->count(f)) continue;
+        for (const clang::CallExpr* c : Facts[f].calls) {
+          const clang::FunctionDecl* g = definition(c->getDirectCallee());
+          if (g && !Program.cilk_function(g) && users->count(g->getCanonicalDecl())) {
+            users->insert(f);
+            changed = true;
+            break;
+          }
         }
       }
     }
-  }
 }
 
 // ---- types and constants device code needs, in dependency order

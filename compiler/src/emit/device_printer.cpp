@@ -68,7 +68,7 @@ bool DevicePrinter::handledStmt(clang::Stmt* s, llvm::raw_ostream& os) {
     }
     if (auto it = Spaces.calls.find(call); it != Spaces.calls.end()) {
       os << it->second->name << "(";
-      const bool heap = Program.reaches_heap(it->second->decl);  // the helper takes the environment first
+      const bool heap = Program.takes_env(it->second->decl);  // the helper takes the environment first
       if (heap) os << "cf_env";
       for (unsigned i = 0; i < call->getNumArgs(); ++i) {
         if (i || heap) os << ", ";
@@ -109,19 +109,25 @@ void DevicePrinter::print_memory_call(const clang::CallExpr* call, MemoryCall m,
   os << ")";
 }
 
-// A helper as compiled for one combination of address spaces.
-std::string helper_code(clang::ASTContext& ctx, const CilkProgram& program, const FunctionSpaces& fs) {
+std::string helper_signature(clang::ASTContext& ctx, const CilkProgram& program, const FunctionSpaces& fs) {
   const clang::FunctionDecl* f = fs.decl;
   std::string out = device_type_in(ctx, f->getReturnType(), fs.result, "") + " " + fs.name + "(";
-  const bool heap = program.reaches_heap(f);
-  if (heap) out += "__global const chanflow_node_env* cf_env";  // the device heap's
+  const bool env = program.takes_env(f);
+  if (env) out += "__global const chanflow_node_env* cf_env";  // the device heap's, a recursive helper's errors
   for (unsigned i = 0; i < f->getNumParams(); ++i) {
     const clang::ParmVarDecl* p = f->getParamDecl(i);
     auto it = fs.vars.find(p);
-    out += (i || heap ? ", " : "") + device_type_in(ctx, p->getType(), it == fs.vars.end() ? Space::Unknown : it->second,
-                                                    device_name(p->getNameAsString()));
+    out += (i || env ? ", " : "") + device_type_in(ctx, p->getType().getUnqualifiedType(), it == fs.vars.end() ? Space::Unknown : it->second,
+                                                   device_name(p->getNameAsString()));
   }
-  out += ") ";
+  return out + ")";
+}
+
+// A helper as compiled for one combination of address spaces.
+std::string helper_code(clang::ASTContext& ctx, const CilkProgram& program, const FunctionSpaces& fs) {
+  const clang::FunctionDecl* f = fs.decl;
+  if (const RecursiveHelper* r = program.recursive_helper(f)) return recursive_helper_code(ctx, program, *r, fs);
+  std::string out = helper_signature(ctx, program, fs) + " ";
   std::string body;
   llvm::raw_string_ostream os(body);
   DevicePrinter printer(ctx, program, fs, nullptr);

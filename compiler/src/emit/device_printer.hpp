@@ -20,13 +20,6 @@ namespace chanflow::compiler {
 // How a value of type `t` travels in a 64-bit result slot, and back.
 std::string to_bits(clang::QualType t, const std::string& v);
 std::string from_bits(clang::ASTContext& ctx, clang::QualType t, const std::string& bits);
-std::string from_bits(clang::ASTContext& ctx, clang::QualType t, const std::string& bits);
-#if 0
-  if (t->isSpecificBuiltinType(clang::BuiltinType::Float)) return "as_float((uint)" + bits + ")";
-  if (t->isSpecificBuiltinType(clang::BuiltinType::Double)) return "as_double(" + bits + ")";
-  return "(" + device_type(ctx, t.getUnqualifiedType(), true) + ")" + bits;
-}
-#endif
 
 // Prints device code: Clang's statement printer, with declarations, casts and calls given their
 // address spaces (address_spaces.hpp), loop declarations hoisted, and renamed locals renamed.
@@ -94,5 +87,12 @@ class DevicePrinter : public clang::PrinterHelper {
 
 /// A helper as compiled for one combination of its pointers' address spaces.
 std::string helper_code(clang::ASTContext& ctx, const CilkProgram& program, const FunctionSpaces& fs);
+/// Its declarator: the return type, the copy's name and the parameters (the node's environment
+/// first where it needs it).
+std::string helper_signature(clang::ASTContext& ctx, const CilkProgram& program, const FunctionSpaces& fs);
+/// A helper that calls itself, as one loop over an explicit stack of its activations
+/// (recursive_helper.cpp).
+std::string recursive_helper_code(clang::ASTContext& ctx, const CilkProgram& program, const RecursiveHelper& h,
+                                  const FunctionSpaces& fs);
 
 }  // namespace chanflow::compiler

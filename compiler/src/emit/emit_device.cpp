@@ -7,7 +7,7 @@
 // returns, delivers the results and goes on. A sync with nothing outstanding is passed straight
 // through, so base cases never pay for a frame.
 #include "analysis/address_spaces.hpp"
-#include "emit/device_printer.hpp"
+#include "emit/resumable_printer.hpp"
 #include "analysis/analysis.hpp"
 #include "emit/emit.hpp"
 #include "analysis/sync_flow.hpp"
@@ -21,11 +21,13 @@ namespace chanflow::compiler {
 namespace {
 
 // Prints one Cilk function's body: spawns, syncs, returns and cilk_scope blocks lowered, the rest
-// as DevicePrinter prints device code.
-class FunctionPrinter : public DevicePrinter {
+// as DevicePrinter prints device code; a resume enters the loops around its point at their heads.
+class FunctionPrinter : public ResumablePrinter {
  public:
   FunctionPrinter(clang::ASTContext& ctx, const CilkProgram& program, const CilkFunction& f, const FunctionSpaces& spaces)
-      : DevicePrinter(ctx, program, spaces, nullptr), F(f), Flow(ctx, f), Printed(f.field), Allocas(program.calls_alloca(f.decl)) {
+      : ResumablePrinter(ctx, program, spaces, nullptr), F(f), Flow(ctx, f), Printed(f.field), Allocas(program.calls_alloca(f.decl)) {
+    ResumeLoops = &F.frame.resume_loops;
+    ResumeIndex = "cf_frame->resume";
     for (const SpawnSite& s : f.spawns) Sites[s.statement] = &s;
     Scopes.insert(f.scopes.begin(), f.scopes.end());
     for (const clang::VarDecl* v : f.boxed) Printed[v] = "cf_box->" + f.field.at(v);
@@ -59,7 +61,9 @@ class FunctionPrinter : public DevicePrinter {
                             : fmt::format("void {0}__run(__global {0}__task* cf_task, chanflow_ctx* cf_ctx) {{\n", F.name);
     for (const clang::ParmVarDecl* p : F.decl->parameters())
       if (!F.is_boxed(p)) out += "  " + device_type(Ctx, p->getType().getUnqualifiedType(), true, F.field.at(p)) + ";\n";
-    if (Program.reaches_heap(F.decl)) out += "  __global const chanflow_node_env* cf_env = cf_ctx->env; /* the device heap's */\n";
+    if (Program.takes_env(F.decl))
+      out += fmt::format("  __global const chanflow_node_env* cf_env = cf_ctx->env; /* {} */\n",
+                         Program.reaches_heap(F.decl) ? "the device heap's" : "a recursive helper's errors go through it");
     if (Allocas) out += "  ulong cf_allocas = 0; /* its alloca blocks, released when it returns */\n";
     if (!F.boxed.empty()) {
       out += fmt::format("  /* locals whose address children get: the task's scratch block, kept by its frame */\n"
@@ -150,92 +154,6 @@ class FunctionPrinter : public DevicePrinter {
   }
 
  private:
-  // Whether some resume point lies in a loop.
-  bool in_loops() const {
-    return std::any_of(F.frame.resume_loops.begin(), F.frame.resume_loops.end(), [](const auto& l) { return !l.empty(); });
-  }
-
-  // Where a resume goes from the head of `loop` (nullptr: the function's top): for each resume
-  // point inside it, the head of the next loop around that point, or the point itself.
-  std::string dispatch(const clang::Stmt* loop) const {
-    std::vector<std::pair<unsigned, std::string>> targets;
-    for (unsigned k = 1; k <= F.frame.resume_loops.size(); ++k) {
-      const auto& chain = F.frame.resume_loops[k - 1];
-      auto at = chain.begin();  // from the top: the outermost loop, if any
-      if (loop) {
-        at = std::find(chain.begin(), chain.end(), loop);
-        if (at == chain.end()) continue;
-        ++at;
-      }
-      targets.emplace_back(k, at == chain.end() ? fmt::format("cf_resume_{}", k) : fmt::format("cf_loop_{}", loop_id(*at)));
-    }
-    if (targets.empty()) return "";
-    if (TotalResumes == 1) return "  goto " + targets[0].second + ";\n";
-    std::string out = "  switch (cf_frame->resume) {\n";
-    for (const auto& [k, label] : targets) out += fmt::format("  case {}: goto {};\n", k, label);
-    return out + "  }\n";
-  }
-
-  // The loops with resume points numbered in the order the points are.
-  unsigned loop_id(const clang::Stmt* loop) const {
-    std::vector<const clang::Stmt*> seen;
-    for (const auto& chain : F.frame.resume_loops)
-      for (const clang::Stmt* l : chain) {
-        if (l == loop) return static_cast<unsigned>(std::find(seen.begin(), seen.end(), l) - seen.begin()) + 1;
-        if (std::find(seen.begin(), seen.end(), l) == seen.end()) seen.push_back(l);
-      }
-    return 0;
-  }
-
-  // A loop, as Clang prints it; one with a resume point inside is entered at its head by a resume
-  // (cf_loop_N, skipping its initialization; its condition is passed while cf_resuming), whose
-  // body's first statement goes on toward the point.
-  void print_loop(clang::Stmt* s, llvm::raw_ostream& os) {
-    Loops.push_back(s);
-    const std::string enter = dispatch(s);
-    const std::string label = enter.empty() ? "" : fmt::format("cf_loop_{}:\n", loop_id(s));
-    const auto body = [&](const clang::Stmt* b) {
-      if (enter.empty()) return print_statement(const_cast<clang::Stmt*>(b), os);
-      os << "{\nif (cf_resuming) {\n" << enter << "}\n";
-      print_statement(const_cast<clang::Stmt*>(b), os);
-      os << "}\n";
-    };
-    const auto condition = [&](const clang::Expr* c) {
-      if (!enter.empty()) os << "cf_resuming || (";
-      print_expr(c, os);
-      if (!enter.empty()) os << ")";
-    };
-    if (auto* l = llvm::dyn_cast<clang::ForStmt>(s)) {
-      const bool declares = l->getInit() && llvm::isa<clang::DeclStmt>(l->getInit());
-      if (declares) {
-        os << "{\n";
-        for (const clang::Decl* decl : llvm::cast<clang::DeclStmt>(l->getInit())->decls()) print_declaration(decl, os);
-      } else if (l->getInit()) {
-        print_statement(const_cast<clang::Stmt*>(l->getInit()), os);
-      }
-      os << label << "for (;";
-      if (l->getCond()) condition(l->getCond());
-      os << ";";
-      if (l->getInc()) print_expr(l->getInc(), os);
-      os << ")\n";
-      body(l->getBody());
-      if (declares) os << "}\n";
-    } else if (auto* w = llvm::dyn_cast<clang::WhileStmt>(s)) {
-      os << label << "while (";
-      condition(w->getCond());
-      os << ")\n";
-      body(w->getBody());
-    } else {
-      auto* d = llvm::cast<clang::DoStmt>(s);
-      os << label << "do\n";
-      body(d->getBody());
-      os << "while (";
-      print_expr(d->getCond(), os);
-      os << ");\n";
-    }
-    Loops.pop_back();
-  }
-
   // A spawn, or a plain call (a spawn then a sync).
   void print_spawn(const SpawnSite& s, llvm::raw_ostream& os) {
     const CilkFunction& callee = *Program.cilk_function(s.callee);
@@ -380,18 +298,6 @@ class FunctionPrinter : public DevicePrinter {
     return out;
   }
 
-  // to = from, element by element for arrays; `from_frame`: the source is in global memory (the
-  // frame), `to_box`: the destination is (the box).
-  std::string copy(const std::string& to, const std::string& from, bool from_frame, clang::QualType t, bool to_box = false) {
-    if (!t->isArrayType()) return "  " + to + " = " + from + ";\n";
-    clang::QualType element = t;
-    while (const clang::ArrayType* a = Ctx.getAsArrayType(element)) element = a->getElementType();
-    const std::string e = device_type(Ctx, element.getUnqualifiedType(), true);
-    return fmt::format("  for (uint cf_i = 0; cf_i < sizeof({0}) / sizeof({1}); ++cf_i) (({4}{1}*)&{0})[cf_i] = "
-                       "(({3}const {1}*)&{2})[cf_i];\n",
-                       to, e, from, from_frame ? "__global " : "", to_box ? "__global " : "");
-  }
-
   // Each filled slot to its destination, by the spawn site that filled it: with static slots, the
   // slot of each site that may be outstanding here if its bit is set; otherwise the slots filled,
   // by the site each records.
@@ -475,8 +381,6 @@ class FunctionPrinter : public DevicePrinter {
 
   const CilkFunction& F;
   const SyncFlow Flow;
-  unsigned TotalResumes = 0;  // the frame layout's resume points
-  std::vector<const clang::Stmt*> Loops;  // the loops around what is being printed, outermost first
   CilkFunction::FrameLayout Layout;  // what lay_out() finds
   std::map<const clang::VarDecl*, std::string> Printed;  // every local's name in device code
   bool BoxAtEntry = false;

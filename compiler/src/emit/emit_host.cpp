@@ -99,6 +99,12 @@ std::string emit_graph_cpp(const CilkProgram& program, const std::string& types_
       "void build(chanflow::cilk::ProgramGraph& p) {{\n  p.add_source(kTypes);\n  p.add_source(kKernels);\n",
       program.name, raw(types_h), raw(device_cl));
   if (program.uses_heap()) out += "  p.uses_heap();  // malloc, alloca, free in device code: the device heap\n";
+  if (!program.recursive_helpers.empty()) {
+    std::vector<std::string> names;
+    for (const RecursiveHelper& h : program.recursive_helpers) names.push_back("\"" + h.decl->getNameAsString() + "\"");
+    out += fmt::format("  p.graph().name_recursive_functions({{{}}});  // helpers on explicit stacks, for their errors\n",
+                       fmt::join(names, ", "));
+  }
   unsigned widest = 1;  // the most children a work-item spawns into one stack
   for (const CilkFunction& f : program.functions)
     for (const CilkFunction* callee : f.callees) widest = std::max(widest, spawn_bound(program, f, *callee));

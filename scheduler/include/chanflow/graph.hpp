@@ -441,6 +441,12 @@ class Graph {
   void set_heap(DeviceHeap& heap) noexcept { heap_ = &heap; }
   DeviceHeap* heap() const noexcept { return heap_; }
 
+  /// Names the functions device code runs on explicit stacks of their own (chanflowc's recursive
+  /// helpers): one that overflows its stack reports CHANFLOW_ERR_HELPER_STACK with its index here,
+  /// and the run's error names it.
+  void name_recursive_functions(std::vector<std::string> names) { recursive_functions_ = std::move(names); }
+  const std::vector<std::string>& recursive_functions() const noexcept { return recursive_functions_; }
+
   /// Throws GraphError naming the nodes if the graph is malformed. Builds the graph's program
   /// (node kinds come from it; a failed build throws OpenCLError with the log). run() calls it.
   void validate();
@@ -475,6 +481,7 @@ class Graph {
   const Runtime& runtime_;
   GraphOptions options_;
   DeviceHeap* heap_ = nullptr;
+  std::vector<std::string> recursive_functions_;
   ChannelTable table_;
   std::vector<std::unique_ptr<ChannelNode>> channels_;
   std::vector<std::unique_ptr<ChannelStackNode>> stacks_;

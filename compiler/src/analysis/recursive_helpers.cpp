@@ -1,0 +1,116 @@
+// Helpers that call themselves (see cilk_model.hpp, RecursiveHelper): where their calls of
+// themselves sit, the order a statement makes them in, and what such a helper may not do. OpenCL C
+// has no recursion, so the emitter (emit/recursive_helper.cpp) runs the helper as one loop over an
+// explicit stack of its activations: every call of itself must be one the loop can stop at and
+// come back to (a statement's part, evaluated whatever the rest of the statement does), and no
+// pointer may name its locals (its activations take turns in one copy of them).
+#include "analysis/analyzer.hpp"
+
+#include <functional>
+
+namespace chanflow::compiler {
+
+void Analyzer::describe_recursive_helper(const clang::FunctionDecl* def) {
+  RecursiveHelper h;
+  h.decl = def;
+  h.id = static_cast<unsigned>(Program.recursive_helpers.size());
+  const BodyFacts& facts = Facts[def->getCanonicalDecl()];
+  h.variables.assign(def->param_begin(), def->param_end());
+  h.variables.insert(h.variables.end(), facts.locals.begin(), facts.locals.end());
+  for (const clang::CallExpr* c : facts.calls) {
+    const clang::FunctionDecl* callee = c->getDirectCallee();
+    if (callee && callee->getCanonicalDecl() == def->getCanonicalDecl()) h.calls.push_back(c);
+    if (memory_call(callee) == MemoryCall::Alloca)
+      error(c->getBeginLoc(), "alloca in '" + def->getNameAsString() +
+                                  "', a helper that calls itself: its activations share one frame of locals on an "
+                                  "explicit stack, so chanflowc cannot release their blocks apart; use malloc and free");
+  }
+  std::set<const clang::Stmt*> carriers;
+  for (const clang::CallExpr* c : h.calls)
+    if (const clang::Stmt* s = carrier_of(c, def)) carriers.insert(s);
+  // Each carrier's calls in the order they are made: a call's arguments (and the calls in them)
+  // first, then left to right. An if or a switch carries only its condition's.
+  for (const clang::Stmt* s : carriers) {
+    std::vector<const clang::CallExpr*>& order = h.carriers[s];
+    std::function<void(const clang::Stmt*)> walk = [&](const clang::Stmt* e) {
+      if (!e) return;
+      for (const clang::Stmt* child : e->children()) walk(child);
+      if (auto* c = llvm::dyn_cast<clang::CallExpr>(e); c && std::count(h.calls.begin(), h.calls.end(), c)) order.push_back(c);
+    };
+    if (auto* i = llvm::dyn_cast<clang::IfStmt>(s)) walk(i->getCond());
+    else if (auto* w = llvm::dyn_cast<clang::SwitchStmt>(s)) walk(w->getCond());
+    else walk(s);
+  }
+  check_recursive_addresses(def, def->getBody());
+  Program.recursive_helpers.push_back(std::move(h));
+}
+
+// The statement that makes `call` (a call of `def` in its own body), or null after an error where
+// the call cannot be made first: past `&&`, `||`, `?` or `,`, in a loop's head, under sizeof.
+const clang::Stmt* Analyzer::carrier_of(const clang::CallExpr* call, const clang::FunctionDecl* def) {
+  const std::string name = def->getNameAsString();
+  auto refuse = [&](const std::string& where) -> const clang::Stmt* {
+    error(call->getBeginLoc(), "call of '" + name + "' " + where + ": '" + name +
+                                   "' calls itself, so chanflowc runs it on an explicit stack, where a call of "
+                                   "itself must be made whatever the rest of its statement does; make the call a "
+                                   "statement of its own (`r = " + name + "(...);`) and use its result");
+    return nullptr;
+  };
+  const clang::Stmt* child = call;
+  for (const clang::Stmt* p = parent_stmt(child); p; child = p, p = parent_stmt(p)) {
+    if (auto* b = llvm::dyn_cast<clang::BinaryOperator>(p)) {
+      if (b->getOpcode() == clang::BO_Comma) return refuse("in an operand of ','");
+      if (b->isLogicalOp() && child == b->getRHS()) return refuse(std::string("on the right of '") + b->getOpcodeStr().str() + "'");
+    }
+    if (auto* c = llvm::dyn_cast<clang::AbstractConditionalOperator>(p); c && child != c->getCond())
+      return refuse("in a branch of '?:'");
+    if (llvm::isa<clang::UnaryExprOrTypeTraitExpr>(p)) return refuse("under sizeof");
+    if (llvm::isa<clang::Expr>(p)) continue;
+    if (auto* d = llvm::dyn_cast<clang::DeclStmt>(p)) {
+      if (!d->isSingleDecl()) return refuse("in a declaration of several variables");
+      return p;
+    }
+    if (llvm::isa<clang::ReturnStmt>(p)) return p;
+    if (auto* i = llvm::dyn_cast<clang::IfStmt>(p); i && child == i->getCond()) return p;
+    if (auto* w = llvm::dyn_cast<clang::SwitchStmt>(p); w && child == w->getCond()) return p;
+    if (auto* f = llvm::dyn_cast<clang::ForStmt>(p); f && child != f->getBody())
+      return refuse("in a for loop's head");
+    if (auto* w = llvm::dyn_cast<clang::WhileStmt>(p); w && child != w->getBody()) return refuse("in a loop's condition");
+    if (auto* d = llvm::dyn_cast<clang::DoStmt>(p); d && child != d->getBody()) return refuse("in a loop's condition");
+    return llvm::isa<clang::Expr>(child) ? child : nullptr;  // an expression statement
+  }
+  return nullptr;
+}
+
+// No pointer may name a local or parameter of a helper that calls itself: they live once, and its
+// activations take turns in them. A local array indexed, or handed to a call that returns no
+// pointer (memcpy into it, a helper filling it), is fine: the pointer ends with that expression.
+void Analyzer::check_recursive_addresses(const clang::FunctionDecl* def, const clang::Stmt* s) {
+  if (!s) return;
+  const clang::Expr* pointer = nullptr;
+  if (auto* u = llvm::dyn_cast<clang::UnaryOperator>(s); u && u->getOpcode() == clang::UO_AddrOf) pointer = u;
+  if (auto* c = llvm::dyn_cast<clang::ImplicitCastExpr>(s); c && c->getCastKind() == clang::CK_ArrayToPointerDecay)
+    pointer = c;
+  if (pointer) {
+    std::set<const clang::VarDecl*> named;
+    addressed_variables(pointer, named, false);
+    const clang::Stmt* user = parent_stmt(pointer);
+    while (user && llvm::isa<clang::ParenExpr, clang::ImplicitCastExpr>(user)) user = parent_stmt(user);
+    const auto* index = llvm::dyn_cast_or_null<clang::ArraySubscriptExpr>(user);
+    const auto* call = llvm::dyn_cast_or_null<clang::CallExpr>(user);
+    const bool passes = call && call->getDirectCallee() && call->getDirectCallee()->getCanonicalDecl() != def->getCanonicalDecl() &&
+                        !call->getType()->isPointerType();
+    const bool memory = call && memory_call(call->getDirectCallee()) != MemoryCall::None;
+    if (!named.empty() && !(index && strip(index->getBase()) == strip(pointer)) && !passes && !memory) {
+      const clang::VarDecl* v = *named.begin();
+      error(pointer->getBeginLoc(), "a pointer to '" + v->getNameAsString() + "' in '" + def->getNameAsString() +
+                                        "', a helper that calls itself: chanflowc runs it on an explicit stack, "
+                                        "where its activations take turns in one copy of its locals, so the "
+                                        "pointer would name another activation's; pass the value, or use memory "
+                                        "from malloc or the caller");
+    }
+  }
+  for (const clang::Stmt* c : s->children()) check_recursive_addresses(def, c);
+}
+
+}  // namespace chanflow::compiler

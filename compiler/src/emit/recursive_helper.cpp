@@ -1,0 +1,215 @@
+// A helper that calls itself, compiled into one loop over an explicit stack of its activations
+// (OpenCL C has no recursion; cilk_model.hpp, RecursiveHelper). The stack is an array of frames in
+// private memory, each holding an activation's parameters and locals and the call it resumes at:
+//
+//   for (;;) {                     one pass: an activation from its top, or resumed at a call
+//     if (cf_resuming) goto ...;   a resume: to its call, through the heads of the loops around it
+//     body                         a call of itself saves what is in scope, pushes, sets the
+//                                  parameters and goes to cf_call; `return e` stores e and goes
+//   cf_return:                     to cf_return
+//     if (cf_depth == 0) return cf_value;
+//     --cf_depth; cf_resuming = 1;
+//   cf_call:;
+//   }
+//
+// A call beyond the stack's frames reports CHANFLOW_ERR_HELPER_STACK (the helper and the bound) and
+// the run stops with that error: never a wrong result.
+#include "analysis/analysis.hpp"
+#include "emit/resumable_printer.hpp"
+
+#include <fmt/format.h>
+
+namespace chanflow::compiler {
+namespace {
+
+class RecursivePrinter : public ResumablePrinter {
+ public:
+  RecursivePrinter(clang::ASTContext& ctx, const CilkProgram& program, const RecursiveHelper& h, const FunctionSpaces& fs)
+      : ResumablePrinter(ctx, program, fs, nullptr), H(h), Fs(fs) {
+    // Every parameter and local by a name of its own: a call saves each in scope by name, so none
+    // may be hidden by another of the same name.
+    std::map<std::string, unsigned> used;
+    for (const clang::VarDecl* v : h.variables) {
+      std::string name = device_name(v->getNameAsString());
+      if (const unsigned n = used[name]++) name += fmt::format("__{}", n);
+      Field[v] = name;
+    }
+    Names = &Field;
+    for (unsigned k = 0; k < h.calls.size(); ++k)
+      if (!h.decl->getReturnType()->isVoidType()) Temp[h.calls[k]] = fmt::format("cf_r{}", k + 1);
+    ResumeLoops = &Found;
+    ResumeIndex = "cf_stack[cf_depth].resume";
+  }
+
+  std::string code() {
+    print_body();  // the first pass finds the calls' resume points and the loops around them
+    TotalResumes = static_cast<unsigned>(Found.size());
+    Layout = false;
+    const std::string body = print_body();
+    const std::string frame = Fs.name + "__activation";
+    const clang::QualType result = H.decl->getReturnType();
+    std::string out = "typedef struct {\n";
+    for (const clang::VarDecl* v : H.variables) out += "  " + type_of(v, Field.at(v)) + ";\n";
+    for (const clang::CallExpr* call : H.calls)
+      if (Temp.count(call)) out += "  " + value_type(Temp.at(call)) + ";\n";
+    out += "  uint resume; /* the call it goes on from */\n} " + frame + ";\n";
+    out += helper_signature(Ctx, Program, Fs) + " {\n";
+    out += fmt::format("  /* '{}' calls itself: its activations run on an explicit stack of {} frames (OpenCL C has "
+                       "no recursion) */\n  {} cf_stack[{}];\n  uint cf_depth = 0;\n",
+                       H.decl->getName().str(), Program.helper_stack_frames, frame, Program.helper_stack_frames);
+    if (!result->isVoidType())
+      out += "  " + value_type("cf_value") + (result->isScalarType() ? " = 0" : "") + "; /* what the last activation returned */\n";
+    out += "  volatile uint cf_resuming = 0; /* until the call resumed at: loops are entered at their head */\n";
+    out += "  for (;;) {\n  if (cf_resuming) {\n" + dispatch(nullptr) + "  }\n" + body;
+    out += fmt::format("  cf_return:\n  if (cf_depth == 0) return{};\n  --cf_depth;\n  cf_resuming = 1;\n  cf_call:;\n  }}\n}}\n",
+                       result->isVoidType() ? "" : " cf_value");
+    return out;
+  }
+
+  bool handledStmt(clang::Stmt* s, llvm::raw_ostream& os) override {
+    if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt>(s)) {
+      print_loop(s, os);
+      return true;
+    }
+    if (auto it = H.carriers.find(s); it != H.carriers.end() && !Printing.count(s)) {
+      print_carrier(s, it->second, os);
+      return true;
+    }
+    if (auto it = Temp.find(llvm::dyn_cast<clang::CallExpr>(s)); it != Temp.end()) {
+      os << it->second;
+      return true;
+    }
+    if (auto* r = llvm::dyn_cast<clang::ReturnStmt>(s)) {
+      os << "{\n";
+      if (r->getRetValue()) {
+        if (!H.decl->getReturnType()->isVoidType()) os << "cf_value = ";
+        print_expr(r->getRetValue(), os);
+        os << ";\n";
+      }
+      os << "goto cf_return;\n}\n";
+      return true;
+    }
+    return DevicePrinter::handledStmt(s, os);
+  }
+
+ private:
+  // A statement holding calls of the helper: the calls first, each into its temporary, then the
+  // statement reading them. An expression statement or a return goes in `do { } while (0)` (it
+  // may be the branch of an if), an if or switch in a block; a declaration stays in its block.
+  void print_carrier(clang::Stmt* s, const std::vector<const clang::CallExpr*>& calls, llvm::raw_ostream& os) {
+    const bool expression = llvm::isa<clang::Expr>(s), branch = llvm::isa<clang::IfStmt, clang::SwitchStmt>(s);
+    const bool wrapped = expression || llvm::isa<clang::ReturnStmt>(s);
+    os << (wrapped ? "do {\n" : branch ? "{\n" : "");
+    for (const clang::CallExpr* c : calls)
+      if (Temp.count(c)) os << value_type(Temp.at(c)) << ";\n";
+    std::vector<const clang::VarDecl*> scope = in_scope(s);
+    std::vector<std::string> made;  // the temporaries of this statement's calls made so far
+    for (const clang::CallExpr* c : calls) {
+      print_call(c, scope, made, os);
+      if (Temp.count(c)) made.push_back(Temp.at(c));
+    }
+    Printing.insert(s);
+    if (!expression) {
+      print_expr(s, os);
+    } else if (std::find(calls.begin(), calls.end(), strip(llvm::cast<clang::Expr>(s))) == calls.end()) {
+      print_expr(s, os);
+      os << ";\n";
+    }
+    Printing.erase(s);
+    os << (wrapped ? "} while (0)" : branch ? "}\n" : "");
+    if (wrapped && !expression) os << ";\n";
+  }
+
+  // One call of itself: the arguments evaluated, what is in scope saved in a new frame, the
+  // parameters set, and a new activation from the top; resumed here when it returns.
+  void print_call(const clang::CallExpr* call, const std::vector<const clang::VarDecl*>& scope,
+                  const std::vector<std::string>& made, llvm::raw_ostream& os) {
+    const unsigned k = ++Resumes;
+    if (Layout) {
+      Found.push_back(Loops);
+      if (auto it = Fs.calls.find(call); it == Fs.calls.end() || it->second != &Fs) {
+        clang::DiagnosticsEngine& d = Ctx.getDiagnostics();
+        d.Report(call->getBeginLoc(), d.getCustomDiagID(clang::DiagnosticsEngine::Error,
+                                                        "'%0' calls itself here with pointers into other address "
+                                                        "spaces than its own parameters' (OpenCL C 1.2 has no generic "
+                                                        "one): chanflowc runs its activations in one function, so "
+                                                        "they must agree"))
+            << H.decl->getName();
+      }
+    }
+    const unsigned n = Program.helper_stack_frames;
+    os << "{ /* a call of '" << H.decl->getName() << "': a new activation on the stack */\n";
+    for (unsigned i = 0; i < call->getNumArgs() && i < H.decl->getNumParams(); ++i) {
+      os << type_of(H.decl->getParamDecl(i), fmt::format("cf_a{}", i)) << " = ";
+      print_expr(call->getArg(i), os);
+      os << ";\n";
+    }
+    os << fmt::format("if (cf_depth == {0}u) {{\n  chanflow_report(cf_env, CHANFLOW_ERR_HELPER_STACK, {0}u, {1}u);\n  return{2};\n}}\n",
+                      n, H.id, H.decl->getReturnType()->isVoidType() ? "" : " cf_value");
+    for (const clang::VarDecl* v : scope) os << copy("cf_stack[cf_depth]." + Field.at(v), Field.at(v), false, v->getType());
+    for (const std::string& t : made) os << "  cf_stack[cf_depth]." << t << " = " << t << ";\n";
+    os << fmt::format("  cf_stack[cf_depth].resume = {};\n  ++cf_depth;\n", k);
+    for (unsigned i = 0; i < call->getNumArgs() && i < H.decl->getNumParams(); ++i)
+      os << "  " << Field.at(H.decl->getParamDecl(i)) << " = cf_a" << i << ";\n";
+    os << "  goto cf_call;\n}\n" << fmt::format("cf_resume_{}:\n  cf_resuming = 0;\n", k);
+    for (const clang::VarDecl* v : scope) os << copy(Field.at(v), "cf_stack[cf_depth]." + Field.at(v), false, v->getType());
+    for (const std::string& t : made) os << "  " << t << " = cf_stack[cf_depth]." << t << ";\n";
+    if (Temp.count(call)) os << "  " << Temp.at(call) << " = cf_value;\n";
+  }
+
+  // The parameters and locals in scope at statement `s` (declared before it in the blocks around
+  // it, or in the head of a for loop around it), in the helper's order.
+  std::vector<const clang::VarDecl*> in_scope(const clang::Stmt* s) const {
+    std::set<const clang::VarDecl*> seen(H.decl->param_begin(), H.decl->param_end());
+    const auto add = [&](const clang::Stmt* d) {
+      if (auto* decls = llvm::dyn_cast_or_null<clang::DeclStmt>(d))
+        for (const clang::Decl* decl : decls->decls())
+          if (auto* v = llvm::dyn_cast<clang::VarDecl>(decl)) seen.insert(v);
+    };
+    const clang::Stmt* child = s;
+    for (const clang::Stmt* p = parent_stmt(Ctx, s); p; child = p, p = parent_stmt(Ctx, p)) {
+      if (auto* c = llvm::dyn_cast<clang::CompoundStmt>(p))
+        for (const clang::Stmt* x : c->body()) {
+          if (x == child) break;
+          add(x);
+        }
+      if (auto* f = llvm::dyn_cast<clang::ForStmt>(p); f && child != f->getInit()) add(f->getInit());
+      if (p == H.decl->getBody()) break;
+    }
+    std::vector<const clang::VarDecl*> out;
+    for (const clang::VarDecl* v : H.variables)
+      if (seen.count(v)) out.push_back(v);
+    return out;
+  }
+
+  std::string value_type(const std::string& name) const {
+    return device_type_in(Ctx, H.decl->getReturnType().getUnqualifiedType(), Fs.result, name);
+  }
+
+  std::string print_body() {
+    Resumes = 0;
+    std::string body;
+    llvm::raw_string_ostream os(body);
+    H.decl->getBody()->printPretty(os, this, Policy, 0);
+    return os.str();
+  }
+
+  const RecursiveHelper& H;
+  const FunctionSpaces& Fs;
+  std::map<const clang::VarDecl*, std::string> Field;  // every parameter's and local's name
+  std::map<const clang::CallExpr*, std::string> Temp;  // each call's result, where it has one
+  std::vector<std::vector<const clang::Stmt*>> Found;  // per call, the loops around it
+  std::set<const clang::Stmt*> Printing;  // carriers being printed after their calls
+  bool Layout = true;  // the first pass
+  unsigned Resumes = 0;
+};
+
+}  // namespace
+
+std::string recursive_helper_code(clang::ASTContext& ctx, const CilkProgram& program, const RecursiveHelper& h,
+                                  const FunctionSpaces& fs) {
+  RecursivePrinter printer(ctx, program, h, fs);
+  return printer.code();
+}
+
+}  // namespace chanflow::compiler
