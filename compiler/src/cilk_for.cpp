@@ -80,7 +80,9 @@ class LoopRewriter {
     for (int k = 2; buffer.contains(name + "(") || Taken.count(name); ++k)
       name = fmt::format("{}__cilk_for_{}_{}", identifier(Stem), line, k);
     Taken.insert(name);
-    const bool spawns = body_spawns(s->getBody());
+    // A body holding another cilk_for (rewritten by the next pass into a call of a Cilk function)
+    // spawns as surely as one that says so.
+    const bool spawns = Nests || body_spawns(s->getBody());
 
     std::string params = "long cf_lo, long cf_hi, long cf_grain, long cf_first, long cf_step";
     std::string inner = "cf_at, cf_hi - cf_at < cf_part ? cf_hi : cf_at + cf_part, cf_grain, cf_first, cf_step", outer;
@@ -111,30 +113,52 @@ class LoopRewriter {
     if (Op == clang::BO_GT) trip = "cf_a > cf_b ? (cf_a - cf_b - cf_s - 1) / -cf_s : 0";
     if (Op == clang::BO_GE) trip = "cf_a >= cf_b ? (cf_a - cf_b) / -cf_s + 1 : 0";
     if (Op == clang::BO_NE) trip = "(cf_b - cf_a) / cf_s";
-    const std::string grain = spawns ? "1" : "(cf_n <= 4096 ? 1 : cf_n / 4096 < 2048 ? cf_n / 4096 : 2048)";
-    std::string call = fmt::format(
-        "{{ long cf_a = (long)({0}), cf_b = (long)({1}), cf_s = {2}; long cf_n = {3}; "
-        "if (cf_n > 0) {4}(0, cf_n, {5}, cf_a, cf_s{6}); }}",
-        text(First), text(Limit), Step, trip, name, grain, outer);
-    const clang::CharSourceRange whole = loop_range(s);
-    const std::string original = text(whole);
-    call += std::string(std::count(original.begin(), original.end(), '\n'), '\n');  // lines stay where they were
-
-    // The function: split the range in eight parts, each spawned, down to the grain, which runs in order.
     const std::string iv_type = print(Var->getType().getUnqualifiedType(), Var->getNameAsString());
     const std::string& file = Path;
-    std::string body = body_text(s->getBody());
-    Definitions += fmt::format(
-        "\n#line {0} \"{1}\"\nvoid {2}({3}) {{ if (cf_hi - cf_lo > cf_grain) {{ long cf_part = (cf_hi - cf_lo + 7) / 8; "
-        "if (cf_part < cf_grain) cf_part = cf_grain; for (int cf_c = 0; cf_c < 8; cf_c++) {{ long cf_at = cf_lo + cf_c * cf_part; "
-        "if (cf_at < cf_hi) cilk_spawn {2}({4}); }} cilk_sync; return; }} "
-        "{8} {{ {5} = cf_first + cf_k * cf_step;\n#line {6} \"{1}\"\n{7}\n}} }}\n",
-        line, file, name, params, inner, iv_type,
-        SM.getPresumedLineNumber(SM.getExpansionLoc(s->getBody()->getBeginLoc())), body,
-        // A body that spawns runs one iteration (the grain is 1): no loop around its spawns, unless
-        // it needs one for `continue`.
-        spawns && !has_continue(s->getBody()) ? "long cf_k = cf_lo;" : "for (long cf_k = cf_lo; cf_k < cf_hi; cf_k++)");
-    Rw.ReplaceText(whole, call);
+    const std::string body = body_text(s->getBody());
+    const unsigned body_line = SM.getPresumedLineNumber(SM.getExpansionLoc(s->getBody()->getBeginLoc()));
+    const clang::CharSourceRange whole = loop_range(s);
+    const std::string original = text(whole);
+    const std::string newlines(std::count(original.begin(), original.end(), '\n'), '\n');  // lines stay where they were
+    const std::string bounds = fmt::format("long cf_a = (long)({0}), cf_b = (long)({1}), cf_s = {2}; long cf_n = {3};",
+                                           text(First), text(Limit), Step, trip);
+    if (spawns) {
+      // The call where the loop was: the start, limit and step evaluated once each, as cilk_for
+      // does, in long (an int range's count can overflow int), then the trip count.
+      Rw.ReplaceText(whole, fmt::format("{{ {0} if (cf_n > 0) {1}(0, cf_n, 1, cf_a, cf_s{2}); }}", bounds, name, outer) + newlines);
+      // The function: split the range in eight parts, each spawned, down to one iteration each.
+      Definitions += fmt::format(
+          "\n#line {0} \"{1}\"\nvoid {2}({3}) {{ if (cf_hi - cf_lo > cf_grain) {{ long cf_part = (cf_hi - cf_lo + 7) / 8; "
+          "if (cf_part < cf_grain) cf_part = cf_grain; for (int cf_c = 0; cf_c < 8; cf_c++) {{ long cf_at = cf_lo + cf_c * cf_part; "
+          "if (cf_at < cf_hi) cilk_spawn {2}({4}); }} cilk_sync; return; }} "
+          "{8} {{ {5} = cf_first + cf_k * cf_step;\n#line {6} \"{1}\"\n{7}\n}} }}\n",
+          line, file, name, params, inner, iv_type, body_line, body,
+          // One iteration: no loop around its spawns, unless it needs one for `continue`.
+          has_continue(s->getBody()) ? "for (long cf_k = cf_lo; cf_k < cf_hi; cf_k++)" : "long cf_k = cf_lo;");
+    } else {
+      // A body that does not spawn: the range splits in eight parts a level down to a grain of
+      // iterations, and a grain runs as a leaf, a work-group task whose work-items share its
+      // iterations (__chanflow_group_item: its work-item, 0 in a per-item task).
+      const std::string leaf = name + "__leaf";
+      std::string leaf_params = "long cf_lo, long cf_hi, long cf_first, long cf_step";
+      leaf_params += params.substr(params.find("long cf_step") + std::string("long cf_step").size());
+      std::string leaf_args = "cf_at, cf_end, cf_first, cf_step" + inner.substr(inner.find("cf_step") + 7);
+      std::string split_args = "cf_at, cf_end, cf_grain, cf_first, cf_step" + inner.substr(inner.find("cf_step") + 7);
+      const std::string grain = "cf_n <= 256 ? cf_n : cf_n / 2048 < 256 ? 256 : cf_n / 2048 < 16384 ? cf_n / 2048 : 16384";
+      Rw.ReplaceText(whole, fmt::format("{{ {0} long cf_g = {1}; if (cf_n > 0 && cf_n <= cf_g) {2}(0, cf_n, cf_a, cf_s{4}); "
+                                        "else if (cf_n > 0) {3}(0, cf_n, cf_g, cf_a, cf_s{4}); }}",
+                                        bounds, grain, leaf, name, outer) + newlines);
+      Definitions += fmt::format(
+          "\nlong __chanflow_group_item(void); long __chanflow_group_items(void);"
+          "\n#line {0} \"{1}\"\nvoid {2}({3}) {{ for (long cf_k = cf_lo + __chanflow_group_item(); cf_k < cf_hi; "
+          "cf_k += __chanflow_group_items()) {{ {4} = cf_first + cf_k * cf_step;\n#line {5} \"{1}\"\n{6}\n}} }}\n"
+          "\n#line {0} \"{1}\"\nvoid {7}({8}) {{ long cf_part = (cf_hi - cf_lo + 7) / 8; if (cf_part < cf_grain) cf_part = cf_grain; "
+          "for (int cf_c = 0; cf_c < 8; cf_c++) {{ long cf_at = cf_lo + cf_c * cf_part; if (cf_at < cf_hi) {{ "
+          "long cf_end = cf_hi - cf_at < cf_part ? cf_hi : cf_at + cf_part; if (cf_end - cf_at <= cf_grain) cilk_spawn {2}({9}); "
+          "else cilk_spawn {7}({10}); }} }} cilk_sync; }}\n",
+          line, file, leaf, leaf_params, iv_type, body_line, body, name, params, leaf_args, split_args);
+      Rw.InsertTextBefore(SM.getExpansionLoc(f->getBeginLoc()), fmt::format("void {}({}); ", leaf, leaf_params));
+    }
     // Declared before the function holding the loop, on the line it starts (no line moves).
     Rw.InsertTextBefore(SM.getExpansionLoc(f->getBeginLoc()), fmt::format("void {}({}); ", name, params));
     return true;
@@ -349,6 +373,9 @@ class LoopRewriter {
   std::set<std::string>& Taken;  // names made in this pass
   std::vector<const clang::DeclRefExpr*> References;  // every use of a captured variable in the body
   bool Failed = false;
+
+ public:
+  bool Nests = false;  // the loop holds another cilk_for
 };
 
 }  // namespace
@@ -372,6 +399,12 @@ std::optional<std::string> rewrite_cilk_fors(clang::ASTContext& ctx, const std::
                           sm.isBeforeInTranslationUnit(sm.getExpansionLoc(loop->getForLoc()),
                                                        sm.getExpansionLoc(other->getEndLoc())));
     if (nested) continue;
+    bool nests = false;
+    for (const auto& [other, f] : finder.Found)
+      nests = nests || (other != loop && sm.isBeforeInTranslationUnit(sm.getExpansionLoc(loop->getForLoc()),
+                                                                      sm.getExpansionLoc(other->getForLoc())) &&
+                        sm.isBeforeInTranslationUnit(sm.getExpansionLoc(other->getForLoc()),
+                                                     sm.getExpansionLoc(loop->getEndLoc())));
     if (!sm.isWrittenInMainFile(sm.getExpansionLoc(loop->getForLoc()))) {
       clang::DiagnosticsEngine& d = ctx.getDiagnostics();
       d.Report(loop->getForLoc(), d.getCustomDiagID(clang::DiagnosticsEngine::Error,
@@ -380,6 +413,7 @@ std::optional<std::string> rewrite_cilk_fors(clang::ASTContext& ctx, const std::
       continue;
     }
     LoopRewriter one(ctx, rw, spawns, path, taken);
+    one.Nests = nests;
     ok = one.lower(loop, function) && ok;
     definitions += one.Definitions;
   }

@@ -7,6 +7,9 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+#include <string_view>
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -220,6 +223,12 @@ const cl::Program& Graph::program() {
   if (caps.fp32_atomic_add) extra += " -DCHANFLOW_NATIVE_FP32_ATOMIC_ADD";
   if (caps.fp64_atomic_add) extra += " -DCHANFLOW_NATIVE_FP64_ATOMIC_ADD";
   if (caps.fp32_atomic_add || caps.fp64_atomic_add) extra += " -cl-std=CL2.0";  // for atomic_float and atomic_double
+  // Kernel sources may take their shape from the device: on a CPU device a work-group is one core's
+  // vectorized loop, where per-item tasks keep the lanes full (compiled cilk_for leaves do).
+  // CHANFLOW_SHAPE=gpu|cpu gives them another device's shape (the tests run the GPU's on PoCL).
+  const char* shape = std::getenv("CHANFLOW_SHAPE");
+  const bool cpu = shape && *shape ? std::string_view(shape) == "cpu" : (caps.type & CL_DEVICE_TYPE_CPU) != 0;
+  if (cpu) extra += " -DCHANFLOW_CPU_DEVICE";
   std::vector<std::string> ignored;  // validate() reports them
   std::string defines = port_defines(ignored);
   // Built again when edges changed what the program is built with (names or staging sizes).

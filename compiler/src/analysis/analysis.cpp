@@ -159,6 +159,10 @@ void Analyzer::describe(CilkFunction& f) {
     f.spawns.push_back(site);
     f.callees.insert(target);
   }
+  // A cilk_for's leaf (cilk_for.cpp) asks for its work-item: it runs as a work-group task, whose
+  // work-items share its iterations, unless it spawns (a body that became one by a later pass).
+  for (const clang::CallExpr* call : b.calls)
+    if (call->getDirectCallee()->getName() == "__chanflow_group_item") f.group = f.spawns.empty() && b.syncs.empty();
   for (const clang::Expr* e : b.indirect_calls)
     error(e->getBeginLoc(), "calls through function pointers are not supported in Cilk functions");
   for (const clang::CallExpr* s : b.syncs) check_statement_position(s, "cilk_sync");

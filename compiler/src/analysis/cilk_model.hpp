@@ -96,6 +96,9 @@ struct CilkFunction {
   /// Whether code after a sync can spawn: only then does the continuation node have output ports
   /// (a continuation that only returns never needs room, so it can always run).
   bool continuation_spawns = false;
+  /// A work-group task (CHANFLOW_GROUP_KERNEL_NODE): a cilk_for's leaf, whose work-items share its
+  /// iterations (`__chanflow_group_item()` is the work-item, `__chanflow_group_items()` their number).
+  bool group = false;
   bool returns_value() const { return !decl->getReturnType()->isVoidType(); }
   /// Result-carrying spawn sites: with one, the frame needs no per-slot site numbers.
   unsigned result_sites() const {
@@ -188,7 +191,7 @@ inline bool is_device_builtin(const std::string& name) {
   static const std::set<std::string> builtins = {
       "abs", "labs", "fabs", "fabsf", "sqrt", "sqrtf", "exp", "expf", "log", "logf", "pow", "powf", "sin", "sinf",
       "cos", "cosf", "tan", "tanf", "floor", "floorf", "ceil", "ceilf", "fmin", "fminf", "fmax", "fmaxf", "fmod",
-      "fmodf", "printf", "__chanflow_sync"};
+      "fmodf", "printf", "__chanflow_sync", "__chanflow_group_item", "__chanflow_group_items"};
   return builtins.count(name) != 0;
 }
 

@@ -62,6 +62,12 @@ bool DevicePrinter::handledStmt(clang::Stmt* s, llvm::raw_ostream& os) {
     return true;
   }
   if (auto* call = llvm::dyn_cast<clang::CallExpr>(s)) {
+    if (const clang::FunctionDecl* callee = call->getDirectCallee(); callee && callee->getName().startswith("__chanflow_group_item")) {
+      // A work-group task's work-item and their number; a per-item task is a group of one.
+      const bool all = callee->getName() == "__chanflow_group_items";
+      os << (Group ? (all ? "CHANFLOW_LEAF_ITEMS" : "CHANFLOW_LEAF_ITEM") : (all ? "1L" : "0L"));
+      return true;
+    }
     if (const MemoryCall m = memory_call(call->getDirectCallee()); m != MemoryCall::None) {
       print_memory_call(call, m, os);
       return true;

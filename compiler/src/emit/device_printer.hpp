@@ -83,6 +83,7 @@ class DevicePrinter : public clang::PrinterHelper {
 
  public:
   bool ReleasesAllocas = false;  // a helper that calls alloca: its returns release the blocks
+  bool Group = false;  // printing a work-group task (a cilk_for's leaf)
 };
 
 /// A helper as compiled for one combination of its pointers' address spaces.

@@ -27,6 +27,7 @@ class FunctionPrinter : public ResumablePrinter {
   FunctionPrinter(clang::ASTContext& ctx, const CilkProgram& program, const CilkFunction& f, const FunctionSpaces& spaces)
       : ResumablePrinter(ctx, program, spaces, nullptr), F(f), Flow(ctx, f), Printed(f.field), Allocas(program.calls_alloca(f.decl)) {
     ResumeLoops = &F.frame.resume_loops;
+    Group = f.group;
     ResumeIndex = "cf_frame->resume";
     for (const SpawnSite& s : f.spawns) Sites[s.statement] = &s;
     Scopes.insert(f.scopes.begin(), f.scopes.end());
@@ -412,6 +413,11 @@ std::string emit_device_code(clang::ASTContext& ctx, const CilkProgram& program)
       " * F__sync (a continuation frame, after its children returned). The types are in {0}.types.h. */\n",
       program.name);
   if (program.uses_double) out += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+  if (std::any_of(program.functions.begin(), program.functions.end(), [](const CilkFunction& f) { return f.group; }))
+    out += "/* cilk_for's leaves: a work-group task on a GPU, its work-items sharing the iterations; on a CPU\n"
+           " * device, where a work-group is one core's vectorized loop, a task per work-item. */\n"
+           "#ifdef CHANFLOW_CPU_DEVICE\n#define CHANFLOW_LEAF_ITEM 0L\n#define CHANFLOW_LEAF_ITEMS 1L\n#else\n"
+           "#define CHANFLOW_LEAF_ITEM ((long)get_local_id(0))\n#define CHANFLOW_LEAF_ITEMS ((long)get_local_size(0))\n#endif\n";
   for (const clang::VarDecl* c : program.constants) {
     std::string init;
     llvm::raw_string_ostream os(init);
@@ -424,6 +430,15 @@ std::string emit_device_code(clang::ASTContext& ctx, const CilkProgram& program)
     FunctionPrinter printer(ctx, program, f, spaces.cilk_function(f));
     out += "\n/* " + f.name + " */\n" + printer.run_function();
     const std::string& n = f.name;
+    if (f.group) {  // a cilk_for's leaf: every work-item of a group runs its share of the iterations
+      out += fmt::format("#ifdef CHANFLOW_CPU_DEVICE\n"
+                         "void {0}__task_body(__global {0}__task* t, chanflow_ctx* ctx) {{ {0}__run(t, ctx); }}\n"
+                         "CHANFLOW_YIELDING_KERNEL_NODE({0}__spawn, {0}__task, {0}__task_body)\n#else\n"
+                         "void {0}__group_body(__global {0}__task* t, __local uint* l, chanflow_ctx* ctx) {{ (void)l; {0}__run(t, ctx); }}\n"
+                         "CHANFLOW_GROUP_KERNEL_NODE({0}__spawn, {0}__task, uint, {0}__group_body)\n#endif\n",
+                         n);
+      continue;
+    }
     if (f.spawns.empty()) {
       out += fmt::format("void {0}__task_body(__global {0}__task* t, chanflow_ctx* ctx) {{ {0}__run(t, ctx); }}\n"
                          "CHANFLOW_YIELDING_KERNEL_NODE({0}__spawn, {0}__task, {0}__task_body)\n",
