@@ -65,6 +65,8 @@ class LoopRewriter {
     Loop = s;
     if (!canonical(s)) return false;
     if (!body_stays(s->getBody())) return false;
+    const clang::ForStmt* in = collapsible(s);  // cilk_for (i ...) cilk_for (j ...): one range of i × j
+    const clang::Stmt* work = in ? in->getBody() : s->getBody();
     // A body the device cannot run (a call of a function without a definition) stays serial here.
     if (const std::string host = host_only_call(s->getBody()); !host.empty()) {
       warn(s->getForLoc(), "this cilk_for runs as a serial loop where it is: its body calls '" + host +
@@ -82,10 +84,16 @@ class LoopRewriter {
     Taken.insert(name);
     // A body holding another cilk_for (rewritten by the next pass into a call of a Cilk function)
     // spawns as surely as one that says so.
-    const bool spawns = Nests || body_spawns(s->getBody());
+    const bool spawns = holds_cilk_for(work) || body_spawns(work);
 
+    // A collapsed pair also passes the inner range's trip count, start and step.
     std::string params = "long cf_lo, long cf_hi, long cf_grain, long cf_first, long cf_step";
     std::string inner = "cf_at, cf_hi - cf_at < cf_part ? cf_hi : cf_at + cf_part, cf_grain, cf_first, cf_step", outer;
+    if (in) {
+      params += ", long cf_inner, long cf_first2, long cf_step2";
+      inner += ", cf_inner, cf_first2, cf_step2";
+      outer += ", cf_n2, cf_a2, cf_s2";
+    }
     for (const auto& [v, how] : Captures) {
       clang::QualType t = v->getType();
       std::string decl;
@@ -107,21 +115,24 @@ class LoopRewriter {
 
     // The call where the loop was: the start, limit and step evaluated once each, as cilk_for
     // does, in long (an int range's count can overflow int), then the trip count.
-    std::string trip;
-    if (Op == clang::BO_LT) trip = "cf_b > cf_a ? (cf_b - cf_a + cf_s - 1) / cf_s : 0";
-    if (Op == clang::BO_LE) trip = "cf_b >= cf_a ? (cf_b - cf_a) / cf_s + 1 : 0";
-    if (Op == clang::BO_GT) trip = "cf_a > cf_b ? (cf_a - cf_b - cf_s - 1) / -cf_s : 0";
-    if (Op == clang::BO_GE) trip = "cf_a >= cf_b ? (cf_a - cf_b) / -cf_s + 1 : 0";
-    if (Op == clang::BO_NE) trip = "(cf_b - cf_a) / cf_s";
-    const std::string iv_type = print(Var->getType().getUnqualifiedType(), Var->getNameAsString());
+    std::string bounds = range_bounds("");
+    std::string ivs = print(Var->getType().getUnqualifiedType(), Var->getNameAsString()) + " = cf_first + cf_k * cf_step;";
+    if (in) {
+      const std::string outer_var = ivs;
+      const Range saved = range();
+      canonical(in);
+      bounds += " " + range_bounds("2") + " cf_n = cf_n2 > 0 ? cf_n * cf_n2 : 0;";
+      ivs = print(saved.var->getType().getUnqualifiedType(), saved.var->getNameAsString()) +
+            " = cf_first + cf_k / cf_inner * cf_step; " + print(Var->getType().getUnqualifiedType(), Var->getNameAsString()) +
+            " = cf_first2 + cf_k % cf_inner * cf_step2;";
+      set_range(saved);
+    }
     const std::string& file = Path;
-    const std::string body = body_text(s->getBody());
-    const unsigned body_line = SM.getPresumedLineNumber(SM.getExpansionLoc(s->getBody()->getBeginLoc()));
+    const std::string body = body_text(work);
+    const unsigned body_line = SM.getPresumedLineNumber(SM.getExpansionLoc(work->getBeginLoc()));
     const clang::CharSourceRange whole = loop_range(s);
     const std::string original = text(whole);
     const std::string newlines(std::count(original.begin(), original.end(), '\n'), '\n');  // lines stay where they were
-    const std::string bounds = fmt::format("long cf_a = (long)({0}), cf_b = (long)({1}), cf_s = {2}; long cf_n = {3};",
-                                           text(First), text(Limit), Step, trip);
     if (spawns) {
       // The call where the loop was: the start, limit and step evaluated once each, as cilk_for
       // does, in long (an int range's count can overflow int), then the trip count.
@@ -131,10 +142,10 @@ class LoopRewriter {
           "\n#line {0} \"{1}\"\nvoid {2}({3}) {{ if (cf_hi - cf_lo > cf_grain) {{ long cf_part = (cf_hi - cf_lo + 7) / 8; "
           "if (cf_part < cf_grain) cf_part = cf_grain; for (int cf_c = 0; cf_c < 8; cf_c++) {{ long cf_at = cf_lo + cf_c * cf_part; "
           "if (cf_at < cf_hi) cilk_spawn {2}({4}); }} cilk_sync; return; }} "
-          "{8} {{ {5} = cf_first + cf_k * cf_step;\n#line {6} \"{1}\"\n{7}\n}} }}\n",
-          line, file, name, params, inner, iv_type, body_line, body,
+          "{8} {{ {5}\n#line {6} \"{1}\"\n{7}\n}} }}\n",
+          line, file, name, params, inner, ivs, body_line, body,
           // One iteration: no loop around its spawns, unless it needs one for `continue`.
-          has_continue(s->getBody()) ? "for (long cf_k = cf_lo; cf_k < cf_hi; cf_k++)" : "long cf_k = cf_lo;");
+          has_continue(work) ? "for (long cf_k = cf_lo; cf_k < cf_hi; cf_k++)" : "long cf_k = cf_lo;");
     } else {
       // A body that does not spawn: the range splits in eight parts a level down to a grain of
       // iterations, and a grain runs as a leaf, a work-group task whose work-items share its
@@ -151,12 +162,12 @@ class LoopRewriter {
       Definitions += fmt::format(
           "\nlong __chanflow_group_item(void); long __chanflow_group_items(void);"
           "\n#line {0} \"{1}\"\nvoid {2}({3}) {{ for (long cf_k = cf_lo + __chanflow_group_item(); cf_k < cf_hi; "
-          "cf_k += __chanflow_group_items()) {{ {4} = cf_first + cf_k * cf_step;\n#line {5} \"{1}\"\n{6}\n}} }}\n"
+          "cf_k += __chanflow_group_items()) {{ {4}\n#line {5} \"{1}\"\n{6}\n}} }}\n"
           "\n#line {0} \"{1}\"\nvoid {7}({8}) {{ long cf_part = (cf_hi - cf_lo + 7) / 8; if (cf_part < cf_grain) cf_part = cf_grain; "
           "for (int cf_c = 0; cf_c < 8; cf_c++) {{ long cf_at = cf_lo + cf_c * cf_part; if (cf_at < cf_hi) {{ "
           "long cf_end = cf_hi - cf_at < cf_part ? cf_hi : cf_at + cf_part; if (cf_end - cf_at <= cf_grain) cilk_spawn {2}({9}); "
           "else cilk_spawn {7}({10}); }} }} cilk_sync; }}\n",
-          line, file, leaf, leaf_params, iv_type, body_line, body, name, params, leaf_args, split_args);
+          line, file, leaf, leaf_params, ivs, body_line, body, name, params, leaf_args, split_args);
       Rw.InsertTextBefore(SM.getExpansionLoc(f->getBeginLoc()), fmt::format("void {}({}); ", leaf, leaf_params));
     }
     // Declared before the function holding the loop, on the line it starts (no line moves).
@@ -200,6 +211,82 @@ class LoopRewriter {
       return fail(s->getInc() ? s->getInc()->getBeginLoc() : s->getForLoc(),
                   "cilk_for's increment must be ++, --, += or -= of its loop variable");
     return true;
+  }
+
+  // The range canonical() read: the loop variable, start, limit, comparison and step.
+  struct Range {
+    const clang::VarDecl* var;
+    const clang::Expr* first;
+    const clang::Expr* limit;
+    clang::BinaryOperatorKind op;
+    std::string step;
+  };
+  Range range() const { return {Var, First, Limit, Op, Step}; }
+  void set_range(const Range& r) {
+    Var = r.var, First = r.first, Limit = r.limit, Op = r.op, Step = r.step;
+  }
+
+  // The current range's start, limit and step, evaluated once each, as cilk_for does, in long (an
+  // int range's count can overflow int), then its trip count: cf_a, cf_b, cf_s, cf_n + suffix.
+  std::string range_bounds(const std::string& x) const {
+    std::string trip;
+    if (Op == clang::BO_LT) trip = "cf_b{0} > cf_a{0} ? (cf_b{0} - cf_a{0} + cf_s{0} - 1) / cf_s{0} : 0";
+    if (Op == clang::BO_LE) trip = "cf_b{0} >= cf_a{0} ? (cf_b{0} - cf_a{0}) / cf_s{0} + 1 : 0";
+    if (Op == clang::BO_GT) trip = "cf_a{0} > cf_b{0} ? (cf_a{0} - cf_b{0} - cf_s{0} - 1) / -cf_s{0} : 0";
+    if (Op == clang::BO_GE) trip = "cf_a{0} >= cf_b{0} ? (cf_a{0} - cf_b{0}) / -cf_s{0} + 1 : 0";
+    if (Op == clang::BO_NE) trip = "(cf_b{0} - cf_a{0}) / cf_s{0}";
+    return fmt::format(fmt::runtime("long cf_a{0} = (long)({1}), cf_b{0} = (long)({2}), cf_s{0} = {3}; long cf_n{0} = " + trip + ";"), x,
+                       text(First), text(Limit), Step);
+  }
+
+  // The cilk_for that is all of `s`'s body, if its range does not name `s`'s variable (nor does it
+  // write anything): the pair runs as one range, so a leaf holds a grain of both (a matrix's
+  // rows and columns). Otherwise null.
+  const clang::ForStmt* collapsible(const clang::ForStmt* s) {
+    const clang::Stmt* b = s->getBody();
+    if (const auto* c = llvm::dyn_cast<clang::CompoundStmt>(b); c && c->size() == 1) b = c->body_front();
+    const auto* in = llvm::dyn_cast<clang::ForStmt>(b);
+    if (!in || !CilkFors.count(SM.getExpansionLoc(in->getForLoc()))) return nullptr;
+    const Range outer = range();
+    const bool ok = !mentions(in->getInit(), outer.var) && !mentions(in->getCond(), outer.var) &&
+                    !mentions(in->getInc(), outer.var) && canonical_quietly(in);
+    set_range(outer);
+    return ok ? in : nullptr;
+  }
+  // Whether `in` is canonical (reporting nothing: if not, the next pass lowers it alone and says
+  // why), and its start and limit have no effects (they are evaluated once, not once per row).
+  bool canonical_quietly(const clang::ForStmt* in) {
+    Quiet = true;
+    const bool failed = Failed;
+    const bool ok = canonical(in);
+    Failed = failed;
+    Quiet = false;
+    return ok && !has_effects(in->getInit()) && !has_effects(in->getCond());
+  }
+  static bool mentions(const clang::Stmt* s, const clang::VarDecl* v) {
+    if (!s) return false;
+    if (const auto* r = llvm::dyn_cast<clang::DeclRefExpr>(s); r && r->getDecl() == v) return true;
+    for (const clang::Stmt* c : s->children())
+      if (mentions(c, v)) return true;
+    return false;
+  }
+  // Whether `s` assigns, increments or calls anything.
+  static bool has_effects(const clang::Stmt* s) {
+    if (!s) return false;
+    if (llvm::isa<clang::CallExpr>(s)) return true;
+    if (const auto* b = llvm::dyn_cast<clang::BinaryOperator>(s); b && b->isAssignmentOp()) return true;
+    if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(s); u && u->isIncrementDecrementOp()) return true;
+    for (const clang::Stmt* c : s->children())
+      if (has_effects(c)) return true;
+    return false;
+  }
+
+  // Whether another cilk_for is written inside `s`.
+  bool holds_cilk_for(const clang::Stmt* s) const {
+    const clang::SourceLocation begin = SM.getExpansionLoc(s->getBeginLoc()), end = SM.getExpansionLoc(s->getEndLoc());
+    for (clang::SourceLocation at : CilkFors)
+      if (!SM.isBeforeInTranslationUnit(at, begin) && !SM.isBeforeInTranslationUnit(end, at)) return true;
+    return false;
   }
 
   // The body may not leave the loop: a return, a goto, or a break of the loop itself.
@@ -348,7 +435,7 @@ class LoopRewriter {
 
   bool fail(clang::SourceLocation at, const std::string& message) {
     clang::DiagnosticsEngine& d = Ctx.getDiagnostics();
-    d.Report(at, d.getCustomDiagID(clang::DiagnosticsEngine::Error, "%0")) << message;
+    if (!Quiet) d.Report(at, d.getCustomDiagID(clang::DiagnosticsEngine::Error, "%0")) << message;
     Failed = true;
     return false;
   }
@@ -375,7 +462,8 @@ class LoopRewriter {
   bool Failed = false;
 
  public:
-  bool Nests = false;  // the loop holds another cilk_for
+  std::set<clang::SourceLocation> CilkFors;  // where every cilk_for of this pass is (expansion locations)
+  bool Quiet = false;  // fail() reports nothing
 };
 
 }  // namespace
@@ -399,12 +487,6 @@ std::optional<std::string> rewrite_cilk_fors(clang::ASTContext& ctx, const std::
                           sm.isBeforeInTranslationUnit(sm.getExpansionLoc(loop->getForLoc()),
                                                        sm.getExpansionLoc(other->getEndLoc())));
     if (nested) continue;
-    bool nests = false;
-    for (const auto& [other, f] : finder.Found)
-      nests = nests || (other != loop && sm.isBeforeInTranslationUnit(sm.getExpansionLoc(loop->getForLoc()),
-                                                                      sm.getExpansionLoc(other->getForLoc())) &&
-                        sm.isBeforeInTranslationUnit(sm.getExpansionLoc(other->getForLoc()),
-                                                     sm.getExpansionLoc(loop->getEndLoc())));
     if (!sm.isWrittenInMainFile(sm.getExpansionLoc(loop->getForLoc()))) {
       clang::DiagnosticsEngine& d = ctx.getDiagnostics();
       d.Report(loop->getForLoc(), d.getCustomDiagID(clang::DiagnosticsEngine::Error,
@@ -413,7 +495,7 @@ std::optional<std::string> rewrite_cilk_fors(clang::ASTContext& ctx, const std::
       continue;
     }
     LoopRewriter one(ctx, rw, spawns, path, taken);
-    one.Nests = nests;
+    for (const auto& [other, f] : finder.Found) one.CilkFors.insert(sm.getExpansionLoc(other->getForLoc()));
     ok = one.lower(loop, function) && ok;
     definitions += one.Definitions;
   }

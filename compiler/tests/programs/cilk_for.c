@@ -58,10 +58,20 @@ int main(int argc, char *argv[]) {
   cilk_for (long d = 8; d > 0; d -= 1u) wide[d - 1] += d;
   long wide_sum = 0;
   for (int i = 0; i < 8; i++) wide_sum += wide[i];
+  /* A pair run as one range of rows times columns, counting down and by twos; and a triangle,
+   * whose inner range names the outer variable, run row by row. */
+  long *grid = calloc(rows * cols, sizeof(long));
+  cilk_for (long i = rows - 1; i >= 1; i -= 2)
+    cilk_for (long j = 1; j < cols; j += 2) grid[i * cols + j] = i * 3 - j;
+  cilk_for (long i = 0; i < rows; i++)
+    cilk_for (long j = 0; j < (i < cols ? i + 1 : cols); j++) grid[i * cols + j] += 1;
+  long grid_sum = 0;
+  for (long i = 0; i < rows * cols; i++) grid_sum += grid[i] * (i % 13);
+  free(grid);
   srand(7);
   long noise = 0;
   cilk_for (int i = 0; i < 10; i++) noise += rand() % 3; /* serial: rand has no device definition */
-  printf("sum %.3f, table %ld, t[39] %ld, noise %ld, wide %ld\n", sum, r, t[39], noise, wide_sum);
+  printf("sum %.3f, table %ld, t[39] %ld, noise %ld, wide %ld, grid %ld\n", sum, r, t[39], noise, wide_sum, grid_sum);
   free(m);
   free(t);
   return 0;
