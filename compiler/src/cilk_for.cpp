@@ -155,10 +155,14 @@ class LoopRewriter {
       leaf_params += params.substr(params.find("long cf_step") + std::string("long cf_step").size());
       std::string leaf_args = "cf_at, cf_end, cf_first, cf_step" + inner.substr(inner.find("cf_step") + 7);
       std::string split_args = "cf_at, cf_end, cf_grain, cf_first, cf_step" + inner.substr(inner.find("cf_step") + 7);
-      const std::string grain = "cf_n <= 256 ? cf_n : cf_n / 2048 < 256 ? 256 : cf_n / 2048 < 16384 ? cf_n / 2048 : 16384";
-      Rw.ReplaceText(whole, fmt::format("{{ {0} long cf_g = {1}; if (cf_n > 0 && cf_n <= cf_g) {2}(0, cf_n, cf_a, cf_s{4}); "
-                                        "else if (cf_n > 0) {3}(0, cf_n, cf_g, cf_a, cf_s{4}); }}",
-                                        bounds, grain, leaf, name, outer) + newlines);
+      // On a CPU device a small loop runs where it is, as written (__chanflow_loop_inline); otherwise
+      // its range splits down to the device's grain (__chanflow_loop_grain).
+      std::string as_written = original;
+      for (std::size_t at = 0; (at = as_written.find("cilk_for", at)) != std::string::npos;) as_written.replace(at, 8, "for");
+      Rw.ReplaceText(whole, fmt::format("{{ {0} if (cf_n > 0 && __chanflow_loop_inline(cf_n)) {1} else if (cf_n > 0) {{ "
+                                        "long cf_g = __chanflow_loop_grain(cf_n); if (cf_n <= cf_g) {2}(0, cf_n, cf_a, cf_s{4}); "
+                                        "else {3}(0, cf_n, cf_g, cf_a, cf_s{4}); }} }}",
+                                        bounds, as_written, leaf, name, outer));
       Definitions += fmt::format(
           "\nlong __chanflow_group_item(void); long __chanflow_group_items(void);"
           "\n#line {0} \"{1}\"\nvoid {2}({3}) {{ for (long cf_k = cf_lo + __chanflow_group_item(); cf_k < cf_hi; "

@@ -14,6 +14,7 @@
 #include <clang/Lex/Preprocessor.h>
 #include <clang/Tooling/CompilationDatabase.h>
 #include <clang/Tooling/Tooling.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
 
 namespace chanflow::compiler {
@@ -132,10 +133,66 @@ class LowerActionFactory : public clang::tooling::FrontendActionFactory {
   std::optional<std::string>& Rewritten;
 };
 
+// Where a string or character literal of `text` has a `\N` escape that is not a whole `\N{name}`,
+// as line and column (1-based); {0, 0} if none. Clang 15's literal parser reads past the end of
+// such a literal (llvm/llvm-project#84122, clangd/clangd#1406: found here by fuzzing), so chanflowc
+// refuses it before Clang sees it. Comments are skipped; a literal ends at its quote or line.
+std::pair<unsigned, unsigned> broken_named_escape(llvm::StringRef text) {
+  unsigned line = 1, column = 1;
+  char quote = 0;  // inside a literal: its quote
+  for (std::size_t i = 0; i < text.size(); ++i, ++column) {
+    const char c = text[i];
+    if (c == '\n') {
+      quote = 0;
+      ++line;
+      column = 0;
+      continue;
+    }
+    if (!quote) {
+      if (text.substr(i).startswith("//")) {
+        while (i + 1 < text.size() && text[i + 1] != '\n') ++i, ++column;
+      } else if (text.substr(i).startswith("/*")) {
+        for (i += 2, column += 2; i < text.size() && !text.substr(i).startswith("*/"); ++i, ++column)
+          if (text[i] == '\n') ++line, column = 0;
+        ++i, ++column;
+      } else if (c == '"' || c == '\'') {
+        quote = c;
+      }
+      continue;
+    }
+    if (c == quote) {
+      quote = 0;
+    } else if (c == '\\' && i + 1 < text.size()) {
+      if (text[i + 1] == 'N') {
+        const std::size_t close = text.find_first_of(std::string("}\n") + quote, i + 2);
+        if (i + 2 >= text.size() || text[i + 2] != '{' || close == llvm::StringRef::npos || text[close] != '}')
+          return {line, column};
+      }
+      ++i, ++column;  // the escaped character
+    }
+  }
+  return {0, 0};
+}
+
 }  // namespace
 
 std::optional<Translation> translate(const TranslateOptions& options) {
   const bool cilk5 = llvm::StringRef(options.input).endswith(".cilk");
+  {
+    std::string text;
+    if (options.text) {
+      text = *options.text;
+    } else if (auto file = llvm::MemoryBuffer::getFile(options.input)) {
+      text = (*file)->getBuffer().str();
+    }
+    if (const auto [line, column] = broken_named_escape(text); line) {
+      if (!options.quiet)
+        llvm::errs() << options.input << ":" << line << ":" << column
+                     << ": error: a '\\N' escape must name its character as \\N{NAME} (chanflowc's front end, Clang "
+                        "15, misreads any other)\n";
+      return std::nullopt;
+    }
+  }
   std::vector<std::string> args = {"-x", "c", "-std=gnu11", "-D__chanflowc__=1", "-fsyntax-only",
                                    "-resource-dir=" + std::string(config::kClangResourceDir),
                                    // a system header: not the program's own code (is_program_code)

@@ -12,8 +12,8 @@
  * then one work-item does the arithmetic from there. */
 __kernel void chanflow_plan_batches(__global const chanflow_plan* plans, uint count) {
   __local long avail[CHANFLOW_PLAN_MAX_CHANNELS];  /* free space per output channel id, charged */
-  __local uint target[CHANFLOW_PLAN_MAX_LEVELS][CHANFLOW_MAX_PORTS];
-  __local uint need[CHANFLOW_PLAN_MAX_LEVELS][CHANFLOW_MAX_PORTS];
+  __local uint target[CHANFLOW_PLAN_MAX_LEVELS][CHANFLOW_NODE_PORTS];
+  __local uint need[CHANFLOW_PLAN_MAX_LEVELS][CHANFLOW_NODE_PORTS];
   __local ulong head[CHANFLOW_PLAN_MAX_LEVELS];
   __local ulong ready[CHANFLOW_PLAN_MAX_LEVELS];
   __local uint ports[CHANFLOW_PLAN_MAX_LEVELS];

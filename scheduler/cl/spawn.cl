@@ -74,7 +74,7 @@ typedef struct {
                                              the task's value is the leader's (chanflow_return) */
   ulong task_scratch;                     /* the block chanflow_task_scratch took, until a frame receives it */
   __local const uint* prepaid;            /* credits a sweep took per port for this batch, or 0 */
-  uint count[CHANFLOW_MAX_PORTS];
+  uint count[CHANFLOW_NODE_PORTS];
   uint patch[CHANFLOW_STAGED_CES];        /* per staged CE: return slot + 1 to patch, or 0 */
   uint staging[CHANFLOW_SPAWN_WORDS];
 } chanflow_ctx;
@@ -188,7 +188,7 @@ void chanflow_ctx_init(chanflow_ctx* ctx, __global const chanflow_node_env* env)
   ctx->follower = 0;
   ctx->task_scratch = 0;
   ctx->prepaid = 0;
-  for (uint p = 0; p < CHANFLOW_MAX_PORTS; ++p) ctx->count[p] = 0;
+  for (uint p = 0; p < CHANFLOW_NODE_PORTS; ++p) ctx->count[p] = 0;
 }
 
 /* In a work-group task (CHANFLOW_GROUP_KERNEL_NODE) only the leader, work-item 0, spawns: what

@@ -69,7 +69,7 @@ typedef struct {
   uint level;
   uint n;
   uint index[CHANFLOW_WG_SIZE];      /* a sweep's claimed CEs (at most env->group_ces) */
-  uint prepaid[CHANFLOW_MAX_PORTS];  /* credits taken per output port (chanflow_prepay_level) */
+  uint prepaid[CHANFLOW_NODE_PORTS];  /* credits taken per output port (chanflow_prepay_level) */
 } chanflow_batch;
 
 /* This work-group's batch: in a range or list dispatch its share (in a multi-level range
@@ -88,7 +88,7 @@ uint chanflow_next_batch(__global const chanflow_node_env* env, ulong begin, uin
     b->n = 0;
     b->level = 0;
     b->first = begin + group_base;
-    for (uint p = 0; p < CHANFLOW_MAX_PORTS; ++p) b->prepaid[p] = 0u;
+    for (uint p = 0; p < CHANFLOW_NODE_PORTS; ++p) b->prepaid[p] = 0u;
     if (levels == 0u) {
       b->n = count > group_base ? min(per, count - group_base) : 0u;
     } else if (env->ranged) {

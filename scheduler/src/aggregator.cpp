@@ -8,10 +8,10 @@ namespace chanflow {
 
 static_assert(sizeof(chanflow_node_env) == CHANFLOW_NODE_ENV_BYTES);
 static_assert(sizeof(chanflow_plan) == 24);
-static_assert(offsetof(chanflow_node_env, max_spawns) == 104);
-static_assert(offsetof(chanflow_node_env, yield_capacity) == 220);
+static_assert(offsetof(chanflow_node_env, max_spawns) == 296);
+static_assert(offsetof(chanflow_node_env, yield_capacity) == 700);
 static_assert(sizeof(chanflow_yield_record) == 16);
-static_assert(sizeof(chanflow_launch_counters) == 64);
+static_assert(sizeof(chanflow_launch_counters) == 160);
 static_assert(sizeof(chanflow_task) == 24);
 static_assert(sizeof(chanflow_frame) == CHANFLOW_FRAME_BYTES);
 

@@ -207,7 +207,7 @@ void Graph::validate() {
 
 const cl::Program& Graph::program() {
   // Private staging is sized for the widest node: every port's declared spawns per item.
-  std::uint32_t spawn_words = 1, staged_ces = 1;
+  std::uint32_t spawn_words = 1, staged_ces = 1, ports = 1;
   for (const auto& k : kernels_) {
     std::uint32_t words = 0, ces = 0;
     for (const auto& port : k->ports()) {
@@ -215,9 +215,11 @@ const cl::Program& Graph::program() {
       ces += port.max_per_item;
     }
     spawn_words = std::max(spawn_words, words);
+    ports = std::max(ports, static_cast<std::uint32_t>(k->ports().size()));
     staged_ces = std::max(staged_ces, ces);
   }
-  std::string extra = fmt::format("-DCHANFLOW_SPAWN_WORDS={} -DCHANFLOW_STAGED_CES={}", spawn_words, staged_ces);
+  std::string extra = fmt::format("-DCHANFLOW_SPAWN_WORDS={} -DCHANFLOW_STAGED_CES={} -DCHANFLOW_NODE_PORTS={}",
+                                  spawn_words, staged_ces, std::min<std::uint32_t>(ports, CHANFLOW_MAX_PORTS));
   // Floating-point atomic addition: the device's own where it has one (scratch.cl).
   const auto& caps = runtime_.caps();
   if (caps.fp32_atomic_add) extra += " -DCHANFLOW_NATIVE_FP32_ATOMIC_ADD";

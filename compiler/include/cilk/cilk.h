@@ -11,6 +11,10 @@
 
 #ifdef __chanflowc__
 void __chanflow_sync(void);
+/* What a cilk_for's rewriting asks of the device it runs on (chanflowc's cilk_for.cpp): whether a
+ * loop of n iterations runs in its task, and the grain its range splits down to. */
+long __chanflow_loop_inline(long n);
+long __chanflow_loop_grain(long n);
 #define cilk_spawn
 #define cilk_sync __chanflow_sync()
 #define cilk_scope

@@ -191,7 +191,8 @@ inline bool is_device_builtin(const std::string& name) {
   static const std::set<std::string> builtins = {
       "abs", "labs", "fabs", "fabsf", "sqrt", "sqrtf", "exp", "expf", "log", "logf", "pow", "powf", "sin", "sinf",
       "cos", "cosf", "tan", "tanf", "floor", "floorf", "ceil", "ceilf", "fmin", "fminf", "fmax", "fmaxf", "fmod",
-      "fmodf", "printf", "__chanflow_sync", "__chanflow_group_item", "__chanflow_group_items"};
+      "fmodf", "printf", "__chanflow_sync", "__chanflow_group_item", "__chanflow_group_items",
+      "__chanflow_loop_inline", "__chanflow_loop_grain"};
   return builtins.count(name) != 0;
 }
 

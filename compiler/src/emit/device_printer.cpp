@@ -62,6 +62,13 @@ bool DevicePrinter::handledStmt(clang::Stmt* s, llvm::raw_ostream& os) {
     return true;
   }
   if (auto* call = llvm::dyn_cast<clang::CallExpr>(s)) {
+    if (const clang::FunctionDecl* callee = call->getDirectCallee(); callee && callee->getName().startswith("__chanflow_loop_")) {
+      // How a cilk_for runs on this device (scheduler/cl/node_macros.cl).
+      os << (callee->getName() == "__chanflow_loop_inline" ? "CHANFLOW_LOOP_INLINE(" : "CHANFLOW_LOOP_GRAIN(");
+      if (call->getNumArgs() == 1) print_expr(call->getArg(0), os);
+      os << ")";
+      return true;
+    }
     if (const clang::FunctionDecl* callee = call->getDirectCallee(); callee && callee->getName().startswith("__chanflow_group_item")) {
       // A work-group task's work-item and their number; a per-item task is a group of one.
       const bool all = callee->getName() == "__chanflow_group_items";

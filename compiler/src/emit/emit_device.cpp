@@ -413,11 +413,6 @@ std::string emit_device_code(clang::ASTContext& ctx, const CilkProgram& program)
       " * F__sync (a continuation frame, after its children returned). The types are in {0}.types.h. */\n",
       program.name);
   if (program.uses_double) out += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
-  if (std::any_of(program.functions.begin(), program.functions.end(), [](const CilkFunction& f) { return f.group; }))
-    out += "/* cilk_for's leaves: a work-group task on a GPU, its work-items sharing the iterations; on a CPU\n"
-           " * device, where a work-group is one core's vectorized loop, a task per work-item. */\n"
-           "#ifdef CHANFLOW_CPU_DEVICE\n#define CHANFLOW_LEAF_ITEM 0L\n#define CHANFLOW_LEAF_ITEMS 1L\n#else\n"
-           "#define CHANFLOW_LEAF_ITEM ((long)get_local_id(0))\n#define CHANFLOW_LEAF_ITEMS ((long)get_local_size(0))\n#endif\n";
   for (const clang::VarDecl* c : program.constants) {
     std::string init;
     llvm::raw_string_ostream os(init);

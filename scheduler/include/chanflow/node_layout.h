@@ -24,8 +24,13 @@
 #define CHANFLOW_PTR(type) type*
 #endif
 
-/* Output ports a kernel node may have. */
-#define CHANFLOW_MAX_PORTS 8
+/* Output ports a kernel node may have (a compiled Cilk function has one per function it spawns and
+ * per cilk_for loop it holds). A graph's program is built with CHANFLOW_NODE_PORTS, its widest
+ * node's ports, which sizes the kernels' per-port arrays (private and local memory). */
+#define CHANFLOW_MAX_PORTS 32
+#if defined(__OPENCL_VERSION__) && !defined(CHANFLOW_NODE_PORTS)
+#define CHANFLOW_NODE_PORTS CHANFLOW_MAX_PORTS
+#endif
 
 /* Error codes a dispatch reports through chanflow_status (the first one of a run wins). */
 #define CHANFLOW_ERR_NONE 0u
@@ -175,7 +180,7 @@ typedef struct chanflow_node_env {
   CHANFLOW_SVM_STRUCT_PTR(chanflow_heap) heap;
 } chanflow_node_env;
 
-#define CHANFLOW_NODE_ENV_BYTES 320
+#define CHANFLOW_NODE_ENV_BYTES 800
 
 /* One planned sweep, as the planning kernel sees it: the launch's per-level environments and
  * the grid it was given. */

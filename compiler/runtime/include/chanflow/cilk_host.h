@@ -23,6 +23,10 @@ void* chanflow_cilk_svm_place(const void* value, size_t bytes);
 /* Frees the cell a pointer variable holds, at the end of its scope (the cleanup attribute's
  * argument is the variable's address). */
 void chanflow_cilk_svm_release(void* cell_pointer);
+/* A cilk_for in host code runs on the device (never inline on the host), its range split down to
+ * the grain the device's shape asks for (as CHANFLOW_LOOP_GRAIN in device code). */
+long __chanflow_loop_inline(long n);
+long __chanflow_loop_grain(long n);
 
 #ifdef __cplusplus
 }
