@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <llvm/Support/Path.h>
 
+#include <functional>
 #include <map>
 #include <set>
 
@@ -39,6 +40,58 @@ class LoopFinder : public clang::RecursiveASTVisitor<LoopFinder> {
   const clang::SourceManager& SM;
   std::set<clang::SourceLocation> Keywords;
   const clang::FunctionDecl* Function = nullptr;
+};
+
+// The functions of the translation unit that are Cilk functions as far as a pass can tell before
+// the analysis: they spawn, sync or hold a cilk_for, or call one that does. A cilk_for whose body
+// calls one waits for it each iteration, as a spawn would: one task per iteration.
+class CilkReach : public clang::RecursiveASTVisitor<CilkReach> {
+ public:
+  CilkReach(const clang::SourceManager& sm, const std::vector<clang::SourceLocation>& spawns,
+            const std::vector<clang::SourceLocation>& loops)
+      : SM(sm), Marks(spawns) {
+    Marks.insert(Marks.end(), loops.begin(), loops.end());
+  }
+
+  bool VisitFunctionDecl(clang::FunctionDecl* f) {
+    if (!f->hasBody() || !f->doesThisDeclarationHaveABody()) return true;
+    Current = f->getCanonicalDecl();
+    const clang::SourceLocation begin = SM.getExpansionLoc(f->getBody()->getBeginLoc());
+    const clang::SourceLocation end = SM.getExpansionLoc(f->getBody()->getEndLoc());
+    for (clang::SourceLocation at : Marks)
+      if (!SM.isBeforeInTranslationUnit(at, begin) && !SM.isBeforeInTranslationUnit(end, at)) Cilk.insert(Current);
+    return true;
+  }
+  bool VisitCallExpr(clang::CallExpr* c) {
+    const clang::FunctionDecl* callee = c->getDirectCallee();
+    if (!Current || !callee) return true;
+    if (callee->getName() == "__chanflow_sync") Cilk.insert(Current);
+    Calls[Current].insert(callee->getCanonicalDecl());
+    return true;
+  }
+
+  /// The Cilk functions: those marked, and every caller of one.
+  std::set<const clang::FunctionDecl*> functions() {
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const auto& [caller, callees] : Calls)
+        if (!Cilk.count(caller))
+          for (const clang::FunctionDecl* g : callees)
+            if (Cilk.count(g)) {
+              Cilk.insert(caller);
+              changed = true;
+              break;
+            }
+    }
+    return Cilk;
+  }
+
+ private:
+  const clang::SourceManager& SM;
+  std::vector<clang::SourceLocation> Marks;  // spawns and cilk_for keywords (expansion locations)
+  const clang::FunctionDecl* Current = nullptr;
+  std::map<const clang::FunctionDecl*, std::set<const clang::FunctionDecl*>> Calls;
+  std::set<const clang::FunctionDecl*> Cilk;
 };
 
 const clang::Expr* bare(const clang::Expr* e) { return e ? e->IgnoreParenImpCasts() : nullptr; }
@@ -84,7 +137,7 @@ class LoopRewriter {
     Taken.insert(name);
     // A body holding another cilk_for (rewritten by the next pass into a call of a Cilk function)
     // spawns as surely as one that says so.
-    const bool spawns = holds_cilk_for(work) || body_spawns(work);
+    const bool spawns = holds_cilk_for(work) || body_spawns(work) || calls_cilk(work);
 
     // A collapsed pair also passes the inner range's trip count, start and step.
     std::string params = "long cf_lo, long cf_hi, long cf_grain, long cf_first, long cf_step";
@@ -116,17 +169,26 @@ class LoopRewriter {
     // The call where the loop was: the start, limit and step evaluated once each, as cilk_for
     // does, in long (an int range's count can overflow int), then the trip count.
     std::string bounds = range_bounds("");
-    std::string ivs = print(Var->getType().getUnqualifiedType(), Var->getNameAsString()) + " = cf_first + cf_k * cf_step;";
+    // The loop variables of iteration cf_k, from the range's start and step as named in `names`
+    // (first, step; for a pair also the inner trip count, first and step).
+    std::function<std::string(const std::vector<std::string>&)> ivs = [&, var = Var](const std::vector<std::string>& n) {
+      return print(var->getType().getUnqualifiedType(), var->getNameAsString()) + " = " + n[0] + " + cf_k * " + n[1] + ";";
+    };
     if (in) {
-      const std::string outer_var = ivs;
       const Range saved = range();
       canonical(in);
-      bounds += " " + range_bounds("2") + " cf_n = cf_n2 > 0 ? cf_n * cf_n2 : 0;";
-      ivs = print(saved.var->getType().getUnqualifiedType(), saved.var->getNameAsString()) +
-            " = cf_first + cf_k / cf_inner * cf_step; " + print(Var->getType().getUnqualifiedType(), Var->getNameAsString()) +
-            " = cf_first2 + cf_k % cf_inner * cf_step2;";
+      // The inner range only where the outer one is not empty (the elision evaluates it only then).
+      bounds += " long cf_a2 = 0, cf_b2 = 0, cf_s2 = 1, cf_n2 = 0; if (cf_n > 0) { " + range_bounds("2", false) +
+                " } cf_n = cf_n2 > 0 ? cf_n * cf_n2 : 0;";
+      ivs = [&, outer_var = saved.var, inner_var = Var](const std::vector<std::string>& n) {
+        return print(outer_var->getType().getUnqualifiedType(), outer_var->getNameAsString()) + " = " + n[0] + " + cf_k / " +
+               n[2] + " * " + n[1] + "; " + print(inner_var->getType().getUnqualifiedType(), inner_var->getNameAsString()) +
+               " = " + n[3] + " + cf_k % " + n[2] + " * " + n[4] + ";";
+      };
       set_range(saved);
     }
+    const std::vector<std::string> in_function = {"cf_first", "cf_step", "cf_inner", "cf_first2", "cf_step2"};
+    const std::vector<std::string> at_call = {"cf_a", "cf_s", "cf_n2", "cf_a2", "cf_s2"};
     const std::string& file = Path;
     const std::string body = body_text(work);
     const unsigned body_line = SM.getPresumedLineNumber(SM.getExpansionLoc(work->getBeginLoc()));
@@ -143,7 +205,7 @@ class LoopRewriter {
           "if (cf_part < cf_grain) cf_part = cf_grain; for (int cf_c = 0; cf_c < 8; cf_c++) {{ long cf_at = cf_lo + cf_c * cf_part; "
           "if (cf_at < cf_hi) cilk_spawn {2}({4}); }} cilk_sync; return; }} "
           "{8} {{ {5}\n#line {6} \"{1}\"\n{7}\n}} }}\n",
-          line, file, name, params, inner, ivs, body_line, body,
+          line, file, name, params, inner, ivs(in_function), body_line, body,
           // One iteration: no loop around its spawns, unless it needs one for `continue`.
           has_continue(work) ? "for (long cf_k = cf_lo; cf_k < cf_hi; cf_k++)" : "long cf_k = cf_lo;");
     } else {
@@ -155,14 +217,16 @@ class LoopRewriter {
       leaf_params += params.substr(params.find("long cf_step") + std::string("long cf_step").size());
       std::string leaf_args = "cf_at, cf_end, cf_first, cf_step" + inner.substr(inner.find("cf_step") + 7);
       std::string split_args = "cf_at, cf_end, cf_grain, cf_first, cf_step" + inner.substr(inner.find("cf_step") + 7);
-      // On a CPU device a small loop runs where it is, as written (__chanflow_loop_inline); otherwise
-      // its range splits down to the device's grain (__chanflow_loop_grain).
-      std::string as_written = original;
-      for (std::size_t at = 0; (at = as_written.find("cilk_for", at)) != std::string::npos;) as_written.replace(at, 8, "for");
-      Rw.ReplaceText(whole, fmt::format("{{ {0} if (cf_n > 0 && __chanflow_loop_inline(cf_n)) {1} else if (cf_n > 0) {{ "
-                                        "long cf_g = __chanflow_loop_grain(cf_n); if (cf_n <= cf_g) {2}(0, cf_n, cf_a, cf_s{4}); "
-                                        "else {3}(0, cf_n, cf_g, cf_a, cf_s{4}); }} }}",
-                                        bounds, as_written, leaf, name, outer));
+      // On a CPU device a small loop runs where it is (__chanflow_loop_inline): its body as written,
+      // over the range evaluated once above; otherwise its range splits down to the device's grain
+      // (__chanflow_loop_grain). The body keeps its lines (#line), and what follows it the loop's last.
+      const unsigned last_line = SM.getPresumedLineNumber(SM.getExpansionLoc(s->getEndLoc()));
+      Rw.ReplaceText(whole, fmt::format("{{ {0} if (cf_n > 0 && __chanflow_loop_inline(cf_n)) {{ for (long cf_k = 0; cf_k < cf_n; "
+                                        "cf_k++) {{ {1}\n#line {2} \"{3}\"\n{4}\n#line {5} \"{3}\"\n}} }} else if (cf_n > 0) {{ "
+                                        "long cf_g = __chanflow_loop_grain(cf_n); if (cf_n <= cf_g) {6}(0, cf_n, cf_a, cf_s{8}); "
+                                        "else {7}(0, cf_n, cf_g, cf_a, cf_s{8}); }} }}",
+                                        bounds, ivs(at_call), body_line, file, text(statement_range(work)), last_line, leaf,
+                                        name, outer));
       Definitions += fmt::format(
           "\nlong __chanflow_group_item(void); long __chanflow_group_items(void);"
           "\n#line {0} \"{1}\"\nvoid {2}({3}) {{ for (long cf_k = cf_lo + __chanflow_group_item(); cf_k < cf_hi; "
@@ -171,7 +235,7 @@ class LoopRewriter {
           "for (int cf_c = 0; cf_c < 8; cf_c++) {{ long cf_at = cf_lo + cf_c * cf_part; if (cf_at < cf_hi) {{ "
           "long cf_end = cf_hi - cf_at < cf_part ? cf_hi : cf_at + cf_part; if (cf_end - cf_at <= cf_grain) cilk_spawn {2}({9}); "
           "else cilk_spawn {7}({10}); }} }} cilk_sync; }}\n",
-          line, file, leaf, leaf_params, ivs, body_line, body, name, params, leaf_args, split_args);
+          line, file, leaf, leaf_params, ivs(in_function), body_line, body, name, params, leaf_args, split_args);
       Rw.InsertTextBefore(SM.getExpansionLoc(f->getBeginLoc()), fmt::format("void {}({}); ", leaf, leaf_params));
     }
     // Declared before the function holding the loop, on the line it starts (no line moves).
@@ -232,15 +296,16 @@ class LoopRewriter {
 
   // The current range's start, limit and step, evaluated once each, as cilk_for does, in long (an
   // int range's count can overflow int), then its trip count: cf_a, cf_b, cf_s, cf_n + suffix.
-  std::string range_bounds(const std::string& x) const {
+  std::string range_bounds(const std::string& x, bool declare = true) const {
     std::string trip;
     if (Op == clang::BO_LT) trip = "cf_b{0} > cf_a{0} ? (cf_b{0} - cf_a{0} + cf_s{0} - 1) / cf_s{0} : 0";
     if (Op == clang::BO_LE) trip = "cf_b{0} >= cf_a{0} ? (cf_b{0} - cf_a{0}) / cf_s{0} + 1 : 0";
     if (Op == clang::BO_GT) trip = "cf_a{0} > cf_b{0} ? (cf_a{0} - cf_b{0} - cf_s{0} - 1) / -cf_s{0} : 0";
     if (Op == clang::BO_GE) trip = "cf_a{0} >= cf_b{0} ? (cf_a{0} - cf_b{0}) / -cf_s{0} + 1 : 0";
     if (Op == clang::BO_NE) trip = "(cf_b{0} - cf_a{0}) / cf_s{0}";
-    return fmt::format(fmt::runtime("long cf_a{0} = (long)({1}), cf_b{0} = (long)({2}), cf_s{0} = {3}; long cf_n{0} = " + trip + ";"), x,
-                       text(First), text(Limit), Step);
+    const std::string form = declare ? "long cf_a{0} = (long)({1}), cf_b{0} = (long)({2}), cf_s{0} = {3}; long cf_n{0} = "
+                                     : "cf_a{0} = (long)({1}); cf_b{0} = (long)({2}); cf_s{0} = {3}; cf_n{0} = ";
+    return fmt::format(fmt::runtime(form + trip + ";"), x, text(First), text(Limit), Step);
   }
 
   // The cilk_for that is all of `s`'s body, if its range does not name `s`'s variable (nor does it
@@ -252,9 +317,17 @@ class LoopRewriter {
     const auto* in = llvm::dyn_cast<clang::ForStmt>(b);
     if (!in || !CilkFors.count(SM.getExpansionLoc(in->getForLoc()))) return nullptr;
     const Range outer = range();
-    const bool ok = !mentions(in->getInit(), outer.var) && !mentions(in->getCond(), outer.var) &&
-                    !mentions(in->getInc(), outer.var) && canonical_quietly(in);
+    bool ok = !mentions(in->getInit(), outer.var) && !mentions(in->getCond(), outer.var) &&
+              !mentions(in->getInc(), outer.var) && canonical_quietly(in) &&
+              Var->getName() != outer.var->getName();  // an inner i hiding the outer one: two loops
     set_range(outer);
+    if (ok) {  // the inner body may not leave the inner loop either (the next pass would say so)
+      Quiet = true;
+      const bool failed = Failed;
+      ok = body_stays(in->getBody());
+      Failed = failed;
+      Quiet = false;
+    }
     return ok ? in : nullptr;
   }
   // Whether `in` is canonical (reporting nothing: if not, the next pass lowers it alone and says
@@ -282,6 +355,17 @@ class LoopRewriter {
     if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(s); u && u->isIncrementDecrementOp()) return true;
     for (const clang::Stmt* c : s->children())
       if (has_effects(c)) return true;
+    return false;
+  }
+
+  // Whether `s` calls a Cilk function (CilkReach).
+  bool calls_cilk(const clang::Stmt* s) const {
+    if (!s) return false;
+    if (const auto* c = llvm::dyn_cast<clang::CallExpr>(s); c && c->getDirectCallee() &&
+                                                             CilkFunctions.count(c->getDirectCallee()->getCanonicalDecl()))
+      return true;
+    for (const clang::Stmt* c : s->children())
+      if (calls_cilk(c)) return true;
     return false;
   }
 
@@ -467,6 +551,7 @@ class LoopRewriter {
 
  public:
   std::set<clang::SourceLocation> CilkFors;  // where every cilk_for of this pass is (expansion locations)
+  std::set<const clang::FunctionDecl*> CilkFunctions;  // CilkReach's
   bool Quiet = false;  // fail() reports nothing
 };
 
@@ -479,6 +564,13 @@ std::optional<std::string> rewrite_cilk_fors(clang::ASTContext& ctx, const std::
   LoopFinder finder(sm, loops);
   finder.TraverseDecl(ctx.getTranslationUnitDecl());
   clang::Rewriter rw(sm, ctx.getLangOpts());
+  std::vector<clang::SourceLocation> keywords;
+  for (const auto& [loop, function] : finder.Found) keywords.push_back(sm.getExpansionLoc(loop->getForLoc()));
+  std::vector<clang::SourceLocation> spawned;
+  for (clang::SourceLocation at : spawns) spawned.push_back(sm.getExpansionLoc(at));
+  CilkReach reach(sm, spawned, keywords);
+  reach.TraverseDecl(ctx.getTranslationUnitDecl());
+  const std::set<const clang::FunctionDecl*> cilk_functions = reach.functions();
   std::string definitions;
   std::set<std::string> taken;
   bool ok = true;
@@ -500,6 +592,7 @@ std::optional<std::string> rewrite_cilk_fors(clang::ASTContext& ctx, const std::
     }
     LoopRewriter one(ctx, rw, spawns, path, taken);
     for (const auto& [other, f] : finder.Found) one.CilkFors.insert(sm.getExpansionLoc(other->getForLoc()));
+    one.CilkFunctions = cilk_functions;
     ok = one.lower(loop, function) && ok;
     definitions += one.Definitions;
   }

@@ -28,17 +28,19 @@ class RecursivePrinter : public ResumablePrinter {
       : ResumablePrinter(ctx, program, fs, nullptr), H(h), Fs(fs) {
     // Every parameter and local by a name of its own: a call saves each in scope by name, so none
     // may be hidden by another of the same name.
-    std::map<std::string, unsigned> used;
+    std::set<std::string> used = {"cf_resume_at"};  // the frame's own field
     for (const clang::VarDecl* v : h.variables) {
-      std::string name = device_name(v->getNameAsString());
-      if (const unsigned n = used[name]++) name += fmt::format("__{}", n);
+      const std::string base = device_name(v->getNameAsString());
+      std::string name = base;
+      for (unsigned n = 1; used.count(name); ++n) name = fmt::format("{}__{}", base, n);
+      used.insert(name);
       Field[v] = name;
     }
     Names = &Field;
     for (unsigned k = 0; k < h.calls.size(); ++k)
       if (!h.decl->getReturnType()->isVoidType()) Temp[h.calls[k]] = fmt::format("cf_r{}", k + 1);
     ResumeLoops = &Found;
-    ResumeIndex = "cf_stack[cf_depth].resume";
+    ResumeIndex = "cf_stack[cf_depth].cf_resume_at";
   }
 
   std::string code() {
@@ -52,7 +54,7 @@ class RecursivePrinter : public ResumablePrinter {
     for (const clang::VarDecl* v : H.variables) out += "  " + type_of(v, Field.at(v)) + ";\n";
     for (const clang::CallExpr* call : H.calls)
       if (Temp.count(call)) out += "  " + value_type(Temp.at(call)) + ";\n";
-    out += "  uint resume; /* the call it goes on from */\n} " + frame + ";\n";
+    out += "  uint cf_resume_at; /* the call it goes on from */\n} " + frame + ";\n";
     out += helper_signature(Ctx, Program, Fs) + " {\n";
     out += fmt::format("  /* '{}' calls itself: its activations run on an explicit stack of {} frames (OpenCL C has "
                        "no recursion) */\n  {} cf_stack[{}];\n  uint cf_depth = 0;\n",
@@ -77,6 +79,22 @@ class RecursivePrinter : public ResumablePrinter {
     }
     if (auto it = Temp.find(llvm::dyn_cast<clang::CallExpr>(s)); it != Temp.end()) {
       os << it->second;
+      return true;
+    }
+    if (auto* i = llvm::dyn_cast<clang::IfStmt>(s)) {
+      // Printed here, not by Clang: its printer prints an `else if` without asking this printer
+      // about the inner if, whose condition may hold calls of the helper. Branches in braces.
+      os << "if (";
+      print_expr(i->getCond(), os);
+      os << ") {\n";
+      print_statement(const_cast<clang::Stmt*>(i->getThen()), os);
+      os << "}";
+      if (i->getElse()) {
+        os << " else {\n";
+        print_statement(const_cast<clang::Stmt*>(i->getElse()), os);
+        os << "}";
+      }
+      os << "\n";
       return true;
     }
     if (auto* r = llvm::dyn_cast<clang::ReturnStmt>(s)) {
@@ -148,7 +166,7 @@ class RecursivePrinter : public ResumablePrinter {
                       n, H.id, H.decl->getReturnType()->isVoidType() ? "" : " cf_value");
     for (const clang::VarDecl* v : scope) os << copy("cf_stack[cf_depth]." + Field.at(v), Field.at(v), false, v->getType());
     for (const std::string& t : made) os << "  cf_stack[cf_depth]." << t << " = " << t << ";\n";
-    os << fmt::format("  cf_stack[cf_depth].resume = {};\n  ++cf_depth;\n", k);
+    os << fmt::format("  cf_stack[cf_depth].cf_resume_at = {};\n  ++cf_depth;\n", k);
     for (unsigned i = 0; i < call->getNumArgs() && i < H.decl->getNumParams(); ++i)
       os << "  " << Field.at(H.decl->getParamDecl(i)) << " = cf_a" << i << ";\n";
     os << "  goto cf_call;\n}\n" << fmt::format("cf_resume_{}:\n  cf_resuming = 0;\n", k);

@@ -163,6 +163,21 @@ long walks(long x, int depth, int n) {
   return (a + b) % 1000003;
 }
 
+/* Found by review: a call in an `else if` condition; a parameter named `resume`; locals x, x__1
+ * and an inner x (each kept under a name of its own). */
+static long steps(long n, long resume) {
+  long x = n, x__1 = resume;
+  if (n <= 0) return resume;
+  else if (steps(n - 1, resume + 1) > 3 * n) return x + x__1;
+  {
+    long x = n * 2;
+    long r = steps(n / 2, resume);
+    return x + r + x__1;
+  }
+}
+
+long count_steps(long n) { return steps(n, 0); }
+
 /* The first element of [lo, hi) not below v (the range sorted). */
 static ELM *lower_bound(ELM *lo, ELM *hi, ELM v) {
   if (hi <= lo) return lo;
@@ -220,6 +235,10 @@ int main(int argc, char *argv[]) {
   printf("fib(24) = %ld\n", fib(24));
   printf("queens(8) = %d, queens(10) = %d\n", queens(8, 0), queens(10, 0));
   printf("walks = %ld\n", walks(7, 4, 100));
+  long a1 = cilk_spawn count_steps(20);
+  long a2 = count_steps(33);
+  cilk_sync;
+  printf("steps = %ld %ld\n", a1, a2);
   ELM *q = malloc(1000 * sizeof(ELM));
   for (int i = 0; i < 1000; i++) q[i] = next_random() % 1000000;
   printf("ranks = %ld\n", ranks(a, n, q, 1000));
