@@ -1,8 +1,9 @@
 // cilk_for, rewritten in the source before the analysis sees it (frontend.cpp runs Clang again on
 // the result): each loop becomes a call of a Cilk function of its own that splits the iteration
-// range in eight, spawning each part (one dispatch takes a level of them), down to a grain of
-// iterations it runs in order; the grain is 1 where the body spawns, else a 4,096th of the range
-// (at most 2,048 iterations). What the body names from the
+// range in eight, spawning each part (one dispatch takes a level of them): down to one iteration
+// a task where the body spawns, else down to a grain the device asks for, each grain a leaf (a
+// work-group task on a GPU; on a CPU device a small loop runs where it is); a perfectly nested pair
+// is one range (compiler/README.md, "cilk_for"). What the body names from the
 // function around it is passed in: by value where it only reads a scalar, by address where it
 // writes it or takes its address, arrays as pointers to their elements. A loop the device cannot
 // run (its body calls a function with no definition: a library's) stays a serial loop where it is,
