@@ -64,11 +64,12 @@ class LoopRewriter {
     const bool spawns = holds_cilk_for(work) || body_spawns(work) || calls_cilk(work);
 
     // A collapsed pair also passes the inner range's trip count, start and step.
-    std::string params = "long cf_lo, long cf_hi, long cf_grain, long cf_first, long cf_step";
-    std::string inner = "cf_at, cf_hi - cf_at < cf_part ? cf_hi : cf_at + cf_part, cf_grain, cf_first, cf_step", outer;
+    // What follows the range in every function made: its parameters (`tail`), the arguments a
+    // function passes its children (`passed`), and those the loop's own place passes (`outer`).
+    std::string tail, passed, outer;
     if (in) {
-      params += ", long cf_inner, long cf_first2, long cf_step2";
-      inner += ", cf_inner, cf_first2, cf_step2";
+      tail += ", long cf_inner, long cf_first2, long cf_step2";
+      passed += ", cf_inner, cf_first2, cf_step2";
       outer += ", cf_n2, cf_a2, cf_s2";
     }
     for (const auto& [v, how] : Captures) {
@@ -77,18 +78,20 @@ class LoopRewriter {
       if (how == Capture::Value) {
         decl = print(t.getUnqualifiedType(), v->getNameAsString());
         outer += ", " + v->getNameAsString();
-        inner += ", " + v->getNameAsString();
+        passed += ", " + v->getNameAsString();
       } else if (how == Capture::Array) {
         decl = print(Ctx.getDecayedType(t), v->getNameAsString());
         outer += ", " + v->getNameAsString();
-        inner += ", " + v->getNameAsString();
+        passed += ", " + v->getNameAsString();
       } else {
         decl = print(Ctx.getPointerType(t), "cf_ref_" + v->getNameAsString());
         outer += ", &" + v->getNameAsString();
-        inner += ", cf_ref_" + v->getNameAsString();
+        passed += ", cf_ref_" + v->getNameAsString();
       }
-      params += ", " + decl;
+      tail += ", " + decl;
     }
+    const std::string params = "long cf_lo, long cf_hi, long cf_grain, long cf_first, long cf_step" + tail;
+    const std::string inner = "cf_at, cf_hi - cf_at < cf_part ? cf_hi : cf_at + cf_part, cf_grain, cf_first, cf_step" + passed;
 
     // The call where the loop was: the start, limit and step evaluated once each, as cilk_for
     // does, in long (an int range's count can overflow int), then the trip count.
@@ -137,10 +140,9 @@ class LoopRewriter {
       // iterations, and a grain runs as a leaf, a work-group task whose work-items share its
       // iterations (__chanflow_group_item: its work-item, 0 in a per-item task).
       const std::string leaf = name + "__leaf";
-      std::string leaf_params = "long cf_lo, long cf_hi, long cf_first, long cf_step";
-      leaf_params += params.substr(params.find("long cf_step") + std::string("long cf_step").size());
-      std::string leaf_args = "cf_at, cf_end, cf_first, cf_step" + inner.substr(inner.find("cf_step") + 7);
-      std::string split_args = "cf_at, cf_end, cf_grain, cf_first, cf_step" + inner.substr(inner.find("cf_step") + 7);
+      const std::string leaf_params = "long cf_lo, long cf_hi, long cf_first, long cf_step" + tail;
+      const std::string leaf_args = "cf_at, cf_end, cf_first, cf_step" + passed;
+      const std::string split_args = "cf_at, cf_end, cf_grain, cf_first, cf_step" + passed;
       // On a CPU device a small loop runs where it is (__chanflow_loop_inline): its body as written,
       // over the range evaluated once above; otherwise its range splits down to the device's grain
       // (__chanflow_loop_grain). The body keeps its lines (#line), and what follows it the loop's last.
@@ -241,28 +243,27 @@ class LoopRewriter {
     const auto* in = llvm::dyn_cast<clang::ForStmt>(b);
     if (!in || !CilkFors.count(SM.getExpansionLoc(in->getForLoc()))) return nullptr;
     const Range outer = range();
-    bool ok = !mentions(in->getInit(), outer.var) && !mentions(in->getCond(), outer.var) &&
+    const bool ok = !mentions(in->getInit(), outer.var) && !mentions(in->getCond(), outer.var) &&
               !mentions(in->getInc(), outer.var) && canonical_quietly(in) &&
               Var->getName() != outer.var->getName();  // an inner i hiding the outer one: two loops
     set_range(outer);
-    if (ok) {  // the inner body may not leave the inner loop either (the next pass would say so)
-      Quiet = true;
-      const bool failed = Failed;
-      ok = body_stays(in->getBody());
-      Failed = failed;
-      Quiet = false;
-    }
-    return ok ? in : nullptr;
+    // The inner body may not leave the inner loop either (the next pass would say so).
+    return ok && quietly([&] { return body_stays(in->getBody()); }) ? in : nullptr;
   }
   // Whether `in` is canonical (reporting nothing: if not, the next pass lowers it alone and says
   // why), and its start and limit have no effects (they are evaluated once, not once per row).
   bool canonical_quietly(const clang::ForStmt* in) {
+    return quietly([&] { return canonical(in); }) && !has_effects(in->getInit()) && !has_effects(in->getCond());
+  }
+  // A check whose failure only says no (reported nothing, and the loop not failed).
+  template <class Check>
+  bool quietly(Check check) {
     Quiet = true;
     const bool failed = Failed;
-    const bool ok = canonical(in);
+    const bool ok = check();
     Failed = failed;
     Quiet = false;
-    return ok && !has_effects(in->getInit()) && !has_effects(in->getCond());
+    return ok;
   }
   static bool mentions(const clang::Stmt* s, const clang::VarDecl* v) {
     if (!s) return false;

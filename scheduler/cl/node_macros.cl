@@ -143,15 +143,16 @@
  * down to n/2048 iterations (256 to 16,384) and no loop runs inline in its task; on a CPU device
  * (CHANFLOW_CPU_DEVICE), where a work-group is one core's vectorized loop, a leaf is a task per
  * work-item, ranges split down to n/64 (16,384 to 2^20), and a loop of up to 65,536 iterations runs
- * in the task that reaches it (as a task per work-item would run a data loop's share). The host asks the same of its device (cilk_runtime.cpp). */
+ * in the task that reaches it (as a task per work-item would run a data loop's share). The grains
+ * are node_layout.h's, which the host's loops use too (cilk_runtime.cpp). */
 #ifdef CHANFLOW_CPU_DEVICE
 #define CHANFLOW_LEAF_ITEM 0L
 #define CHANFLOW_LEAF_ITEMS 1L
-#define CHANFLOW_LOOP_INLINE(n) ((n) <= 65536L)
-#define CHANFLOW_LOOP_GRAIN(n) clamp((long)(n) / 64L, 16384L, 1L << 20)
+#define CHANFLOW_LOOP_INLINE(n) ((long)(n) <= CHANFLOW_LOOP_INLINE_CPU)
+#define CHANFLOW_LOOP_GRAIN(n) CHANFLOW_LOOP_GRAIN_CPU((long)(n))
 #else
 #define CHANFLOW_LEAF_ITEM ((long)get_local_id(0))
 #define CHANFLOW_LEAF_ITEMS ((long)get_local_size(0))
 #define CHANFLOW_LOOP_INLINE(n) 0
-#define CHANFLOW_LOOP_GRAIN(n) ((n) <= 256L ? (long)(n) : clamp((long)(n) / 2048L, 256L, 16384L))
+#define CHANFLOW_LOOP_GRAIN(n) CHANFLOW_LOOP_GRAIN_GPU((long)(n))
 #endif

@@ -2,6 +2,8 @@
 #include "chanflow/sizing.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string_view>
 
 namespace chanflow {
 
@@ -27,6 +29,12 @@ std::uint32_t stack_capacity(const DeviceCaps& caps, const StackFootprint& footp
   if (footprint.max_width)  // no larger than the widest level, in whole powers of two
     while (capacity / 2 >= footprint.max_width && capacity / 2 >= cpu) capacity /= 2;
   return static_cast<std::uint32_t>(capacity);
+}
+
+bool cpu_shaped(const DeviceCaps& caps) {
+  const char* shape = std::getenv("CHANFLOW_SHAPE");
+  if (shape && *shape) return std::string_view(shape) == "cpu";
+  return (caps.type & CL_DEVICE_TYPE_CPU) != 0;
 }
 
 }  // namespace chanflow

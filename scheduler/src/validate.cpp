@@ -2,13 +2,11 @@
 // its program: the kernel-node convention, the ports' #defines, node kinds read from the markers
 // the node macros leave.
 #include "chanflow/graph.hpp"
+#include "chanflow/sizing.hpp"
 
 #include "chanflow_scheduler_sources.hpp"
 
 #include <fmt/format.h>
-
-#include <cstdlib>
-#include <string_view>
 
 #include <algorithm>
 #include <cctype>
@@ -227,10 +225,7 @@ const cl::Program& Graph::program() {
   if (caps.fp32_atomic_add || caps.fp64_atomic_add) extra += " -cl-std=CL2.0";  // for atomic_float and atomic_double
   // Kernel sources may take their shape from the device: on a CPU device a work-group is one core's
   // vectorized loop, where per-item tasks keep the lanes full (compiled cilk_for leaves do).
-  // CHANFLOW_SHAPE=gpu|cpu gives them another device's shape (the tests run the GPU's on PoCL).
-  const char* shape = std::getenv("CHANFLOW_SHAPE");
-  const bool cpu = shape && *shape ? std::string_view(shape) == "cpu" : (caps.type & CL_DEVICE_TYPE_CPU) != 0;
-  if (cpu) extra += " -DCHANFLOW_CPU_DEVICE";
+  if (cpu_shaped(caps)) extra += " -DCHANFLOW_CPU_DEVICE";
   std::vector<std::string> ignored;  // validate() reports them
   std::string defines = port_defines(ignored);
   // Built again when edges changed what the program is built with (names or staging sizes).

@@ -12,7 +12,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <string_view>
 #include <cstring>
 #include <algorithm>
 #include <functional>
@@ -450,12 +449,9 @@ extern "C" {
 long __chanflow_loop_inline(long) { return 0; }
 
 long __chanflow_loop_grain(long n) {
-  // As CHANFLOW_LOOP_GRAIN in scheduler/cl/node_macros.cl, for the device the calls run on.
-  const bool cpu = (chanflow::cilk::Process::get().runtime().caps().type & CL_DEVICE_TYPE_CPU) != 0;
-  const char* shape = std::getenv("CHANFLOW_SHAPE");
-  const bool as_cpu = shape && *shape ? std::string_view(shape) == "cpu" : cpu;
-  if (as_cpu) return std::clamp(n / 64, 16384L, 1L << 20);
-  return n <= 256 ? n : std::clamp(n / 2048, 256L, 16384L);
+  // As CHANFLOW_LOOP_GRAIN in device code, for the device the calls run on.
+  return chanflow::cpu_shaped(chanflow::cilk::Process::get().runtime().caps()) ? CHANFLOW_LOOP_GRAIN_CPU(n)
+                                                                                 : CHANFLOW_LOOP_GRAIN_GPU(n);
 }
 
 void* chanflow_cilk_malloc(size_t bytes) { return chanflow::cilk::Process::get().allocate(bytes); }

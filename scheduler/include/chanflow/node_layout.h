@@ -32,6 +32,14 @@
 #define CHANFLOW_NODE_PORTS CHANFLOW_MAX_PORTS
 #endif
 
+/* Loops chanflowc compiles from cilk_for (compiler/README.md, "cilk_for"): the grain a range of n
+ * iterations splits down to on a CPU device and on any other (a GPU: a leaf a work-group fills),
+ * and the most iterations a loop runs where it is on a CPU device. Device code picks by
+ * CHANFLOW_CPU_DEVICE (node_macros.cl), the host by cpu_shaped() (sizing.hpp). */
+#define CHANFLOW_LOOP_GRAIN_CPU(n) ((n) / 64 < 16384 ? 16384 : (n) / 64 < (1L << 20) ? (n) / 64 : (1L << 20))
+#define CHANFLOW_LOOP_GRAIN_GPU(n) ((n) <= 256 ? (n) : (n) / 2048 < 256 ? 256 : (n) / 2048 < 16384 ? (n) / 2048 : 16384)
+#define CHANFLOW_LOOP_INLINE_CPU 65536
+
 /* Error codes a dispatch reports through chanflow_status (the first one of a run wins). */
 #define CHANFLOW_ERR_NONE 0u
 #define CHANFLOW_ERR_CE_SIZE 1u      /* the body's CE type differs from the channel's CE size */

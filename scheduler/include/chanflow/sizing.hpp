@@ -25,6 +25,11 @@ struct DeviceSizing {
 ///   allocations cost the host ~0.45 ms per MiB on NVIDIA's OpenCL, once per graph).
 DeviceSizing device_sizing(const DeviceCaps& caps);
 
+/// Whether kernel sources take a CPU device's shape on `caps` (a graph's program is built with
+/// -DCHANFLOW_CPU_DEVICE; compiled cilk_for loops run per work-item there): a CPU device's type,
+/// unless CHANFLOW_SHAPE=gpu|cpu in the environment says otherwise (the tests run a GPU's on PoCL).
+bool cpu_shaped(const DeviceCaps& caps);
+
 /// What a graph's channel stacks take per level, for sizing them to the device: the bytes of one
 /// slot over every stack (each stack's CE and its two control entries), how many levels a run
 /// reaches, and the capacity per level measured best on CPU devices. The default says nothing
