@@ -48,6 +48,24 @@ void fanout_body(__global const NItem* it, chanflow_ctx* ctx) {
 CHANFLOW_KERNEL_NODE(fanout, NItem, fanout_body)
 )CL";
 
+// A node spawning each item's value once, on one port or the other: its ports never spawn together.
+constexpr const char* kPick = R"CL(
+void pick_body(__global const NItem* it, chanflow_ctx* ctx) {
+  for (uint k = 0; k < 3u; ++k) {
+    const NItem v = {it->id * 3u + k};
+    if (it->id % 2u == 0u)
+      chanflow_spawn(ctx, CHANFLOW_PORT(pick, evens), v);
+    else
+      chanflow_spawn(ctx, CHANFLOW_PORT(pick, odds), v);
+  }
+}
+CHANFLOW_KERNEL_NODE(pick, NItem, pick_body)
+)CL";
+
+struct Wide {
+  std::uint32_t w[4];
+};
+
 std::string problems_of(Graph& g) {
   try {
     g.validate();
@@ -98,6 +116,63 @@ TEST_CASE("Ports: a kernel finds its ports by name, whatever order the edges wer
   CHECK(got[0] == want_even);
   CHECK(got[1] == want_odd);
   CHECK(fanout.kind() == NodeKind::Plain);
+}
+
+TEST_CASE("Ports: ports that never spawn together share their staging and yield state") {
+  Graph g(runtime(), {.wg_size = 16});
+  auto& in = g.channel<Item>("in", 64);
+  auto& a = g.channel<Item>("a", 1024);
+  auto& b = g.channel<Wide>("b", 1024);
+  auto& c = g.channel<Item>("c", 1024);
+  auto& k = g.kernel<Item>("k", "k");
+  make_edge(in, k);
+  make_edge(k, a, Spawns{.max_per_item = 4});
+  make_edge(k, b, Spawns{.max_per_item = 2});
+  make_edge(k, c, Spawns{.max_per_item = 3});
+  // Undeclared: one after another (4 + 2·4 + 3 words).
+  CHECK(k.staging_offsets() == std::vector<std::uint32_t>{0, 4, 12});
+  CHECK(k.staging_words() == 15);
+  // a and b together, c alone: c starts where a does.
+  k.spawns_together({0b011, 0b011, 0b100});
+  CHECK(k.staging_offsets() == std::vector<std::uint32_t>{0, 4, 0});
+  CHECK(k.staging_words() == 12);
+  // Task scratch block (2 words), three counts, nine return slots, the staging.
+  CHECK(k.yield_state_bytes() == 4 * (2 + 3 + 9 + 12));
+  CHECK_THROWS_AS(k.spawns_together({0b011, 0b010, 0b100}), std::invalid_argument);  // not symmetric
+  CHECK_THROWS_AS(k.spawns_together({0b010, 0b011, 0b100}), std::invalid_argument);  // a without itself
+  CHECK_THROWS_AS(k.spawns_together({0b1, 0b1}), std::invalid_argument);              // two ports of three
+
+  // On the device: items spawn on one port or the other from the same staging words.
+  Graph h(runtime(), {.wg_size = 16});
+  h.add_source(kSums);
+  h.add_source(kPick);
+  auto& numbers = h.channel<Item>("numbers", 1024);
+  auto& evens = h.channel<Item>("evens", 4096);
+  auto& odds = h.channel<Item>("odds", 4096);
+  auto& pick = h.kernel<Item>("pick", "pick");
+  auto& sum_evens = h.kernel<Item>("sum_evens", "sum_evens");
+  auto& sum_odds = h.kernel<Item>("sum_odds", "sum_odds");
+  make_edge(numbers, pick);
+  make_edge(pick, evens, Spawns{.max_per_item = 3, .name = "evens"});
+  make_edge(pick, odds, Spawns{.max_per_item = 3, .name = "odds"});
+  make_edge(evens, sum_evens);
+  make_edge(odds, sum_odds);
+  pick.spawns_together({0b01, 0b10});
+  CHECK(pick.staging_offsets() == std::vector<std::uint32_t>{0, 0});
+  SvmBuffer sums(runtime(), 2 * sizeof(std::uint64_t));
+  runtime().svm_fill_zero(sums.get(), sums.size());
+  auto* sum = static_cast<std::uint64_t*>(sums.get());
+  sum_evens.set_args(SumArgs{sum}).uses(sums);
+  sum_odds.set_args(SumArgs{sum + 1}).uses(sums);
+  constexpr std::uint32_t kN = 500;
+  for (std::uint32_t i = 0; i < kN; ++i) numbers.push(Item{i});
+  h.run();
+  std::uint64_t got[2], want[2] = {0, 0};
+  runtime().svm_read(got, sums.get(), sizeof got);
+  for (std::uint64_t i = 0; i < kN; ++i)
+    for (std::uint64_t j = 0; j < 3; ++j) want[i % 2] += i * 3 + j;
+  CHECK(got[0] == want[0]);
+  CHECK(got[1] == want[1]);
 }
 
 TEST_CASE("Ports: the continuation is port 0 even when the children's edge came first") {

@@ -31,7 +31,8 @@ struct SmallCase {
   std::uint32_t tiny_capacity;  // one work-group's worst-case request per level (wg 16)
   bool yields_when_tiny;        // whether a level outgrows it
   // The same for chanflow-compiled (0: the same): its loops may spawn --max-loop-spawns children
-  // (queens.c: 18, QUEENS_MAX), where the hand-built graph asks for n.
+  // (queens.c: 18, QUEENS_MAX), where the hand-built graph asks for n, and a cilk_for up to 32
+  // leaves (strassen.c's sums, combination and base case).
   std::uint32_t compiled_tiny_capacity = 0;
 };
 
@@ -44,7 +45,7 @@ constexpr std::uint32_t kWg = 16;
 // spawn 8 data tasks on a GPU (bands of rows), 7 products on a CPU device.
 const SmallCase kCases[] = {{"fib", 18, 2 * kWg, true},          {"queens", 10, 10 * kWg, true, 18 * kWg},
                             {"sort", 70000, 4 * kWg, true},       {"sort-u64", 70000, 4 * kWg, true},
-                            {"strassen", 256, 8 * kWg, false},    {"strassen-f64", 128, 8 * kWg, false}};
+                            {"strassen", 256, 8 * kWg, false, 32 * kWg}, {"strassen-f64", 128, 8 * kWg, false}};
 
 }  // namespace
 

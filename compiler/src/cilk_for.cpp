@@ -14,6 +14,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <vector>
 
 namespace chanflow::compiler {
 namespace {
@@ -26,6 +27,49 @@ bool names(const clang::Expr* e, const clang::VarDecl* v) {
 }
 
 enum class Capture { Value, Address, Array };
+
+// The most parts a loop's range is cut in at once: a Cilk function's loop of constant trip count
+// spawns that many children without a batch sync (--max-loop-spawns, 32 by default).
+constexpr int kFanOut = 32;
+
+// A leaf's block of values (see LoopRewriter::lower): its fields, how the function spawning a
+// leaf fills it where the loop was and in a splitter, and how the leaf reads it; and the
+// arguments that stay arguments.
+struct Caps {
+  std::vector<std::string> decls, names, from_function, from_call;
+  std::string direct_params, direct_passed, direct_outer;
+  void add(const std::string& decl, const std::string& name, const std::string& in_function, const std::string& at_call) {
+    decls.push_back(decl);
+    names.push_back(name);
+    from_function.push_back(in_function);
+    from_call.push_back(at_call);
+  }
+  void direct(const std::string& decl, const std::string& in_function, const std::string& at_call) {
+    direct_params += ", " + decl;
+    direct_passed += ", " + in_function;
+    direct_outer += ", " + at_call;
+  }
+  // C has no empty struct.
+  std::string fields() const {
+    std::string out;
+    for (const std::string& d : decls) out += d + "; ";
+    return out.empty() ? "char cf_none;" : out;
+  }
+  std::string at_call() const { return list(from_call); }
+  std::string in_function() const { return list(from_function); }
+  std::string unpack() const {
+    std::string out;
+    for (std::size_t i = 0; i < decls.size(); ++i) out += decls[i] + " = cf_caps->" + names[i] + "; ";
+    return out;
+  }
+
+ private:
+  static std::string list(const std::vector<std::string>& values) {
+    std::string out;
+    for (const std::string& v : values) out += (out.empty() ? "" : ", ") + v;
+    return out.empty() ? "0" : out;
+  }
+};
 
 class LoopRewriter {
  public:
@@ -66,27 +110,40 @@ class LoopRewriter {
     // A collapsed pair also passes the inner range's trip count, start and step.
     // What follows the range in every function made: its parameters (`tail`), the arguments a
     // function passes its children (`passed`), and those the loop's own place passes (`outer`).
+    // A leaf gets what is read by value (and a pair's inner range) in a block of its own, `caps`,
+    // which the function spawning it keeps until its sync: a leaf's task is five words and a
+    // pointer, however many values its body reads (a spawning task stages up to kFanOut of them,
+    // and keeps them in its yield state). Addresses stay arguments: an array, or a variable the
+    // body writes, is kept in the spawning task's frame because a child is given its address.
     std::string tail, passed, outer;
+    Caps caps;
     if (in) {
       tail += ", long cf_inner, long cf_first2, long cf_step2";
       passed += ", cf_inner, cf_first2, cf_step2";
       outer += ", cf_n2, cf_a2, cf_s2";
+      caps.add("long cf_inner", "cf_inner", "cf_inner", "cf_n2");
+      caps.add("long cf_first2", "cf_first2", "cf_first2", "cf_a2");
+      caps.add("long cf_step2", "cf_step2", "cf_step2", "cf_s2");
     }
     for (const auto& [v, how] : Captures) {
       clang::QualType t = v->getType();
       std::string decl;
+      const std::string n = v->getNameAsString();
       if (how == Capture::Value) {
-        decl = print(t.getUnqualifiedType(), v->getNameAsString());
-        outer += ", " + v->getNameAsString();
-        passed += ", " + v->getNameAsString();
+        decl = print(t.getUnqualifiedType(), n);
+        outer += ", " + n;
+        passed += ", " + n;
+        caps.add(decl, n, n, n);
       } else if (how == Capture::Array) {
-        decl = print(Ctx.getDecayedType(t), v->getNameAsString());
-        outer += ", " + v->getNameAsString();
-        passed += ", " + v->getNameAsString();
+        decl = print(Ctx.getDecayedType(t), n);
+        outer += ", " + n;
+        passed += ", " + n;
+        caps.direct(decl, n, n);
       } else {
-        decl = print(Ctx.getPointerType(t), "cf_ref_" + v->getNameAsString());
-        outer += ", &" + v->getNameAsString();
-        passed += ", cf_ref_" + v->getNameAsString();
+        decl = print(Ctx.getPointerType(t), "cf_ref_" + n);
+        outer += ", &" + n;
+        passed += ", cf_ref_" + n;
+        caps.direct(decl, "cf_ref_" + n, "&" + n);
       }
       tail += ", " + decl;
     }
@@ -136,33 +193,48 @@ class LoopRewriter {
           // One iteration: no loop around its spawns, unless it needs one for `continue`.
           has_continue(work) ? "for (long cf_k = cf_lo; cf_k < cf_hi; cf_k++)" : "long cf_k = cf_lo;");
     } else {
-      // A body that does not spawn: the range splits in eight parts a level down to a grain of
-      // iterations, and a grain runs as a leaf, a work-group task whose work-items share its
-      // iterations (__chanflow_group_item: its work-item, 0 in a per-item task).
-      const std::string leaf = name + "__leaf";
-      const std::string leaf_params = "long cf_lo, long cf_hi, long cf_first, long cf_step" + tail;
-      const std::string leaf_args = "cf_at, cf_end, cf_first, cf_step" + passed;
+      // A body that does not spawn: its range is cut in grains of iterations, and a grain runs as
+      // a leaf, a work-group task whose work-items share its iterations (__chanflow_group_item:
+      // its work-item, 0 in a per-item task). A Cilk function spawns up to kFanOut leaves itself
+      // and syncs (one wait, as a hand-built graph's bands); a longer range, or a loop in main
+      // (whose spawns would each run a graph), goes to a splitter: a Cilk function spawning up to
+      // kFanOut parts, leaves or splitters again, each an equal number of grains.
+      const std::string leaf = name + "__leaf", block = name + "__caps";
+      const std::string leaf_params = "long cf_lo, long cf_hi, long cf_first, long cf_step, const struct " + block +
+                                      " *cf_caps" + caps.direct_params;
+      const std::string leaf_args = "cf_at, cf_end, cf_first, cf_step, &cf_caps" + caps.direct_passed;
       const std::string split_args = "cf_at, cf_end, cf_grain, cf_first, cf_step" + passed;
+      const std::string spawn_leaves =
+          !f->isMain() ? fmt::format("if ((cf_n + cf_g - 1) / cf_g <= {0}) {{ struct {3} cf_caps = {{ {4} }}; "
+                                     "for (int cf_c = 0; cf_c < {0}; cf_c++) {{ long cf_at = cf_c * cf_g; if (cf_at < cf_n) "
+                                     "cilk_spawn {1}(cf_at, cf_n - cf_at < cf_g ? cf_n : cf_at + cf_g, cf_a, cf_s, &cf_caps{2}); }} "
+                                     "cilk_sync; }} else ",
+                                     kFanOut, leaf, caps.direct_outer, block, caps.at_call())
+                       : "";
       // On a CPU device a small loop runs where it is (__chanflow_loop_inline): its body as written,
-      // over the range evaluated once above; otherwise its range splits down to the device's grain
+      // over the range evaluated once above; otherwise its range is cut in the device's grains
       // (__chanflow_loop_grain). The body keeps its lines (#line), and what follows it the loop's last.
       const unsigned last_line = SM.getPresumedLineNumber(SM.getExpansionLoc(s->getEndLoc()));
       Rw.ReplaceText(whole, fmt::format("{{ {0} if (cf_n > 0 && __chanflow_loop_inline(cf_n)) {{ for (long cf_k = 0; cf_k < cf_n; "
                                         "cf_k++) {{ {1}\n#line {2} \"{3}\"\n{4}\n#line {5} \"{3}\"\n}} }} else if (cf_n > 0) {{ "
-                                        "long cf_g = __chanflow_loop_grain(cf_n); if (cf_n <= cf_g) {6}(0, cf_n, cf_a, cf_s{8}); "
-                                        "else {7}(0, cf_n, cf_g, cf_a, cf_s{8}); }} }}",
-                                        bounds, ivs(at_call), body_line, file, text(statement_range(work)), last_line, leaf,
-                                        name, outer));
+                                        "long cf_g = __chanflow_loop_grain(cf_n); {6}{7}(0, cf_n, cf_g, cf_a, cf_s{8}); }} }}",
+                                        bounds, ivs(at_call), body_line, file, text(statement_range(work)), last_line,
+                                        spawn_leaves, name, outer));
       Definitions += fmt::format(
           "\nlong __chanflow_group_item(void); long __chanflow_group_items(void);"
-          "\n#line {0} \"{1}\"\nvoid {2}({3}) {{ for (long cf_k = cf_lo + __chanflow_group_item(); cf_k < cf_hi; "
+          "\n#line {0} \"{1}\"\nvoid {2}({3}) {{ {11}for (long cf_k = cf_lo + __chanflow_group_item(); cf_k < cf_hi; "
           "cf_k += __chanflow_group_items()) {{ {4}\n#line {5} \"{1}\"\n{6}\n}} }}\n"
-          "\n#line {0} \"{1}\"\nvoid {7}({8}) {{ long cf_part = (cf_hi - cf_lo + 7) / 8; if (cf_part < cf_grain) cf_part = cf_grain; "
-          "for (int cf_c = 0; cf_c < 8; cf_c++) {{ long cf_at = cf_lo + cf_c * cf_part; if (cf_at < cf_hi) {{ "
-          "long cf_end = cf_hi - cf_at < cf_part ? cf_hi : cf_at + cf_part; if (cf_end - cf_at <= cf_grain) cilk_spawn {2}({9}); "
-          "else cilk_spawn {7}({10}); }} }} cilk_sync; }}\n",
-          line, file, leaf, leaf_params, ivs(in_function), body_line, body, name, params, leaf_args, split_args);
+          "\n#line {0} \"{1}\"\nvoid {7}({8}) {{ struct {12} cf_caps = {{ {13} }}; long cf_grains = (cf_hi - cf_lo + cf_grain - 1) / cf_grain; "
+          "long cf_part = (cf_grains + {10} - 1) / {10} * cf_grain; for (int cf_c = 0; cf_c < {10}; cf_c++) {{ "
+          "long cf_at = cf_lo + cf_c * cf_part; if (cf_at < cf_hi) {{ long cf_end = cf_hi - cf_at < cf_part ? cf_hi : "
+          "cf_at + cf_part; if (cf_end - cf_at <= cf_grain) cilk_spawn {2}({9}); else cilk_spawn {7}({14}); }} }} "
+          "cilk_sync; }}\n",
+          line, file, leaf, leaf_params, ivs(in_function), body_line, body, name, params, leaf_args, kFanOut,
+          caps.unpack(), block, caps.in_function(), split_args);
+      // The block's type, then the leaf, before the function holding the loop, on the line it
+      // starts (no line moves; each insertion goes before those made earlier).
       Rw.InsertTextBefore(SM.getExpansionLoc(f->getBeginLoc()), fmt::format("void {}({}); ", leaf, leaf_params));
+      Rw.InsertTextBefore(SM.getExpansionLoc(f->getBeginLoc()), fmt::format("struct {} {{ {} }}; ", block, caps.fields()));
     }
     // Declared before the function holding the loop, on the line it starts (no line moves).
     Rw.InsertTextBefore(SM.getExpansionLoc(f->getBeginLoc()), fmt::format("void {}({}); ", name, params));

@@ -314,7 +314,9 @@ cl::Program Runtime::build(const std::vector<std::string_view>& sources,
                                                 ptrs.data(), lengths.data(), &err));
   check(err, "clCreateProgramWithSource");
   cl_device_id id = device_();
-  err = clBuildProgram(program(), 1, &id, options.c_str(), nullptr, nullptr);
+  std::string all = options;
+  if (const char* extra = std::getenv("CHANFLOW_BUILD_OPTIONS"); extra && *extra) all += std::string(" ") + extra;
+  err = clBuildProgram(program(), 1, &id, all.c_str(), nullptr, nullptr);
   auto build_log = [&] {
     std::size_t size = 0;
     clGetProgramBuildInfo(program(), id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);

@@ -72,7 +72,12 @@ __attribute__((noinline)) __global void* chanflow_malloc(__global const chanflow
   ulong unit1 = 0ul;
   if (c < CHANFLOW_HEAP_CLASSES) {
     const uint shard = (uint)get_group_id(0) % CHANFLOW_HEAP_SHARDS;
-    unit1 = chanflow_heap_pop(h, c * CHANFLOW_HEAP_SHARDS + shard);
+    /* Its own shard first, then the others: blocks freed by other work-groups (a frame freed by
+     * its continuation, a run before this one) are reused before the arena grows, so a program
+     * that frees what it allocates keeps to its high-water mark however often it runs (fresh
+     * units are new pages to touch on a CPU device). */
+    for (uint k = 0; !unit1 && k < CHANFLOW_HEAP_SHARDS; ++k)
+      unit1 = chanflow_heap_pop(h, c * CHANFLOW_HEAP_SHARDS + (shard + k) % CHANFLOW_HEAP_SHARDS);
     if (!unit1) {
       unit1 = chanflow_heap_fresh(h, 1ul + chanflow_heap_class_bytes(c) / CHANFLOW_HEAP_UNIT);
       if (unit1) atomic_xchg(&chanflow_heap_block_at(h, unit1 - 1ul)->size_class, c);

@@ -30,7 +30,7 @@ void Aggregator::write_env(std::size_t launch_index, const Launch& l) {
   const KernelNode& k = *w.consumer;
   chanflow_node_env& e = envs_[l.env_at];
   e = chanflow_node_env{};
-  std::uint32_t staging = 0;
+  const std::vector<std::uint32_t> staging = k.staging_offsets();
   for (std::size_t p = 0; p < k.ports().size(); ++p) {
     const auto& port = k.ports()[p];
     const std::uint32_t words = port_ce_bytes(port) / 4;
@@ -51,8 +51,7 @@ void Aggregator::write_env(std::size_t launch_index, const Launch& l) {
     }
     e.max_spawns[p] = port.max_per_item;
     e.ce_words[p] = words;
-    e.staging_offset[p] = staging;
-    staging += port.max_per_item * words;
+    e.staging_offset[p] = staging[p];
   }
   e.user_args = reinterpret_cast<std::uint64_t>(args_[k.index_].get());
   e.status = reinterpret_cast<std::uint64_t>(status_.get());

@@ -204,15 +204,13 @@ void Graph::validate() {
 }
 
 const cl::Program& Graph::program() {
-  // Private staging is sized for the widest node: every port's declared spawns per item.
+  // Private staging is sized for the widest node: its ports' declared spawns per item, those that
+  // never spawn together in one place (KernelNode::spawns_together).
   std::uint32_t spawn_words = 1, staged_ces = 1, ports = 1;
   for (const auto& k : kernels_) {
-    std::uint32_t words = 0, ces = 0;
-    for (const auto& port : k->ports()) {
-      words += port.max_per_item * std::visit([](auto* n) { return n->ce_bytes(); }, port.node) / 4;
-      ces += port.max_per_item;
-    }
-    spawn_words = std::max(spawn_words, words);
+    std::uint32_t ces = 0;
+    for (const auto& port : k->ports()) ces += port.max_per_item;
+    spawn_words = std::max(spawn_words, k->staging_words());
     ports = std::max(ports, static_cast<std::uint32_t>(k->ports().size()));
     staged_ces = std::max(staged_ces, ces);
   }

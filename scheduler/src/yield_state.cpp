@@ -3,9 +3,18 @@
 // (scheduler/cl/yield.cl lays a slot out; scheduler/README.md, "Wavefront-yield emulation").
 #include "chanflow/graph.hpp"
 
+#include <fmt/format.h>
+
+#include <stdexcept>
 #include <variant>
 
 namespace chanflow {
+namespace {
+// Words a port's staged CEs take: its spawns per work-item, each a CE.
+std::uint32_t staged_words(const PortTarget& port) {
+  return port.max_per_item * (std::visit([](auto* n) { return n->ce_bytes(); }, port.node) / 4);
+}
+}  // namespace
 
 // Yield state is written by a yield before it is read by the restart: never cleared, and made for
 // a level only when a dispatch that may yield there is laid out (a planned sweep never yields: it
@@ -43,9 +52,39 @@ void* ChannelNode::yield_state(ChannelTable& table) {
 
 std::uint32_t KernelNode::yield_state_bytes() const {
   std::uint32_t words = 2 + static_cast<std::uint32_t>(ports_.size());  // task scratch block, counts
-  for (const auto& port : ports_)
-    words += port.max_per_item * (1 + std::visit([](auto* n) { return n->ce_bytes(); }, port.node) / 4);
+  for (const auto& port : ports_) words += port.max_per_item;            // return slots
+  words += staging_words();
   return (words * 4 + 7) / 8 * 8;
+}
+
+KernelNode& KernelNode::spawns_together(std::vector<std::uint32_t> together) {
+  if (together.size() != ports_.size() || ports_.size() > 32)
+    throw std::invalid_argument(fmt::format("kernel node '{}': spawns_together names {} ports; it has {} (at most 32)", name_,
+                                            together.size(), ports_.size()));
+  for (std::size_t p = 0; p < together.size(); ++p)
+    for (std::size_t q = 0; q < together.size(); ++q)
+      if (((together[p] >> q) & 1u) != ((together[q] >> p) & 1u) || !((together[p] >> p) & 1u))
+        throw std::invalid_argument(fmt::format("kernel node '{}': spawns_together must be symmetric, each port with itself "
+                                                "(ports {} and {})", name_, p, q));
+  together_ = std::move(together);
+  return *this;
+}
+
+std::vector<std::uint32_t> KernelNode::staging_offsets() const {
+  // Each port after every earlier one it may spawn together with (first fit in port order).
+  std::vector<std::uint32_t> at(ports_.size(), 0);
+  for (std::size_t p = 0; p < ports_.size(); ++p)
+    for (std::size_t q = 0; q < p; ++q)
+      if (together_.empty() || ((together_[p] >> q) & 1u)) at[p] = std::max(at[p], at[q] + staged_words(ports_[q]));
+  return at;
+}
+
+std::uint32_t KernelNode::staging_words() const {
+  const std::vector<std::uint32_t> at = staging_offsets();
+  std::uint32_t end = 0;
+  for (std::size_t p = 0; p < ports_.size(); ++p)
+    end = std::max(end, at[p] + staged_words(ports_[p]));
+  return end;
 }
 
 }  // namespace chanflow

@@ -20,24 +20,42 @@
 
 void strassen(long n, const REAL *A, long as, const REAL *B, long bs, REAL *C, long cs) {
   if (n <= STRASSEN_BASE) {
-    strassen_base(n, A, as, B, bs, C, cs);
+    /* By the definition: a row of C per iteration, summed in acc; a matrix smaller than the base
+     * order serially. */
+    if (n < STRASSEN_BASE) {
+      strassen_base(n, A, as, B, bs, C, cs);
+      return;
+    }
+    cilk_for (long i = 0; i < n; i++) {
+      REAL acc[STRASSEN_BASE];
+      for (int j = 0; j < STRASSEN_BASE; j++) acc[j] = 0;
+      for (long k = 0; k < n; k++) {
+        REAL a = A[i * as + k];
+        for (int j = 0; j < STRASSEN_BASE; j++) acc[j] += a * B[k * bs + j];
+      }
+      for (int j = 0; j < STRASSEN_BASE; j++) C[i * cs + j] = acc[j];
+    }
     return;
   }
-  long h = n / 2, q = h * h;
+  long h = n / 2, q = h * h + 64; /* a block of the temporaries, padded: its streams fall in other cache sets */
   const REAL *A11 = A, *A12 = A + h, *A21 = A + h * as, *A22 = A + h * as + h;
   const REAL *B11 = B, *B12 = B + h, *B21 = B + h * bs, *B22 = B + h * bs + h;
   REAL *t = malloc(sizeof(REAL) * q * 17); /* 10 operand sums, 7 products */
   REAL *S = t, *M = t + 10 * q;
-  strassen_add(h, A11, as, A22, as, 1, S + 0 * q);
-  strassen_add(h, B11, bs, B22, bs, 1, S + 1 * q);
-  strassen_add(h, A21, as, A22, as, 1, S + 2 * q);
-  strassen_add(h, B12, bs, B22, bs, -1, S + 3 * q);
-  strassen_add(h, B21, bs, B11, bs, -1, S + 4 * q);
-  strassen_add(h, A11, as, A12, as, 1, S + 5 * q);
-  strassen_add(h, A21, as, A11, as, -1, S + 6 * q);
-  strassen_add(h, B11, bs, B12, bs, 1, S + 7 * q);
-  strassen_add(h, A12, as, A22, as, -1, S + 8 * q);
-  strassen_add(h, B21, bs, B22, bs, 1, S + 9 * q);
+  cilk_for (long i = 0; i < h; i++)
+    cilk_for (long j = 0; j < h; j++) {
+      long k = i * h + j, a = i * as + j, b = i * bs + j;
+      S[k] = A11[a] + A22[a];
+      S[q + k] = B11[b] + B22[b];
+      S[2 * q + k] = A21[a] + A22[a];
+      S[3 * q + k] = B12[b] - B22[b];
+      S[4 * q + k] = B21[b] - B11[b];
+      S[5 * q + k] = A11[a] + A12[a];
+      S[6 * q + k] = A21[a] - A11[a];
+      S[7 * q + k] = B11[b] + B12[b];
+      S[8 * q + k] = A12[a] - A22[a];
+      S[9 * q + k] = B21[b] + B22[b];
+    }
   cilk_spawn strassen(h, S + 0 * q, h, S + 1 * q, h, M + 0 * q, h); /* M1 = (A11+A22)(B11+B22) */
   cilk_spawn strassen(h, S + 2 * q, h, B11, bs, M + 1 * q, h);      /* M2 = (A21+A22) B11 */
   cilk_spawn strassen(h, A11, as, S + 3 * q, h, M + 2 * q, h);      /* M3 = A11 (B12-B22) */
@@ -46,8 +64,8 @@ void strassen(long n, const REAL *A, long as, const REAL *B, long bs, REAL *C, l
   cilk_spawn strassen(h, S + 6 * q, h, S + 7 * q, h, M + 5 * q, h); /* M6 = (A21-A11)(B11+B12) */
   cilk_spawn strassen(h, S + 8 * q, h, S + 9 * q, h, M + 6 * q, h); /* M7 = (A12-A22)(B21+B22) */
   cilk_sync;
-  for (long i = 0; i < h; i++)
-    for (long j = 0; j < h; j++) {
+  cilk_for (long i = 0; i < h; i++)
+    cilk_for (long j = 0; j < h; j++) {
       long k = i * h + j;
       REAL m1 = M[k], m2 = M[q + k], m3 = M[2 * q + k], m4 = M[3 * q + k];
       REAL m5 = M[4 * q + k], m6 = M[5 * q + k], m7 = M[6 * q + k];

@@ -66,9 +66,11 @@ RunStats strassen_cilk(const Runtime& runtime, const SvmBuffer& a, const SvmBuff
 
 /// strassen.c with REAL float compiled by chanflowc (strassen_compiled.cpp): c = a·b once, on
 /// `runtime` with `settings`, whose heap_bytes must hold the temporaries:
-/// strassen_compiled_heap_bytes(n) does in the worst case.
+/// strassen_compiled_heap_bytes(n) does in the worst case. `capacity_asked`: settings.capacity is
+/// the user's, exactly what a level holds; else the hand-built graph's sizing, which a compiled
+/// level exceeds where one work-group's request needs more (its loops spawn up to 32 leaves).
 RunStats strassen_compiled(const Runtime& runtime, const SvmBuffer& a, const SvmBuffer& b, const SvmBuffer& c,
-                           std::uint64_t n, const RunSettings& settings);
+                           std::uint64_t n, const RunSettings& settings, bool capacity_asked);
 std::uint64_t strassen_compiled_heap_bytes(std::uint64_t n);
 
 /// oneTBB task_group, a task per product (strassen.c's recursion, its base cases included).

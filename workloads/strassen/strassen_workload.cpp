@@ -110,7 +110,8 @@ class StrassenInstance final : public Instance {
       RunSettings compiled = settings_.for_device(runtime_.caps(), strassen_footprint(n_));
       compiled.heap_bytes = std::max(compiled.heap_bytes, strassen_compiled_heap_bytes(n_));
       RunStats stats;
-      m.ms = time_ms([&] { stats = strassen_compiled(runtime_, a_svm_, b_svm_, c_svm_, n_, compiled); });
+      m.ms = time_ms([&] { stats = strassen_compiled(runtime_, a_svm_, b_svm_, c_svm_, n_, compiled, settings_.capacity != 0);
+      });
       runtime_.svm_read(c_.data(), c_svm_.get(), n_ * n_ * sizeof(Real));
       m.stats = std::move(stats);
     } else if (impl == "serial") {

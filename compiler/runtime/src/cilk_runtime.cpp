@@ -112,10 +112,10 @@ class Process {
     return process;
   }
 
-  void use(const Runtime& runtime, const RunSettings& settings) {
+  void use(const Runtime& runtime, const RunSettings& settings, Capacity capacity) {
     std::lock_guard lock(mutex_);
     const RunSettings resolved = settings.for_device(runtime.caps());
-    capacity_fixed_ = settings.capacity != 0;
+    capacity_fixed_ = settings.capacity != 0 && capacity == Capacity::Exactly;
     if (external_ != &runtime || settings_ != resolved) {  // built for another device or shape
       kept_.clear();
       if (external_ != &runtime) device_heap_.reset();
@@ -434,7 +434,9 @@ std::uint64_t call(BuildFunction build, const char* root_stack, const void* task
   return Process::get().call(build, root_stack, task, task_bytes);
 }
 
-void use(const Runtime& runtime, const RunSettings& settings) { Process::get().use(runtime, settings); }
+void use(const Runtime& runtime, const RunSettings& settings, Capacity capacity) {
+  Process::get().use(runtime, settings, capacity);
+}
 
 void forget(const Runtime& runtime) { Process::get().forget(runtime); }
 

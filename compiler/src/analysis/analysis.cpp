@@ -198,6 +198,7 @@ void Analyzer::describe(CilkFunction& f) {
     s.loop_trips = static_cast<unsigned>(trips.value_or(0));
   }
   f.continuation_spawns = spawns_after_sync(f);
+  f.spawned_together = spawned_together(Ctx, f);
   check_device_code(d, b);
 }
 

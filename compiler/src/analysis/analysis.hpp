@@ -30,6 +30,11 @@ const clang::Stmt* parent_stmt(clang::ASTContext& ctx, const clang::Stmt* s);
 /// nullopt otherwise.
 std::optional<std::uint64_t> loop_trips(clang::ASTContext& ctx, const SpawnSite& s, const CilkFunction& f, unsigned limit);
 
+/// The pairs of callees one run of `f`'s body may spawn both of (spawn_groups.cpp): each with
+/// itself, and those whose sites reach each other without a sync between.
+std::set<std::pair<const clang::FunctionDecl*, const clang::FunctionDecl*>> spawned_together(clang::ASTContext& ctx,
+                                                                                              const CilkFunction& f);
+
 /// The variables whose address the pointer value `e` may be (&x, &x.f, &a[i], an array decaying,
 /// and arithmetic and conditionals on those), added to `out`: locals only, or globals too.
 void addressed_variables(const clang::Expr* e, std::set<const clang::VarDecl*>& out, bool globals);

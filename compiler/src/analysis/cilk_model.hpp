@@ -72,6 +72,9 @@ struct CilkFunction {
   std::vector<const clang::VarDecl*> boxed;
   bool is_boxed(const clang::VarDecl* v) const { return std::find(boxed.begin(), boxed.end(), v) != boxed.end(); }
   std::set<const CilkFunction*> callees;  ///< functions it spawns or calls
+  /// Callees (canonical declarations) one run of its body may spawn both of: their ports share
+  /// no staging (KernelNode::spawns_together); others' do.
+  std::set<std::pair<const clang::FunctionDecl*, const clang::FunctionDecl*>> spawned_together;
   unsigned result_slots = 0;  ///< most results one segment can wait for (the frame's slots)
   /// Each result site outside loops has a slot of its own, and each in a loop one per element of
   /// the local array it stores into (no goto): slots are known when the code is written, and the

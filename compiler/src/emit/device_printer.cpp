@@ -19,12 +19,52 @@ std::string from_bits(clang::ASTContext& ctx, clang::QualType t, const std::stri
   return "(" + device_type(ctx, t.getUnqualifiedType(), true) + ")" + bits;
 }
 
+namespace {
+
+const clang::Expr* bare(const clang::Expr* e) { return e ? e->IgnoreParenImpCasts() : nullptr; }
+
+bool names(const clang::Expr* e, const clang::VarDecl* v) {
+  const auto* r = llvm::dyn_cast_or_null<clang::DeclRefExpr>(bare(e));
+  return r && r->getDecl() == v;
+}
+
+bool has_loop_or_call(const clang::Stmt* s) {
+  if (!s) return false;
+  if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt, clang::CallExpr>(s)) return true;
+  for (const clang::Stmt* c : s->children())
+    if (has_loop_or_call(c)) return true;
+  return false;
+}
+
+}  // namespace
+
+// `for (T i = a; i < b; i++)` with constants a and b at most kMaxUnrolled apart and a body of
+// straight-line code: unrolled in full, as a GPU's compiler would, so that a private array it
+// indexes (a row's accumulators) lives in registers on every device (PoCL's pipeline vectorizes
+// such a loop first and keeps the array in memory).
+bool DevicePrinter::unrolls(const clang::ForStmt* l) const {
+  constexpr std::int64_t kMaxUnrolled = 64;
+  const auto* init = llvm::dyn_cast<clang::DeclStmt>(l->getInit());
+  const auto* v = init && init->isSingleDecl() ? llvm::dyn_cast<clang::VarDecl>(init->getSingleDecl()) : nullptr;
+  if (!v || !v->getInit() || !v->getType()->isIntegerType()) return false;
+  clang::Expr::EvalResult first, limit;
+  const auto* cond = llvm::dyn_cast_or_null<clang::BinaryOperator>(bare(l->getCond()));
+  const auto* inc = llvm::dyn_cast_or_null<clang::UnaryOperator>(bare(l->getInc()));
+  if (!cond || cond->getOpcode() != clang::BO_LT || !names(cond->getLHS(), v) || !inc || !inc->isIncrementOp() ||
+      !names(inc->getSubExpr(), v))
+    return false;
+  if (!v->getInit()->EvaluateAsInt(first, Ctx) || !cond->getRHS()->EvaluateAsInt(limit, Ctx)) return false;
+  const std::int64_t trips = limit.Val.getInt().getExtValue() - first.Val.getInt().getExtValue();
+  return trips > 0 && trips <= kMaxUnrolled && !has_loop_or_call(l->getBody());
+}
+
 bool DevicePrinter::handledStmt(clang::Stmt* s, llvm::raw_ostream& os) {
   if (auto* l = llvm::dyn_cast<clang::ForStmt>(s); l && l->getInit() && llvm::isa<clang::DeclStmt>(l->getInit())) {
     // The loop's declarations go before it, in a block of their own (Clang's printer would
     // print them itself, without address spaces or renaming).
     os << "{\n";
     for (const clang::Decl* decl : llvm::cast<clang::DeclStmt>(l->getInit())->decls()) print_declaration(decl, os);
+    if (unrolls(l)) os << "#pragma unroll\n";
     os << "for (;";
     if (l->getCond()) print_expr(l->getCond(), os);
     os << ";";

@@ -33,6 +33,8 @@ class DevicePrinter : public clang::PrinterHelper {
   }
 
   bool handledStmt(clang::Stmt* s, llvm::raw_ostream& os) override;
+  /// Whether `l` is printed with `#pragma unroll` (device_printer.cpp).
+  bool unrolls(const clang::ForStmt* l) const;
 
   // A call of the C library's memory functions: the device heap's (heap.cl), or the copy for the
   // address spaces of its pointers.

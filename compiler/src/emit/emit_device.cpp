@@ -102,13 +102,13 @@ class FunctionPrinter : public ResumablePrinter {
     if (!BoxAtEntry && !BoxTaken) os << take_box();
     const clang::Expr* init = v->getInit();
     if (!init) return;
-    if (!v->getType()->isArrayType()) {
+    if (!v->getType()->isArrayType() && !llvm::isa<clang::InitListExpr>(init->IgnoreImplicit())) {
       os << ref(v) << " = ";
       print_expr(init, os);
       os << ";\n";
       return;
     }
-    os << "{\n" << type_of(v, "cf_init") << " = ";  // an initializer list: through a private copy
+    os << "{\n" << type_of(v, "cf_init") << " = ";  // an initializer list (an array's, a struct's): through a private copy
     print_expr(init, os);
     os << ";\n" << copy(ref(v), "cf_init", false, v->getType(), true) << "}\n";
   }

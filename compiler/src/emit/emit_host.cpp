@@ -50,7 +50,8 @@ std::string emit_host_c(clang::ASTContext& ctx, const CilkProgram& program) {
                                         program.name,
                                         llvm::StringRef(program.path).endswith(".cilk") ? "#include <cilk/cilk5.h>\n" : "",
                                         program.path));
-  std::string declarations = "\n#include <chanflow/node_layout.h>\n#ifndef __global\n#define __global\n#endif\n" + emit_frame_types(ctx, program);
+  std::string declarations = "\n#include <chanflow/node_layout.h>\n#ifndef __global\n#define __global\n#endif\n" +
+                             move_loop_blocks(ctx, program, rewriter) + emit_frame_types(ctx, program);
   for (const CilkFunction& f : program.functions)
     declarations += fmt::format("unsigned long long {0}__call_on_device(const {0}__task* task);\n", f.name);
   clang::SourceLocation first;
@@ -133,6 +134,21 @@ std::string emit_graph_cpp(const CilkProgram& program, const std::string& types_
       for (const CilkFunction* callee : f.callees)
         out += fmt::format("  make_edge({0}{1}, {2}, chanflow::Children{{.max_per_item = {3}}});\n", n, node, callee->name,
                            spawn_bound(program, f, *callee));
+      // Callees no run of the body spawns together share their staging; the continuation port,
+      // which every run that waits uses, shares with none.
+      std::vector<const CilkFunction*> ports(f.callees.begin(), f.callees.end());
+      const std::size_t first = task ? 1 : 0, count = first + ports.size();
+      if (count > 32) continue;
+      std::vector<std::string> masks;
+      for (std::size_t p = 0; p < count; ++p) {
+        std::uint32_t mask = 0;
+        for (std::size_t q = 0; q < count; ++q)
+          if (p < first || q < first || p == q ||
+              f.spawned_together.count({ports[p - first]->decl->getCanonicalDecl(), ports[q - first]->decl->getCanonicalDecl()}))
+            mask |= 1u << q;
+        masks.push_back(fmt::format("0x{:x}u", mask));
+      }
+      out += fmt::format("  {0}{1}.spawns_together({{{2}}});\n", n, node, fmt::join(masks, ", "));
     }
   }
   out += "}\n\n}  // namespace\n\n";

@@ -6,6 +6,7 @@
 #include <clang/AST/Type.h>
 #include <clang/Basic/SourceManager.h>
 #include <clang/Format/Format.h>
+#include <clang/Rewrite/Core/Rewriter.h>
 #include <clang/Tooling/Core/Replacement.h>
 #include <fmt/format.h>
 
@@ -145,6 +146,21 @@ std::string emit_user_types(clang::ASTContext& ctx, const CilkProgram& program) 
         out += "typedef " + device_type(ctx, under, true, t->getNameAsString()) + ";\n\n";
       }
     }
+  }
+  return out;
+}
+
+std::string move_loop_blocks(clang::ASTContext& ctx, const CilkProgram& program, clang::Rewriter& rewriter) {
+  std::string out;
+  for (const clang::Decl* d : program.types) {
+    const auto* r = llvm::dyn_cast<clang::RecordDecl>(d);
+    if (!r || !r->isCompleteDefinition() || !r->getName().endswith("__caps") || r->getName().find("__cilk_for_") == llvm::StringRef::npos)
+      continue;
+    out += record_body(ctx, r) + ";\n\n";
+    const clang::SourceManager& sm = ctx.getSourceManager();
+    const clang::SourceLocation brace = sm.getExpansionLoc(r->getBraceRange().getBegin());
+    const clang::SourceLocation end = sm.getExpansionLoc(r->getBraceRange().getEnd());
+    rewriter.RemoveText(clang::CharSourceRange::getTokenRange(brace, end));  // `struct X;` stays
   }
   return out;
 }

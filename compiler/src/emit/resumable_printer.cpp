@@ -65,7 +65,7 @@ void ResumablePrinter::print_loop(clang::Stmt* s, llvm::raw_ostream& os) {
     } else if (l->getInit()) {
       print_statement(const_cast<clang::Stmt*>(l->getInit()), os);
     }
-    os << label << "for (;";
+    os << label << (enter.empty() && unrolls(l) ? "#pragma unroll\n" : "") << "for (;";
     if (l->getCond()) condition(l->getCond());
     os << ";";
     if (l->getInc()) print_expr(l->getInc(), os);

@@ -318,6 +318,17 @@ class KernelNode {
   /// Bytes a yielded task of this node keeps per slot of its input (its records on every port,
   /// their counts and its task scratch block; scheduler/cl/yield.cl lays them out).
   std::uint32_t yield_state_bytes() const;
+  /// Which ports one run of the body may spawn on together: `together[p]` has bit q set if port
+  /// p and port q may both get CEs from one work-item's run (every port with itself). Ports that
+  /// never do share their place in the work-item's private staging and in the yield state (a
+  /// compiled Cilk function's loops and spawns separated by syncs). Without it, every pair may.
+  /// Ports are numbered as ports() (at most 32); a body that spawns on two ports declared apart
+  /// overwrites one's CEs with the other's.
+  KernelNode& spawns_together(std::vector<std::uint32_t> together);
+  /// Where each port's staged CEs start in a work-item's staging, in 32-bit words, and the words
+  /// the widest run needs: ports that may spawn together follow each other, others overlap.
+  std::vector<std::uint32_t> staging_offsets() const;
+  std::uint32_t staging_words() const;
 
  private:
   friend class Graph;
@@ -336,6 +347,7 @@ class KernelNode {
   std::uint32_t index_;
   std::variant<std::monostate, ChannelNode*, ChannelStackNode*> input_;
   std::vector<PortTarget> ports_;
+  std::vector<std::uint32_t> together_;  // spawns_together's; empty: every pair
   std::uint32_t edges_ = 0;
   std::vector<std::byte> args_;
   std::vector<void*> svm_uses_;

@@ -33,11 +33,23 @@
 #endif
 
 /* Loops chanflowc compiles from cilk_for (compiler/README.md, "cilk_for"): the grain a range of n
- * iterations splits down to on a CPU device and on any other (a GPU: a leaf a work-group fills),
- * and the most iterations a loop runs where it is on a CPU device. Device code picks by
- * CHANFLOW_CPU_DEVICE (node_macros.cl), the host by cpu_shaped() (sizing.hpp). */
+ * iterations is cut in on a CPU device and on any other (a GPU: a leaf a work-group shares, at
+ * least CHANFLOW_LOOP_MIN_GPU iterations and about CHANFLOW_LOOP_LEAVES_GPU leaves a loop; both
+ * may be set for a build with CHANFLOW_BUILD_OPTIONS=-D...), and the most iterations a loop runs
+ * where it is on a CPU device. Device code picks by CHANFLOW_CPU_DEVICE (node_macros.cl), the
+ * host by cpu_shaped() (sizing.hpp). */
 #define CHANFLOW_LOOP_GRAIN_CPU(n) ((n) / 64 < 16384 ? 16384 : (n) / 64 < (1L << 20) ? (n) / 64 : (1L << 20))
-#define CHANFLOW_LOOP_GRAIN_GPU(n) ((n) <= 256 ? (n) : (n) / 2048 < 256 ? 256 : (n) / 2048 < 16384 ? (n) / 2048 : 16384)
+#ifndef CHANFLOW_LOOP_LEAVES_GPU
+#define CHANFLOW_LOOP_LEAVES_GPU 128
+#endif
+#ifndef CHANFLOW_LOOP_MIN_GPU
+#define CHANFLOW_LOOP_MIN_GPU 2048
+#endif
+#define CHANFLOW_LOOP_GRAIN_GPU(n)                                                                       \
+  ((n) <= CHANFLOW_LOOP_MIN_GPU ? (n)                                                                   \
+   : (n) / CHANFLOW_LOOP_LEAVES_GPU < CHANFLOW_LOOP_MIN_GPU ? CHANFLOW_LOOP_MIN_GPU                      \
+   : (n) / CHANFLOW_LOOP_LEAVES_GPU < 16384                 ? (n) / CHANFLOW_LOOP_LEAVES_GPU             \
+                                                            : 16384)
 #define CHANFLOW_LOOP_INLINE_CPU 65536
 
 /* Error codes a dispatch reports through chanflow_status (the first one of a run wins). */

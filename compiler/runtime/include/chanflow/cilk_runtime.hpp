@@ -68,7 +68,12 @@ using BuildFunction = void (*)(ProgramGraph&);
 /// environment. Each function's graph is built by its first call and run again by later ones
 /// (until use() is called with another runtime or other settings), so the runtime must outlive
 /// them: call forget() before destroying it.
-void use(const Runtime& runtime, const RunSettings& settings);
+/// `capacity` says what settings.capacity is: exactly what each level holds (a graph one
+/// work-group's request does not fit is refused: tests ask for tiny capacities), or at least that
+/// (an embedding program sized it for its own graphs; a compiled level is made as large as one
+/// work-group's request where that is more, as for a capacity left to the device).
+enum class Capacity { Exactly, AtLeast };
+void use(const Runtime& runtime, const RunSettings& settings, Capacity capacity = Capacity::Exactly);
 /// For such a program: the calls that follow may reach `buffer`, SVM of its own (an array to sort)
 /// that their arguments point into (a device without fine-grain SVM must be told), until forget().
 void uses(const SvmBuffer& buffer);
