@@ -9,6 +9,7 @@
 
 #include <doctest/doctest.h>
 
+#include <array>
 #include <numeric>
 
 using namespace chanflow;
@@ -66,6 +67,22 @@ struct Wide {
   std::uint32_t w[4];
 };
 
+// Runs `g` over items 0..n-1 pushed into `numbers`, the sinks adding what they get into two
+// counters; returns {evens' sum, odds' sum}.
+std::array<std::uint64_t, 2> run_sums(Graph& g, ChannelNode& numbers, KernelNode& sum_evens, KernelNode& sum_odds,
+                                      std::uint32_t n) {
+  SvmBuffer sums(runtime(), 2 * sizeof(std::uint64_t));
+  runtime().svm_fill_zero(sums.get(), sums.size());
+  auto* sum = static_cast<std::uint64_t*>(sums.get());
+  sum_evens.set_args(SumArgs{sum}).uses(sums);
+  sum_odds.set_args(SumArgs{sum + 1}).uses(sums);
+  for (std::uint32_t i = 0; i < n; ++i) numbers.push(Item{i});
+  g.run();
+  std::array<std::uint64_t, 2> got{};
+  runtime().svm_read(got.data(), sums.get(), sizeof got);
+  return got;
+}
+
 std::string problems_of(Graph& g) {
   try {
     g.validate();
@@ -98,16 +115,8 @@ TEST_CASE("Ports: a kernel finds its ports by name, whatever order the edges wer
   CHECK(to_evens.index() == 1);
   CHECK(to_evens.name() == "evens");
 
-  SvmBuffer sums(runtime(), 2 * sizeof(std::uint64_t));
-  runtime().svm_fill_zero(sums.get(), sums.size());
-  auto* sum = static_cast<std::uint64_t*>(sums.get());
-  sum_evens.set_args(SumArgs{sum}).uses(sums);
-  sum_odds.set_args(SumArgs{sum + 1}).uses(sums);
   constexpr std::uint32_t kN = 300;
-  for (std::uint32_t i = 0; i < kN; ++i) numbers.push(Item{i});
-  g.run();
-  std::uint64_t got[2];
-  runtime().svm_read(got, sums.get(), sizeof got);
+  const auto got = run_sums(g, numbers, sum_evens, sum_odds, kN);
   std::uint64_t want_even = 0, want_odd = 0;
   for (std::uint64_t i = 0; i < kN; ++i) {
     want_even += 2 * i;
@@ -159,16 +168,9 @@ TEST_CASE("Ports: ports that never spawn together share their staging and yield 
   make_edge(odds, sum_odds);
   pick.spawns_together({0b01, 0b10});
   CHECK(pick.staging_offsets() == std::vector<std::uint32_t>{0, 0});
-  SvmBuffer sums(runtime(), 2 * sizeof(std::uint64_t));
-  runtime().svm_fill_zero(sums.get(), sums.size());
-  auto* sum = static_cast<std::uint64_t*>(sums.get());
-  sum_evens.set_args(SumArgs{sum}).uses(sums);
-  sum_odds.set_args(SumArgs{sum + 1}).uses(sums);
   constexpr std::uint32_t kN = 500;
-  for (std::uint32_t i = 0; i < kN; ++i) numbers.push(Item{i});
-  h.run();
-  std::uint64_t got[2], want[2] = {0, 0};
-  runtime().svm_read(got, sums.get(), sizeof got);
+  const auto got = run_sums(h, numbers, sum_evens, sum_odds, kN);
+  std::uint64_t want[2] = {0, 0};
   for (std::uint64_t i = 0; i < kN; ++i)
     for (std::uint64_t j = 0; j < 3; ++j) want[i % 2] += i * 3 + j;
   CHECK(got[0] == want[0]);
