@@ -298,7 +298,10 @@ static void dump_program_binary(const cl::Program& program, const std::string& d
 }
 
 cl::Program Runtime::build(const std::vector<std::string_view>& sources,
-                           const std::string& options) const {
+                           const std::string& requested) const {
+  // CHANFLOW_BUILD_OPTIONS: options the user adds to every build (a cilk_for's grain, say).
+  std::string options = requested;
+  if (const char* extra = std::getenv("CHANFLOW_BUILD_OPTIONS"); extra && *extra) options += std::string(" ") + extra;
   std::string key = options + '\0';
   for (auto s : sources) key.append(s).push_back('\0');
   const std::lock_guard lock(build_mutex_);
@@ -314,9 +317,7 @@ cl::Program Runtime::build(const std::vector<std::string_view>& sources,
                                                 ptrs.data(), lengths.data(), &err));
   check(err, "clCreateProgramWithSource");
   cl_device_id id = device_();
-  std::string all = options;
-  if (const char* extra = std::getenv("CHANFLOW_BUILD_OPTIONS"); extra && *extra) all += std::string(" ") + extra;
-  err = clBuildProgram(program(), 1, &id, all.c_str(), nullptr, nullptr);
+  err = clBuildProgram(program(), 1, &id, options.c_str(), nullptr, nullptr);
   auto build_log = [&] {
     std::size_t size = 0;
     clGetProgramBuildInfo(program(), id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);

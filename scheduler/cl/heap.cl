@@ -82,9 +82,9 @@ __attribute__((noinline)) __global void* chanflow_malloc(__global const chanflow
       unit1 = chanflow_heap_fresh(h, 1ul + chanflow_heap_class_bytes(c) / CHANFLOW_HEAP_UNIT);
       if (unit1) atomic_xchg(&chanflow_heap_block_at(h, unit1 - 1ul)->size_class, c);
     }
-    /* The arena is used up: any free block of this class or a larger one will do (it keeps its
-     * class, and goes back to its own lists when freed). */
-    for (uint d = c; !unit1 && d < CHANFLOW_HEAP_CLASSES; ++d)
+    /* The arena is used up: a free block of a larger class will do (it keeps its class, and goes
+     * back to its own lists when freed); this class's shards were tried above. */
+    for (uint d = c + 1u; !unit1 && d < CHANFLOW_HEAP_CLASSES; ++d)
       for (uint k = 0; !unit1 && k < CHANFLOW_HEAP_SHARDS; ++k) unit1 = chanflow_heap_pop(h, d * CHANFLOW_HEAP_SHARDS + k);
   }
   if (!unit1) {

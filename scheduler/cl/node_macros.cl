@@ -139,12 +139,11 @@
   }
 
 /* Loops chanflowc compiles from cilk_for (compiler/src/cilk_for.cpp), shaped by the device: on a
- * GPU a leaf of the range is a work-group task whose work-items share its iterations, ranges split
- * down to n/2048 iterations (256 to 16,384) and no loop runs inline in its task; on a CPU device
- * (CHANFLOW_CPU_DEVICE), where a work-group is one core's vectorized loop, a leaf is a task per
- * work-item, ranges split down to n/64 (16,384 to 2^20), and a loop of up to 65,536 iterations runs
- * in the task that reaches it (as a task per work-item would run a data loop's share). The grains
- * are node_layout.h's, which the host's loops use too (cilk_runtime.cpp). */
+ * GPU a leaf of the range is a work-group task whose work-items share its iterations and no loop
+ * runs inline in its task; on a CPU device (CHANFLOW_CPU_DEVICE), where a work-group is one core's
+ * vectorized loop, a leaf is a task per work-item, and a loop of up to CHANFLOW_LOOP_INLINE_CPU
+ * iterations runs in the task that reaches it (as a task per work-item would run a data loop's
+ * share). The grains are node_layout.h's, which the host's loops use too (cilk_runtime.cpp). */
 #ifdef CHANFLOW_CPU_DEVICE
 #define CHANFLOW_LEAF_ITEM 0L
 #define CHANFLOW_LEAF_ITEMS 1L

@@ -81,6 +81,8 @@ Port KernelNode::add_port(PortTarget target) {
   const std::uint32_t edge = target.edge;
   if (target.kind == PortKind::Continuation) ports_.insert(ports_.begin(), std::move(target));
   else ports_.push_back(std::move(target));
+  together_.clear();  // numbered for other ports
+  lay_out_staging();
   return Port(*this, edge);
 }
 

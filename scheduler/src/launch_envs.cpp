@@ -30,7 +30,7 @@ void Aggregator::write_env(std::size_t launch_index, const Launch& l) {
   const KernelNode& k = *w.consumer;
   chanflow_node_env& e = envs_[l.env_at];
   e = chanflow_node_env{};
-  const std::vector<std::uint32_t> staging = k.staging_offsets();
+  const std::vector<std::uint32_t>& staging = k.staging_offsets();
   for (std::size_t p = 0; p < k.ports().size(); ++p) {
     const auto& port = k.ports()[p];
     const std::uint32_t words = port_ce_bytes(port) / 4;

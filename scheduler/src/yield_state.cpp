@@ -67,24 +67,20 @@ KernelNode& KernelNode::spawns_together(std::vector<std::uint32_t> together) {
         throw std::invalid_argument(fmt::format("kernel node '{}': spawns_together must be symmetric, each port with itself "
                                                 "(ports {} and {})", name_, p, q));
   together_ = std::move(together);
+  lay_out_staging();
   return *this;
 }
 
-std::vector<std::uint32_t> KernelNode::staging_offsets() const {
+void KernelNode::lay_out_staging() {
   // Each port after every earlier one it may spawn together with (first fit in port order).
-  std::vector<std::uint32_t> at(ports_.size(), 0);
-  for (std::size_t p = 0; p < ports_.size(); ++p)
+  staging_at_.assign(ports_.size(), 0);
+  staging_words_ = 0;
+  for (std::size_t p = 0; p < ports_.size(); ++p) {
     for (std::size_t q = 0; q < p; ++q)
-      if (together_.empty() || ((together_[p] >> q) & 1u)) at[p] = std::max(at[p], at[q] + staged_words(ports_[q]));
-  return at;
-}
-
-std::uint32_t KernelNode::staging_words() const {
-  const std::vector<std::uint32_t> at = staging_offsets();
-  std::uint32_t end = 0;
-  for (std::size_t p = 0; p < ports_.size(); ++p)
-    end = std::max(end, at[p] + staged_words(ports_[p]));
-  return end;
+      if (together_.empty() || ((together_[p] >> q) & 1u))
+        staging_at_[p] = std::max(staging_at_[p], staging_at_[q] + staged_words(ports_[q]));
+    staging_words_ = std::max(staging_words_, staging_at_[p] + staged_words(ports_[p]));
+  }
 }
 
 }  // namespace chanflow

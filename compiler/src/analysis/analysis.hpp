@@ -24,6 +24,10 @@ const clang::Expr* strip(const clang::Expr* e);
 /// The statement around `s` (through a variable declaration, for its initializer), or null.
 const clang::Stmt* parent_stmt(clang::ASTContext& ctx, const clang::Stmt* s);
 
+/// `for (i = a; i < b; i++)` (or `<=`, `++i`, `i += 1`, a declared `i`) with integer constants a
+/// and b, and `i` not assigned in the body: its trip count (loop_bounds.cpp); nullopt otherwise.
+std::optional<std::uint64_t> constant_trip_count(clang::ASTContext& ctx, const clang::ForStmt* loop);
+
 /// How often spawn `s` of `f`, in loops, runs per segment where that is known to stay within
 /// `limit`: every loop around it counts a variable from a constant to a constant bound by one,
 /// and their trip counts times the spawn sites in the outermost stay within it (loop_bounds.cpp);

@@ -39,6 +39,8 @@ bool assigns(const clang::Stmt* s, const clang::VarDecl* var) {
   return false;
 }
 
+}  // namespace
+
 // `for (i = a; i < b; i++)` (or `<=`, `++i`, `i += 1`, a declared `i`) with integer constants a
 // and b, and `i` not assigned in the body: its trip count.
 std::optional<std::uint64_t> constant_trip_count(clang::ASTContext& ctx, const clang::ForStmt* loop) {
@@ -60,8 +62,6 @@ std::optional<std::uint64_t> constant_trip_count(clang::ASTContext& ctx, const c
   const std::int64_t a = from.Val.getInt().getExtValue(), b = to.Val.getInt().getExtValue() + (cond->getOpcode() == clang::BO_LE);
   return static_cast<std::uint64_t>(b > a ? b - a : 0);
 }
-
-}  // namespace
 
 // How often a spawn in loops runs per segment where that is known to stay within --max-loop-spawns:
 // every loop around it counts a variable from a constant to a constant bound by one (`for (i = 0;

@@ -1,6 +1,8 @@
 // The device printer (device_printer.hpp): what it prints differently from Clang's printer.
 #include "emit/device_printer.hpp"
 
+#include "analysis/analysis.hpp"
+
 #include <fmt/format.h>
 
 namespace chanflow::compiler {
@@ -21,13 +23,6 @@ std::string from_bits(clang::ASTContext& ctx, clang::QualType t, const std::stri
 
 namespace {
 
-const clang::Expr* bare(const clang::Expr* e) { return e ? e->IgnoreParenImpCasts() : nullptr; }
-
-bool names(const clang::Expr* e, const clang::VarDecl* v) {
-  const auto* r = llvm::dyn_cast_or_null<clang::DeclRefExpr>(bare(e));
-  return r && r->getDecl() == v;
-}
-
 bool has_loop_or_call(const clang::Stmt* s) {
   if (!s) return false;
   if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt, clang::CallExpr>(s)) return true;
@@ -38,24 +33,14 @@ bool has_loop_or_call(const clang::Stmt* s) {
 
 }  // namespace
 
-// `for (T i = a; i < b; i++)` with constants a and b at most kMaxUnrolled apart and a body of
-// straight-line code: unrolled in full, as a GPU's compiler would, so that a private array it
-// indexes (a row's accumulators) lives in registers on every device (PoCL's pipeline vectorizes
-// such a loop first and keeps the array in memory).
+// A loop of a constant trip count of at most 64 and a body of straight-line code: unrolled in
+// full, as a GPU's compiler would, so that a private array it indexes (a row's accumulators)
+// lives in registers on every device (PoCL's pipeline vectorizes such a loop first and keeps the
+// array in memory).
 bool DevicePrinter::unrolls(const clang::ForStmt* l) const {
-  constexpr std::int64_t kMaxUnrolled = 64;
-  const auto* init = llvm::dyn_cast<clang::DeclStmt>(l->getInit());
-  const auto* v = init && init->isSingleDecl() ? llvm::dyn_cast<clang::VarDecl>(init->getSingleDecl()) : nullptr;
-  if (!v || !v->getInit() || !v->getType()->isIntegerType()) return false;
-  clang::Expr::EvalResult first, limit;
-  const auto* cond = llvm::dyn_cast_or_null<clang::BinaryOperator>(bare(l->getCond()));
-  const auto* inc = llvm::dyn_cast_or_null<clang::UnaryOperator>(bare(l->getInc()));
-  if (!cond || cond->getOpcode() != clang::BO_LT || !names(cond->getLHS(), v) || !inc || !inc->isIncrementOp() ||
-      !names(inc->getSubExpr(), v))
-    return false;
-  if (!v->getInit()->EvaluateAsInt(first, Ctx) || !cond->getRHS()->EvaluateAsInt(limit, Ctx)) return false;
-  const std::int64_t trips = limit.Val.getInt().getExtValue() - first.Val.getInt().getExtValue();
-  return trips > 0 && trips <= kMaxUnrolled && !has_loop_or_call(l->getBody());
+  constexpr std::uint64_t kMaxUnrolled = 64;
+  const std::optional<std::uint64_t> trips = constant_trip_count(Ctx, l);
+  return trips && *trips > 0 && *trips <= kMaxUnrolled && !has_loop_or_call(l->getBody());
 }
 
 bool DevicePrinter::handledStmt(clang::Stmt* s, llvm::raw_ostream& os) {
