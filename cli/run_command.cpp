@@ -19,9 +19,9 @@ void print_stats(std::FILE* out, const RunStats& st) {
              st.partial_yields, st.restarts, st.restart_dispatches);
   fmt::print(out, "memory: peak live {} bytes, channels allocated {} bytes\n", st.peak_live_bytes,
              st.peak_channel_bytes);
-  fmt::print(out, "time: run {:.3f} ms = aggregator {:.3f} ms + device {:.3f} ms (host enqueueing {:.3f} ms); "
-             "device idle on the aggregator {:.1f}%\n",
-             st.wall_ms, st.aggregator_ms, st.device_ms, st.enqueue_ms, 100 * st.device_idle_on_aggregator);
+  fmt::print(out, "time: run {:.3f} ms = aggregator {:.3f} ms + device {:.3f} ms (host enqueueing {:.3f} ms, "
+             "launches naming up to {} SVM allocations); device idle on the aggregator {:.1f}%\n",
+             st.wall_ms, st.aggregator_ms, st.device_ms, st.enqueue_ms, st.svm_named, 100 * st.device_idle_on_aggregator);
   fmt::print(out, "aggregator: observe {:.3f} ms, admit {:.3f}, making levels {:.3f}, lay out {:.3f}, collect {:.3f}\n",
              st.host.observe_ms, st.host.admit_ms, st.host.levels_ms, st.host.lay_out_ms, st.host.collect_ms);
 }

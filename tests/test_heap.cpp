@@ -211,10 +211,12 @@ TEST_CASE("Work-groups allocating and freeing at once: no block handed out twice
     std::sort(spans.begin(), spans.end());
     for (std::size_t i = 1; i < spans.size(); ++i) REQUIRE(spans[i - 1].second + CHANFLOW_HEAP_UNIT <= spans[i].first);
     if (round == 0) CHECK(heap.high_water_bytes() <= need + need / 4);
+    CHECK(heap.live_blocks() == std::uint64_t{kItems} * kPerItem);
     give.run(kItems / 128);
     std::uint32_t mismatches = 1;
     runtime().svm_read(&mismatches, bad.get(), sizeof mismatches);
     CHECK(mismatches == 0);
+    CHECK(heap.live_blocks() == 0);
   }
   CHECK(heap.high_water_bytes() <= need + need / 4);
   }
@@ -270,11 +272,18 @@ TEST_CASE("calloc, realloc, alloca, memcpy, memmove and memset; a block the devi
   runtime().svm_read(&kept, host_block.get(), sizeof kept);
   auto* block = reinterpret_cast<std::uint64_t*>(kept);
   REQUIRE(heap.contains(block));
+  CHECK(heap.live_blocks() == 1);  // the library freed everything else it took
   heap.map();
   CHECK(heap.usable_size(block) == 64);
   CHECK(block[0] == 1000);
   CHECK(block[7] == 1007);
   heap.free(block);
+  CHECK(heap.live_blocks() == 0);
+  CHECK(heap.usable_size(block) == 0);
+  CHECK_THROWS_WITH_AS(heap.free(block), doctest::Contains("given back already"), std::invalid_argument);
+  heap.unmap();
+  // Mapped with nothing live (the header alone), the block is still known as given back.
+  heap.map();
   CHECK(heap.usable_size(block) == 0);
   CHECK_THROWS_WITH_AS(heap.free(block), doctest::Contains("given back already"), std::invalid_argument);
   heap.unmap();

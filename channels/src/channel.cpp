@@ -98,11 +98,17 @@ std::uint32_t ChannelTable::add(const chanflow_channel& header) {
 void ChannelTable::retire(std::uint32_t id) { live_.at(id) = false; }
 
 std::pair<void*, void*> ChannelTable::allocate_storage(std::size_t bytes) {
-  // Chunks double from 4 MiB up to 256 MiB (or the device's largest allocation); a channel
-  // larger than that gets a chunk of its own.
-  constexpr std::size_t kFirstChunk = 4u << 20, kLargestChunk = 256u << 20;
+  // A new chunk is as large as all before it (4 MiB first, at most the device's largest
+  // allocation), so the arena doubles: a launch names O(log) chunks however large the graph grows
+  // (NVIDIA's OpenCL charges every launch for each named allocation; scheduler/README.md, "What a
+  // launch costs"), at the price of at most half the arena allocated ahead of use. Chunks capped
+  // at 256 MiB made compiled Strassen 2048's 15.6 GB of channels 62 chunks. A channel larger
+  // than the next chunk gets one of its own size.
+  constexpr std::size_t kFirstChunk = 4u << 20;
   if (chunks_.empty() || chunk_used_ + bytes > chunks_.back().size()) {
-    std::size_t next = chunks_.empty() ? kFirstChunk : std::min(chunks_.back().size() * 2, kLargestChunk);
+    std::size_t next = 0;
+    for (const auto& c : chunks_) next += c.size();
+    next = std::max(next, kFirstChunk);
     if (const std::uint64_t device_max = runtime_.caps().max_alloc_bytes; device_max > 0)
       next = static_cast<std::size_t>(std::min<std::uint64_t>(next, device_max));
     chunks_.emplace_back(runtime_, std::max(next, align_up(bytes)), kAlign);

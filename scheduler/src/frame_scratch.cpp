@@ -43,40 +43,36 @@ void ChannelStackNode::make_scratch_pool(std::uint32_t d) {
                                  "larger than one allocation on '{}' may be ({:.1f} MiB)",
                                  name_, d, blocks, bytes, total / 1048576.0, rt.caps().name,
                                  rt.caps().max_alloc_bytes / 1048576.0));
-  pool.blocks = SvmBuffer(rt, total);
-  pool.header = SvmBuffer(rt, sizeof(chanflow_scratch_pool) + std::size_t{words} * 4);
+  pool.blocks = table_.allocate_side_storage(total);
+  pool.bytes = total;
+  pool.header = table_.allocate_side_storage(sizeof(chanflow_scratch_pool) + std::size_t{words} * 4);
   pool.idle_bitmap.assign(words, 0u);
   if (blocks % 32 != 0) pool.idle_bitmap.back() = ~((1u << (blocks % 32)) - 1u);  // bits past the last block
-  const auto* bitmap = static_cast<std::uint8_t*>(pool.header.get()) + sizeof(chanflow_scratch_pool);
-  const chanflow_scratch_pool header{reinterpret_cast<std::uint64_t>(pool.blocks.get()), bytes,
+  const auto* bitmap = static_cast<std::uint8_t*>(pool.header) + sizeof(chanflow_scratch_pool);
+  const chanflow_scratch_pool header{reinterpret_cast<std::uint64_t>(pool.blocks), bytes,
                                      reinterpret_cast<std::uint64_t>(bitmap), blocks, words};
-  rt.svm_write(pool.header.get(), &header, sizeof(header));
+  rt.svm_write(pool.header, &header, sizeof(header));
   rt.svm_write(const_cast<std::uint8_t*>(bitmap), pool.idle_bitmap.data(), std::size_t{words} * 4);
 }
 
 const chanflow_scratch_pool* ChannelStackNode::scratch_pool(std::uint32_t d) const {
-  if (d >= pools_.size() || !pools_[d].header.get()) return nullptr;
-  return static_cast<const chanflow_scratch_pool*>(pools_[d].header.get());
+  if (d >= pools_.size() || !pools_[d].header) return nullptr;
+  return static_cast<const chanflow_scratch_pool*>(pools_[d].header);
 }
 
 std::size_t ChannelStackNode::scratch_bytes() const noexcept {
   std::size_t total = 0;
-  for (const auto& p : pools_) total += p.blocks.size();
+  for (const auto& p : pools_) total += p.bytes;
   return total;
-}
-
-void ChannelStackNode::scratch_allocations(std::vector<void*>& out) const {
-  for (const auto& p : pools_)
-    if (p.header.get()) out.insert(out.end(), {p.header.get(), p.blocks.get()});
 }
 
 std::vector<std::pair<std::uint32_t, std::uint32_t>> ChannelStackNode::scratch_still_taken() const {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> taken;
   for (std::uint32_t d = 0; d < pools_.size(); ++d) {
     const ScratchPool& p = pools_[d];
-    if (!p.header.get()) continue;
+    if (!p.header) continue;
     std::vector<std::uint32_t> bits(p.idle_bitmap.size());
-    table_.runtime().svm_read(bits.data(), static_cast<std::uint8_t*>(p.header.get()) + sizeof(chanflow_scratch_pool),
+    table_.runtime().svm_read(bits.data(), static_cast<std::uint8_t*>(p.header) + sizeof(chanflow_scratch_pool),
                               bits.size() * 4);
     std::uint32_t n = 0;
     for (std::size_t w = 0; w < bits.size(); ++w) n += static_cast<std::uint32_t>(std::popcount(bits[w] ^ p.idle_bitmap[w]));

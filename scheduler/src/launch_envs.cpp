@@ -14,10 +14,9 @@ constexpr cl_uint kZero = 0;
 // Only what each kernel reaches: NVIDIA's OpenCL charges every launch for each named pointer
 // (scheduler/README.md, "What a launch costs").
 std::vector<void*> Aggregator::indirect_svm(const KernelNode& k) const {
-  std::vector<void*> ptrs = graph_.table_.svm_allocations();  // headers and channel storage
+  std::vector<void*> ptrs = graph_.table_.svm_allocations();  // headers, channel storage, frame scratch
   ptrs.insert(ptrs.end(), {status_.get(), env_pool_.get(), positions_pool_.get(), yield_pool_.get(),
                            counters_.get(), resumable_.get(), args_[k.index_].get()});
-  for (const auto& stack : graph_.stacks()) stack->scratch_allocations(ptrs);
   if (graph_.heap_) ptrs.push_back(graph_.heap_->device_ptr());
   for (void* p : k.svm_uses_)
     if (std::find(ptrs.begin(), ptrs.end(), p) == ptrs.end()) ptrs.push_back(p);
@@ -213,6 +212,7 @@ void Aggregator::launch_passes(RunStats& stats) {
       Watched& w = watched_[l.input];
       const cl::Kernel& k = kernels_[w.consumer->index_];
       const auto& reach = reach_[w.consumer->index_];
+      stats.svm_named = std::max(stats.svm_named, static_cast<std::uint32_t>(reach.size()));
       if (kernel_svm_[w.consumer->index_] != reach) {  // only when allocations changed
         set_indirect_svm(k, reach);
         kernel_svm_[w.consumer->index_] = reach;

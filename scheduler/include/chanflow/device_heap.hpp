@@ -35,8 +35,14 @@ class DeviceHeap {
   /// (freed blocks are reused, never returned to the arena). Reads the device's header.
   std::uint64_t high_water_bytes() const;
 
+  /// Blocks handed out (on the device or the host's side) and not given back. Reads the device's
+  /// header unless mapped.
+  std::uint64_t live_blocks() const;
+
   /// Host access between runs (coarse-grain SVM): map() makes the part of the heap in use
-  /// readable and writable by the host until unmap(), which must come before the next run.
+  /// readable and writable by the host until unmap(), which must come before the next run. With
+  /// no block live only the header is mapped (nothing in the arena is the host's to read); a
+  /// block the host frees then is one given back already.
   void map();
   void unmap();
   bool mapped() const noexcept { return mapped_bytes_ != 0; }

@@ -181,16 +181,17 @@ class ChannelStackNode {
   ChannelPredicate predicate_;
   // One pool per level when set_frame_scratch was called: a chanflow_scratch_pool followed by
   // its bitmap, and the blocks (both empty for a level whose frames have no scratch).
+  // Carved out of the channel table's arena (ChannelTable::allocate_side_storage): a launch names
+  // the arena's few chunks, not two allocations per level.
   struct ScratchPool {
-    SvmBuffer header;
-    SvmBuffer blocks;
+    void* header = nullptr;
+    void* blocks = nullptr;
+    std::size_t bytes = 0;  // of the blocks
     std::vector<std::uint32_t> idle_bitmap;  // the bitmap with no block taken
   };
   void make_scratch_pool(std::uint32_t d);
   /// The pool of level d on the device, or nullptr.
   const chanflow_scratch_pool* scratch_pool(std::uint32_t d) const;
-  /// Appends the pools' SVM allocations (kernels reach them through frames and environments).
-  void scratch_allocations(std::vector<void*>& out) const;
   /// Level and blocks still taken, for the end-of-run check (empty if every block is back).
   std::vector<std::pair<std::uint32_t, std::uint32_t>> scratch_still_taken() const;
   std::optional<FrameScratch> scratch_;

@@ -45,7 +45,8 @@ typedef struct chanflow_heap {
   chanflow_u64 bump;       /* units handed out fresh so far (only grows: the high-water mark) */
   chanflow_u64 sink;       /* what a request the heap cannot meet gets (the run has failed) */
   chanflow_u64 sink_bytes;
-  chanflow_u64 pad[3];
+  chanflow_u64 live;       /* blocks handed out and not given back (the host maps none if 0) */
+  chanflow_u64 pad[2];
   chanflow_u64 heads[CHANFLOW_HEAP_CLASSES * CHANFLOW_HEAP_SHARDS]; /* class c, shard s at c * SHARDS + s */
 } chanflow_heap;
 

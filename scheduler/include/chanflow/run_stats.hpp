@@ -26,6 +26,9 @@ struct RunStats {
   double aggregator_ms = 0;            ///< host time deciding, bookkeeping, launching
   double device_ms = 0;                ///< time from the round's first launch to its completion
   double enqueue_ms = 0;               ///< of device_ms: the host enqueueing the round's launches
+  /// Most SVM allocations one launch named (clSetKernelExecInfo): NVIDIA's OpenCL charges every
+  /// launch for each (scheduler/README.md, "What a launch costs").
+  std::uint32_t svm_named = 0;
   double device_idle_on_aggregator = 0;  ///< aggregator_ms / wall_ms: the device had nothing to run
   /// Where aggregator_ms went, by step of the round: reading the counters and building the views
   /// (observe), asking the policy and admitting its decisions (admit), making stack levels
