@@ -93,7 +93,7 @@ __attribute__((noinline)) __global void* chanflow_malloc(__global const chanflow
   }
   __global chanflow_heap_block* b = chanflow_heap_block_at(h, unit1 - 1ul);
   atomic_xchg(&b->state, CHANFLOW_HEAP_USED);
-  atom_inc(&h->live);
+  atom_inc(&h->live[(get_group_id(0) % CHANFLOW_HEAP_SHARDS) * CHANFLOW_HEAP_LIVE_STRIDE]);
   return (__global void*)(b + 1);
 }
 
@@ -123,9 +123,9 @@ __attribute__((noinline)) void chanflow_free(__global const chanflow_node_env* e
     chanflow_report(env, CHANFLOW_ERR_HEAP_FREE, (uint)(ulong)p, (uint)((ulong)p >> 32));
     return;
   }
-  atom_dec(&h->live);
   const ulong unit = ((ulong)b - h->base) / CHANFLOW_HEAP_UNIT;
   const uint shard = (uint)get_group_id(0) % CHANFLOW_HEAP_SHARDS;
+  atom_dec(&h->live[shard * CHANFLOW_HEAP_LIVE_STRIDE]);
   chanflow_heap_push(h, atomic_add(&b->size_class, 0u) * CHANFLOW_HEAP_SHARDS + shard, unit);
 }
 

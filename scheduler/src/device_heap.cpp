@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstddef>
+#include <cstring>
 #include <stdexcept>
 
 namespace chanflow {
@@ -44,11 +44,13 @@ bool DeviceHeap::contains(const void* p) const noexcept {
 }
 
 std::uint64_t DeviceHeap::live_blocks() const {
-  std::uint64_t live = 0;
+  std::uint64_t counts[CHANFLOW_HEAP_SHARDS * CHANFLOW_HEAP_LIVE_STRIDE];
   if (mapped())
-    live = header()->live;
+    std::memcpy(counts, header()->live, sizeof counts);
   else
-    runtime_->svm_read(&live, &header()->live, sizeof live);
+    runtime_->svm_read(counts, header()->live, sizeof counts);
+  std::uint64_t live = 0;  // modulo 2^64, as the shards count
+  for (std::uint32_t s = 0; s < CHANFLOW_HEAP_SHARDS; ++s) live += counts[s * CHANFLOW_HEAP_LIVE_STRIDE];
   return live;
 }
 
@@ -67,9 +69,9 @@ void DeviceHeap::map() {
   // arena up to its high-water mark where blocks are live (the host may read them), else the
   // header alone (compiled Strassen 2048's 1.3 GB arena, all freed by each run, cost ~60 ms a
   // run on an H200 to map and unmap).
-  chanflow_heap h{};
-  runtime_->svm_read(&h, header(), offsetof(chanflow_heap, pad));
-  const std::size_t bytes = arena_offset_ + (h.live ? std::min(h.bump, units_) * CHANFLOW_HEAP_UNIT : 0);
+  std::uint64_t bump = 0;
+  runtime_->svm_read(&bump, &header()->bump, sizeof bump);
+  const std::size_t bytes = arena_offset_ + (live_blocks() ? std::min(bump, units_) * CHANFLOW_HEAP_UNIT : 0);
   const cl_int err = clEnqueueSVMMap(runtime_->queue()(), CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, buffer_.get(), bytes, 0,
                                      nullptr, nullptr);
   if (err != CL_SUCCESS) throw OpenCLError("clEnqueueSVMMap", err);
@@ -107,7 +109,7 @@ void DeviceHeap::free(void* p) {
         fmt::format("free({}): not a block the device heap handed out, or one given back already", p));
   b->state = CHANFLOW_HEAP_FREE;
   chanflow_heap* h = header();
-  --h->live;
+  --h->live[0];  // shard 0's count, as for its list
   const std::uint64_t unit = (reinterpret_cast<std::uint64_t>(b) - h->base) / CHANFLOW_HEAP_UNIT;
   std::uint64_t& head = h->heads[b->size_class * CHANFLOW_HEAP_SHARDS];  // shard 0: no kernel runs now
   b->next = head & CHANFLOW_HEAP_UNIT_MASK;

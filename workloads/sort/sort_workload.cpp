@@ -49,16 +49,20 @@ class SortInstance final : public Instance {
 
   Measurement run(std::string_view impl) override {
     Measurement m;
-    if (impl == "chanflow") {
+    if (impl == "chanflow" || impl == "chanflow-items") {
       m.threads = 0;
       runtime_.svm_write(data_svm_.get(), input_.data(), n_ * sizeof(Key));
       const auto policy = settings_.make_policy();
       SortResult r;
+      // chanflow-items: sort.c's granularity on every device (no work-group sorts and merges),
+      // the graph chanflowc is to emit for it.
+      const DataTasks where = impl == "chanflow" ? DataTasks::ForDevice : DataTasks::InTasks;
+      auto& cilk = impl == "chanflow" ? cilk_ : items_;
       m.ms = time_ms([&] {  // the first run builds the graph, later ones reuse it
-        if (!cilk_)
-          cilk_ = std::make_unique<SortCilk>(runtime_, data_svm_, tmp_svm_, n_, settings_.for_device(runtime_.caps(), footprint()),
-                                             SortArgs{kSortBase, kMergeBase}, sizeof(Key));
-        r = cilk_->run(*policy, {.trace_path = settings_.trace_path});
+        if (!cilk)
+          cilk = std::make_unique<SortCilk>(runtime_, data_svm_, tmp_svm_, n_, settings_.for_device(runtime_.caps(), footprint()),
+                                            SortArgs{kSortBase, kMergeBase}, sizeof(Key), where);
+        r = cilk->run(*policy, {.trace_path = settings_.trace_path});
       });
       runtime_.svm_read(work_.data(), data_svm_.get(), n_ * sizeof(Key));
       m.stats = std::move(r.stats);
@@ -119,7 +123,7 @@ class SortInstance final : public Instance {
   RunSettings settings_;
   std::vector<Key> input_, expected_, work_, tmp_;
   SvmBuffer data_svm_, tmp_svm_;
-  std::unique_ptr<SortCilk> cilk_;  // after the buffers it names: it goes first
+  std::unique_ptr<SortCilk> cilk_, items_;  // after the buffers they name: they go first
   std::unique_ptr<ComputeSort<Key>> peer_;
 };
 
@@ -129,7 +133,8 @@ class Sort final : public Workload {
   std::string_view name() const override { return KeyTraits<Key>::name; }
   std::string_view size_name() const override { return "keys"; }
   std::vector<std::string> impls() const override {
-    std::vector<std::string> impls{"serial", "tbb-fine", "tbb-cutoff", "chanflow", "std-sort", "tbb-parallel-sort"};
+    std::vector<std::string> impls{"serial",   "tbb-fine", "tbb-cutoff", "chanflow", "chanflow-items",
+                                   "std-sort", "tbb-parallel-sort"};
     if (sizeof(Key) == 4) impls.emplace_back("chanflow-compiled");  // sort.c with its default keys
     if (have_boost_compute()) impls.emplace_back("compute-sort");  // Boost.Compute on the same device
     return impls;

@@ -26,6 +26,7 @@
 #define CHANFLOW_HEAP_SHARDS 16u
 #define CHANFLOW_HEAP_UNIT_BITS 36 /* units of the arena (1 TiB); the tag has the other 28 bits */
 #define CHANFLOW_HEAP_UNIT_MASK 0xfffffffffUL
+#define CHANFLOW_HEAP_LIVE_STRIDE 16u /* u64 words between two shards' live counts */
 
 /* chanflow_heap_block::state */
 #define CHANFLOW_HEAP_USED 0xa110c8edu
@@ -45,9 +46,13 @@ typedef struct chanflow_heap {
   chanflow_u64 bump;       /* units handed out fresh so far (only grows: the high-water mark) */
   chanflow_u64 sink;       /* what a request the heap cannot meet gets (the run has failed) */
   chanflow_u64 sink_bytes;
-  chanflow_u64 live;       /* blocks handed out and not given back (the host maps none if 0) */
-  chanflow_u64 pad[2];
+  chanflow_u64 pad[3];
   chanflow_u64 heads[CHANFLOW_HEAP_CLASSES * CHANFLOW_HEAP_SHARDS]; /* class c, shard s at c * SHARDS + s */
+  /* Blocks handed out less blocks given back, counted by shard (a work-group's, at
+   * s * CHANFLOW_HEAP_LIVE_STRIDE: a 128-byte line each) modulo 2^64: their sum is the blocks
+   * live, one shard's alone means nothing (a block is often freed by another work-group than took
+   * it). The host maps none of the arena when none is live. */
+  chanflow_u64 live[CHANFLOW_HEAP_SHARDS * CHANFLOW_HEAP_LIVE_STRIDE];
 } chanflow_heap;
 
 /* Payload bytes of size class c: 16, 32, 48, 64, then four classes per doubling
