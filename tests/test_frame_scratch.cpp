@@ -45,9 +45,10 @@ struct Tree {
     spawn.set_args(r).uses(result);
     sync.set_args(r).uses(result);
   }
-  std::uint64_t run(std::uint32_t depth, SchedulingPolicy& policy) {
+  // side 2: the root takes a block it never gives back (TREE_LEAKS).
+  std::uint64_t run(std::uint32_t depth, SchedulingPolicy& policy, std::uint32_t side = 0) {
     runtime().svm_fill_zero(result.get(), result.size());
-    tasks.push(0, TreeTask{{}, depth, 0});
+    tasks.push(0, TreeTask{{}, depth, side});
     g.run(policy);
     std::uint64_t r = 0;
     runtime().svm_read(&r, result.get(), sizeof r);
@@ -160,6 +161,19 @@ TEST_SUITE("ports") {
                                 .max_frames = [](std::uint32_t level) { return level == 3 ? 2u : 4096u; }});
     CHECK_THROWS_WITH_AS(t.run(6, levelized), doctest::Contains("empty (all 2 blocks taken)"),
                          RunError);
+  }
+
+  TEST_CASE("frame scratch: a block never given back fails the run at its end, by stack and level") {
+    Levelized levelized;
+    for (const Sweeps mode : dispatch_modes()) {
+      const std::string dispatch = to_string(mode);
+      CAPTURE(dispatch);
+      Tree t(4096, mode);
+      t.frames.set_frame_scratch({.bytes = [](std::uint32_t) { return 2 * sizeof(std::uint64_t); }});
+      CHECK(t.run(5, levelized) == 32);
+      CHECK_THROWS_WITH_AS(t.run(5, levelized, 2), doctest::Contains("level 0 of channel stack 'tree_frames' still has 1 frame scratch block(s)"),
+                           RunError);
+    }
   }
 
   TEST_CASE("frame scratch belongs to continuation stacks, set once") {

@@ -147,7 +147,7 @@ class Aggregator {
   std::vector<std::uint64_t> fingerprint() const;
   [[noreturn]] void lost_work() const;
   void check_resumable_counts() const;
-  void check_scratch_released() const;
+  void check_scratch_released();
 
   /// Reads the round's launch counters and keeps host restart contexts; returns the CEs the
   /// round finished (dispatched and not yielded).
@@ -177,6 +177,8 @@ class Aggregator {
   cl::Kernel plan_kernel_;                     // chanflow_plan_batches (Sweeps::Planned)
   std::size_t plan_local_ = 0;                 // its work-group size
   std::vector<void*> plan_kernel_svm_;
+  cl::Kernel census_kernel_;                   // chanflow_scratch_census, made by the first check
+  SvmBuffer census_pools_, census_taken_;
   SvmBuffer plan_pool_;
   Trace trace_;
 

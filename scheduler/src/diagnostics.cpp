@@ -105,12 +105,37 @@ void Aggregator::check_resumable_counts() const {
 
 // Every frame gave its scratch block back (an invariant: a block still taken at quiescence
 // belongs to a frame whose continuation never ran).
-void Aggregator::check_scratch_released() const {
+// Counted on the device (chanflow_scratch_census): one launch and a read of a count per pool.
+void Aggregator::check_scratch_released() {
+  std::vector<std::pair<const ChannelStackNode*, std::uint32_t>> levels;
+  std::vector<std::uint64_t> pools;
   for (const auto& stack : graph_.stacks())
-    for (const auto& [level, blocks] : stack->scratch_still_taken())
+    for (std::uint32_t d = 0; d < stack->depth(); ++d)
+      if (const chanflow_scratch_pool* pool = stack->scratch_pool(d)) {
+        levels.emplace_back(stack.get(), d);
+        pools.push_back(reinterpret_cast<std::uint64_t>(pool));
+      }
+  if (pools.empty()) return;
+  if (!census_kernel_()) census_kernel_ = rt_.kernel(program_, "chanflow_scratch_census");
+  ensure<std::uint64_t>(census_pools_, rt_, pools.size());
+  ensure<std::uint32_t>(census_taken_, rt_, pools.size());
+  rt_.svm_write_async(census_pools_.get(), pools.data(), pools.size() * sizeof(std::uint64_t));
+  rt_.svm_fill_zero_async(census_taken_.get(), pools.size() * sizeof(std::uint32_t));
+  std::vector<void*> svm = graph_.table_.svm_allocations();  // the pools' headers, bitmaps and blocks
+  svm.insert(svm.end(), {census_pools_.get(), census_taken_.get()});
+  set_indirect_svm(census_kernel_, svm);
+  set_arg_svm(census_kernel_, 0, census_pools_.get());
+  set_arg(census_kernel_, 1, static_cast<cl_uint>(pools.size()));
+  set_arg_svm(census_kernel_, 2, census_taken_.get());
+  const std::size_t local = std::min<std::size_t>(wg_, 256);
+  launch(rt_, census_kernel_, pools.size() * local, local, false);
+  std::vector<std::uint32_t> taken(pools.size());
+  rt_.svm_read(taken.data(), census_taken_.get(), taken.size() * sizeof(std::uint32_t));  // after the launch
+  for (std::size_t i = 0; i < taken.size(); ++i)
+    if (taken[i] != 0)
       throw RunError(fmt::format("internal error: level {} of channel stack '{}' still has {} frame scratch block(s) "
                                  "taken at the end of the run",
-                                 level, stack->name(), blocks));
+                                 levels[i].second, levels[i].first->name(), taken[i]));
 }
 
 std::vector<std::uint64_t> Aggregator::fingerprint() const {

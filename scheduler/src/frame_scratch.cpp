@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <bit>
 
 namespace chanflow {
 
@@ -46,13 +45,13 @@ void ChannelStackNode::make_scratch_pool(std::uint32_t d) {
   pool.blocks = table_.allocate_side_storage(total);
   pool.bytes = total;
   pool.header = table_.allocate_side_storage(sizeof(chanflow_scratch_pool) + std::size_t{words} * 4);
-  pool.idle_bitmap.assign(words, 0u);
-  if (blocks % 32 != 0) pool.idle_bitmap.back() = ~((1u << (blocks % 32)) - 1u);  // bits past the last block
+  std::vector<std::uint32_t> idle(words, 0u);  // no block taken
+  if (blocks % 32 != 0) idle.back() = ~((1u << (blocks % 32)) - 1u);  // bits past the last block
   const auto* bitmap = static_cast<std::uint8_t*>(pool.header) + sizeof(chanflow_scratch_pool);
   const chanflow_scratch_pool header{reinterpret_cast<std::uint64_t>(pool.blocks), bytes,
                                      reinterpret_cast<std::uint64_t>(bitmap), blocks, words};
   rt.svm_write(pool.header, &header, sizeof(header));
-  rt.svm_write(const_cast<std::uint8_t*>(bitmap), pool.idle_bitmap.data(), std::size_t{words} * 4);
+  rt.svm_write(const_cast<std::uint8_t*>(bitmap), idle.data(), std::size_t{words} * 4);
 }
 
 const chanflow_scratch_pool* ChannelStackNode::scratch_pool(std::uint32_t d) const {
@@ -64,21 +63,6 @@ std::size_t ChannelStackNode::scratch_bytes() const noexcept {
   std::size_t total = 0;
   for (const auto& p : pools_) total += p.bytes;
   return total;
-}
-
-std::vector<std::pair<std::uint32_t, std::uint32_t>> ChannelStackNode::scratch_still_taken() const {
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> taken;
-  for (std::uint32_t d = 0; d < pools_.size(); ++d) {
-    const ScratchPool& p = pools_[d];
-    if (!p.header) continue;
-    std::vector<std::uint32_t> bits(p.idle_bitmap.size());
-    table_.runtime().svm_read(bits.data(), static_cast<std::uint8_t*>(p.header) + sizeof(chanflow_scratch_pool),
-                              bits.size() * 4);
-    std::uint32_t n = 0;
-    for (std::size_t w = 0; w < bits.size(); ++w) n += static_cast<std::uint32_t>(std::popcount(bits[w] ^ p.idle_bitmap[w]));
-    if (n) taken.emplace_back(d, n);
-  }
-  return taken;
 }
 
 }  // namespace chanflow

@@ -27,7 +27,10 @@ void tree_report(__global chanflow_frame* parent, uint side, ulong value, __glob
     block[side] = value;
 }
 
+#define TREE_LEAKS 2u /* a root's side: it takes a block of its level's pool and never gives it back */
+
 void tree_pre_sync(__global TreeTask* t, chanflow_ctx* ctx) {
+  if (t->side == TREE_LEAKS) chanflow_scratch_take(ctx->env->cont_scratch, 0u);
   if (t->depth == 0) {
     tree_report(chanflow_parent_frame(ctx), t->side, 1ul, CHANFLOW_ARGS(ctx, TreeArgs));
     return;

@@ -187,13 +187,10 @@ class ChannelStackNode {
     void* header = nullptr;
     void* blocks = nullptr;
     std::size_t bytes = 0;  // of the blocks
-    std::vector<std::uint32_t> idle_bitmap;  // the bitmap with no block taken
   };
   void make_scratch_pool(std::uint32_t d);
   /// The pool of level d on the device, or nullptr.
   const chanflow_scratch_pool* scratch_pool(std::uint32_t d) const;
-  /// Level and blocks still taken, for the end-of-run check (empty if every block is back).
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> scratch_still_taken() const;
   std::optional<FrameScratch> scratch_;
   std::deque<ScratchPool> pools_;
   /// Gives every slot of every level `bytes` of yield state (a yielding consumer's; see
