@@ -73,7 +73,7 @@ std::uint64_t ctrl_entry(std::uint64_t cpos, std::uint32_t ctrl_capacity, std::u
 ChannelTable::ChannelTable(const Runtime& runtime, std::uint32_t max_channels)
     : runtime_(runtime), max_channels_(max_channels) {
   if (max_channels == 0) throw ChannelError("a channel table needs room for at least one channel");
-  headers_ = SvmBuffer(runtime, std::size_t{max_channels} * sizeof(chanflow_channel));
+  headers_ = SvmBuffer(runtime, align_up(std::size_t{max_channels} * sizeof(chanflow_channel)) + kControlBytes);
   // Never reallocated: non-blocking copies to the device read header fields from it.
   mirror_.reserve(max_channels);
   // Made now rather than in a timed run (the build itself is cached by the runtime).
@@ -117,6 +117,13 @@ std::pair<void*, void*> ChannelTable::allocate_storage(std::size_t bytes) {
   void* at = static_cast<std::byte*>(chunks_.back().get()) + chunk_used_;
   chunk_used_ += align_up(bytes);
   return {at, chunks_.back().get()};
+}
+
+void* ChannelTable::allocate_control(std::size_t bytes) {
+  const std::size_t at = align_up(std::size_t{max_channels_} * sizeof(chanflow_channel)) + control_used_;
+  if (align_up(bytes) > kControlBytes - control_used_) return nullptr;
+  control_used_ += align_up(bytes);
+  return static_cast<std::byte*>(headers_.get()) + at;
 }
 
 std::vector<void*> ChannelTable::svm_allocations() const {

@@ -30,15 +30,16 @@ Aggregator::Aggregator(Graph& graph, const cl::Program& program)
     kernel_svm_.emplace_back();
     args_.emplace_back();  // written by each run (the user may set new arguments between runs)
   }
-  status_ = SvmBuffer(rt_, sizeof(chanflow_status));
+  status_.reset(graph_.table_, rt_, sizeof(chanflow_status));
   rt_.svm_fill_zero_async(status_.get(), status_.size());
-  // The pools start at a size most runs never outgrow, allocated here rather than in the
-  // timed loop (an SVM allocation costs about a millisecond on some drivers).
-  ensure<chanflow_node_env>(env_pool_, rt_, 256);
-  ensure<std::uint64_t>(positions_pool_, rt_, 1u << 16);
-  ensure<chanflow_yield_record>(yield_pool_, rt_, 1u << 16);
-  ensure<chanflow_launch_counters>(counters_, rt_, 256);
-  resumable_ = SvmBuffer(rt_, std::max<std::size_t>(graph_.stacks().size(), 1) * CHANFLOW_SWEEP_MAX_LEVELS * sizeof(std::uint32_t));
+  // The pools start at a size most runs never outgrow, made here rather than in the timed loop
+  // (an SVM allocation costs about a millisecond on some drivers), in the table's control area.
+  ensure<chanflow_node_env>(env_pool_, 256);
+  ensure<chanflow_launch_counters>(counters_, 256);
+  ensure<std::uint64_t>(positions_pool_, 1u << 16);
+  ensure<chanflow_yield_record>(yield_pool_, 1u << 16);
+  resumable_.reset(graph_.table_, rt_,
+                   std::max<std::size_t>(graph_.stacks().size(), 1) * CHANFLOW_SWEEP_MAX_LEVELS * sizeof(std::uint32_t));
   rt_.svm_fill_zero_async(resumable_.get(), resumable_.size());
 
   sweeps_ = graph_.options().device_sweeps;
@@ -68,6 +69,16 @@ Aggregator::Aggregator(Graph& graph, const cl::Program& program)
 
 Aggregator::~Aggregator() { rt_.finish_quietly(); }
 
+void Aggregator::ControlBlock::reset(ChannelTable& table, const Runtime& rt, std::size_t bytes) {
+  own_ = SvmBuffer();
+  at_ = table.allocate_control(bytes);
+  if (!at_) {
+    own_ = SvmBuffer(rt, bytes);
+    at_ = own_.get();
+  }
+  bytes_ = bytes;
+}
+
 void Aggregator::start_run(SchedulingPolicy& policy, const RunOptions& options) {
   policy_ = &policy;
   options_ = options;
@@ -80,10 +91,10 @@ void Aggregator::start_run(SchedulingPolicy& policy, const RunOptions& options) 
   // The argument blocks live in SVM so pointers inside them stay valid on the device; their
   // contents are the user's of this run.
   for (const auto& k : graph_.kernels()) {
-    SvmBuffer& block = args_[k->index_];
+    ControlBlock& block = args_[k->index_];
     const std::size_t bytes = std::max<std::size_t>(k->args_.size(), 16);
     if (block.size() < bytes) {
-      block = SvmBuffer(rt_, bytes);
+      block.reset(graph_.table_, rt_, bytes);
       rt_.svm_fill_zero_async(block.get(), block.size());
     }
     rt_.svm_write_async(block.get(), k->args_.data(), k->args_.size());

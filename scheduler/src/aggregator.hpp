@@ -127,6 +127,25 @@ class Aggregator {
   std::size_t stack_index(const ChannelStackNode& stack) const;
   /// The SVM allocations kernel node `k` reaches through pointers stored in SVM.
   std::vector<void*> indirect_svm(const KernelNode& k) const;
+  /// A block the aggregator keeps for its launches: carved from the channel table's control
+  /// area where it fits (ChannelTable::allocate_control: no pointer of its own for a launch to
+  /// name), else an allocation of its own.
+  class ControlBlock {
+   public:
+    void* get() const noexcept { return at_; }
+    std::size_t size() const noexcept { return bytes_; }
+    /// The allocation a launch must name for it: nullptr when it is in the control area.
+    void* allocation() const noexcept { return own_.get(); }
+    void reset(ChannelTable& table, const Runtime& rt, std::size_t bytes);
+
+   private:
+    void* at_ = nullptr;
+    std::size_t bytes_ = 0;
+    SvmBuffer own_;
+  };
+  /// Room for `count` Ts (at least 64; twice that when it grows).
+  template <class T>
+  void ensure(ControlBlock& block, std::size_t count);
   template <class T>
   static void ensure(SvmBuffer& buffer, const Runtime& rt, std::size_t count);
 
@@ -165,14 +184,14 @@ class Aggregator {
   std::uint32_t max_level_ = 0;
   std::vector<cl::Kernel> kernels_;
   std::vector<std::vector<void*>> kernel_svm_;  // per kernel: the SVM list it was last given
-  std::vector<SvmBuffer> args_;
-  SvmBuffer status_;
-  SvmBuffer env_pool_;
-  SvmBuffer positions_pool_;
-  SvmBuffer yield_pool_;                       // chanflow_yield_record per dispatched item
-  SvmBuffer counters_;                         // chanflow_launch_counters per launch
+  std::vector<ControlBlock> args_;
+  ControlBlock status_;
+  ControlBlock env_pool_;
+  ControlBlock positions_pool_;
+  ControlBlock yield_pool_;                    // chanflow_yield_record per dispatched item
+  ControlBlock counters_;                      // chanflow_launch_counters per launch
   std::map<const ChannelStackNode*, std::uint64_t> batches_;  // per stack: batches its last sweep found
-  SvmBuffer resumable_;                        // per stack and level: see chanflow_node_env::resumable
+  ControlBlock resumable_;                     // per stack and level: see chanflow_node_env::resumable
   Sweeps sweeps_ = Sweeps::Off;                // GraphOptions::device_sweeps, resolved for the device
   cl::Kernel plan_kernel_;                     // chanflow_plan_batches (Sweeps::Planned)
   std::size_t plan_local_ = 0;                 // its work-group size
@@ -205,6 +224,12 @@ class Aggregator {
   std::vector<std::uint64_t> last_fingerprint_;
   std::uint32_t unchanged_ = 0;                // consecutive rounds that changed nothing
 };
+
+template <class T>
+void Aggregator::ensure(ControlBlock& block, std::size_t count) {
+  const std::size_t bytes = std::max<std::size_t>(count, 64) * sizeof(T);
+  if (block.size() < bytes) block.reset(graph_.table_, rt_, bytes * 2);
+}
 
 template <class T>
 void Aggregator::ensure(SvmBuffer& buffer, const Runtime& rt, std::size_t count) {

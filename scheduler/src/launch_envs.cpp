@@ -15,8 +15,10 @@ constexpr cl_uint kZero = 0;
 // (scheduler/README.md, "What a launch costs").
 std::vector<void*> Aggregator::indirect_svm(const KernelNode& k) const {
   std::vector<void*> ptrs = graph_.table_.svm_allocations();  // headers, channel storage, frame scratch
-  ptrs.insert(ptrs.end(), {status_.get(), env_pool_.get(), positions_pool_.get(), yield_pool_.get(),
-                           counters_.get(), resumable_.get(), args_[k.index_].get()});
+  // The aggregator's blocks are in the headers' allocation unless they outgrew its control area.
+  ptrs.insert(ptrs.end(), {status_.allocation(), env_pool_.allocation(), positions_pool_.allocation(),
+                           yield_pool_.allocation(), counters_.allocation(), resumable_.allocation(),
+                           args_[k.index_].allocation()});
   if (graph_.heap_) ptrs.push_back(graph_.heap_->device_ptr());
   for (void* p : k.svm_uses_)
     if (std::find(ptrs.begin(), ptrs.end(), p) == ptrs.end()) ptrs.push_back(p);
@@ -141,10 +143,10 @@ void Aggregator::lay_out() {
     env_count += l.levels;
   }
   envs_.resize(env_count);
-  ensure<chanflow_node_env>(env_pool_, rt_, env_count);
-  ensure<std::uint64_t>(positions_pool_, rt_, positions_.size());
-  ensure<chanflow_yield_record>(yield_pool_, rt_, yield_records_);
-  ensure<chanflow_launch_counters>(counters_, rt_, launches.size());
+  ensure<chanflow_node_env>(env_pool_, env_count);
+  ensure<std::uint64_t>(positions_pool_, positions_.size());
+  ensure<chanflow_yield_record>(yield_pool_, yield_records_);
+  ensure<chanflow_launch_counters>(counters_, launches.size());
   for (std::size_t i = 0; i < launches.size(); ++i) {
     if (launches[i].sweep)
       write_sweep_envs(i, launches[i]);

@@ -83,6 +83,12 @@ class ChannelTable {
   /// yielding consumer's yield state): kernels reach it without naming another allocation. Not
   /// zeroed; lives as long as the table.
   void* allocate_side_storage(std::size_t bytes) { return allocate_storage(bytes).first; }
+  /// `bytes` (a multiple of 128 is kept) of the table's control area, in the allocation that
+  /// holds the headers, which every launch names already: small blocks a scheduler keeps for its
+  /// launches (a status word, counters, environments) cost a launch no pointer of their own. Zeroed
+  /// when the table is made; nullptr once the area (kControlBytes) has no room left.
+  void* allocate_control(std::size_t bytes);
+  static constexpr std::size_t kControlBytes = std::size_t{8} << 20;
 
  private:
   friend class Channel;
@@ -99,7 +105,8 @@ class ChannelTable {
 
   const Runtime& runtime_;
   std::uint32_t max_channels_;
-  SvmBuffer headers_;
+  SvmBuffer headers_;                       // the headers, then the control area
+  std::size_t control_used_ = 0;
   std::vector<chanflow_channel> mirror_;
   std::vector<bool> live_;
   std::vector<SvmBuffer> chunks_;           // the storage arena, filled in order
