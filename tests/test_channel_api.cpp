@@ -334,3 +334,30 @@ TEST_CASE("Channel: bad arguments give clear errors") {
 }
 
 }  // TEST_SUITE
+
+TEST_CASE("Channel table: the control area hands out aligned, disjoint, zeroed blocks beside the headers, until full") {
+  constexpr std::uint32_t kSlots = 8;
+  ChannelTable table(runtime(), kSlots);
+  const auto base = reinterpret_cast<std::uintptr_t>(table.headers_allocation());
+  const std::size_t headers = kSlots * sizeof(chanflow_channel);
+  auto* a = static_cast<std::byte*>(table.allocate_control(100));
+  auto* b = static_cast<std::byte*>(table.allocate_control(1000));
+  REQUIRE(a != nullptr);
+  REQUIRE(b != nullptr);
+  for (const std::byte* p : {a, b}) {
+    const auto at = reinterpret_cast<std::uintptr_t>(p);
+    CHECK(at % 128 == 0);
+    CHECK(at >= base + headers);  // after every header: a channel's counters never share a block
+    CHECK(at + 1000 <= base + headers + 128 + ChannelTable::kControlBytes);
+  }
+  CHECK(b >= a + 128);  // a's 100 bytes, rounded up to the alignment
+  std::vector<std::uint8_t> bytes(1000, 0xff);
+  runtime().svm_read(bytes.data(), b, bytes.size());
+  CHECK(std::all_of(bytes.begin(), bytes.end(), [](std::uint8_t x) { return x == 0; }));
+  // Only 128 + 1024 bytes are gone: the whole area no longer fits, its rest does.
+  CHECK(table.allocate_control(ChannelTable::kControlBytes) == nullptr);
+  CHECK(table.allocate_control(ChannelTable::kControlBytes - 128 - 1024) != nullptr);
+  CHECK(table.allocate_control(1) == nullptr);
+  // No allocation of its own: launches name the table's allocations as before.
+  CHECK(table.svm_allocations().size() == 1);
+}
