@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <cctype>
 #include <cstdio>
 #include <cstdint>
@@ -448,8 +449,9 @@ void set_arg_svm(const cl::Kernel& kernel, cl_uint index, const void* svm_ptr) {
 }
 
 void set_indirect_svm(const cl::Kernel& kernel, const std::vector<void*>& pointers) {
-  check(clSetKernelExecInfo(kernel(), CL_KERNEL_EXEC_INFO_SVM_PTRS, pointers.size() * sizeof(void*),
-                            pointers.data()),
+  std::vector<void*> named;
+  std::copy_if(pointers.begin(), pointers.end(), std::back_inserter(named), [](void* p) { return p != nullptr; });
+  check(clSetKernelExecInfo(kernel(), CL_KERNEL_EXEC_INFO_SVM_PTRS, named.size() * sizeof(void*), named.data()),
         "clSetKernelExecInfo(CL_KERNEL_EXEC_INFO_SVM_PTRS)");
 }
 

@@ -146,8 +146,6 @@ class Aggregator {
   /// Room for `count` Ts (at least 64; twice that when it grows).
   template <class T>
   void ensure(ControlBlock& block, std::size_t count);
-  template <class T>
-  static void ensure(SvmBuffer& buffer, const Runtime& rt, std::size_t count);
 
   // --- Device sweeps (sweeps.cpp) ---
   /// Whether `w`'s stack may go out as a sweep this round, given the launches made so far.
@@ -197,7 +195,7 @@ class Aggregator {
   std::size_t plan_local_ = 0;                 // its work-group size
   std::vector<void*> plan_kernel_svm_;
   cl::Kernel census_kernel_;                   // chanflow_scratch_census, made by the first check
-  SvmBuffer census_pools_, census_taken_;
+  ControlBlock census_pools_, census_taken_;
   SvmBuffer plan_pool_;
   Trace trace_;
 
@@ -229,12 +227,6 @@ template <class T>
 void Aggregator::ensure(ControlBlock& block, std::size_t count) {
   const std::size_t bytes = std::max<std::size_t>(count, 64) * sizeof(T);
   if (block.size() < bytes) block.reset(graph_.table_, rt_, bytes * 2);
-}
-
-template <class T>
-void Aggregator::ensure(SvmBuffer& buffer, const Runtime& rt, std::size_t count) {
-  const std::size_t bytes = std::max<std::size_t>(count, 64) * sizeof(T);
-  if (buffer.size() < bytes) buffer = SvmBuffer(rt, bytes * 2);
 }
 
 }  // namespace chanflow

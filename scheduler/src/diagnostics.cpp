@@ -117,12 +117,12 @@ void Aggregator::check_scratch_released() {
       }
   if (pools.empty()) return;
   if (!census_kernel_()) census_kernel_ = rt_.kernel(program_, "chanflow_scratch_census");
-  ensure<std::uint64_t>(census_pools_, rt_, pools.size());
-  ensure<std::uint32_t>(census_taken_, rt_, pools.size());
+  ensure<std::uint64_t>(census_pools_, pools.size());
+  ensure<std::uint32_t>(census_taken_, pools.size());
   rt_.svm_write_async(census_pools_.get(), pools.data(), pools.size() * sizeof(std::uint64_t));
   rt_.svm_fill_zero_async(census_taken_.get(), pools.size() * sizeof(std::uint32_t));
   std::vector<void*> svm = graph_.table_.svm_allocations();  // the pools' headers, bitmaps and blocks
-  svm.insert(svm.end(), {census_pools_.get(), census_taken_.get()});
+  svm.insert(svm.end(), {census_pools_.allocation(), census_taken_.allocation()});  // null in the control area
   set_indirect_svm(census_kernel_, svm);
   set_arg_svm(census_kernel_, 0, census_pools_.get());
   set_arg(census_kernel_, 1, static_cast<cl_uint>(pools.size()));

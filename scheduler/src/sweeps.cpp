@@ -36,9 +36,8 @@ bool Aggregator::sweepable(const Watched& w, const std::vector<Launch>& launches
 cl::Event Aggregator::enqueue_plan() {
   // The planner reads channel headers, the levels' environments, the yield counters and the
   // resumable counts; never channel storage or user data.
-  std::vector<void*> svm{graph_.table_.headers_allocation(), env_pool_.allocation(), counters_.allocation(),
-                         resumable_.allocation()};
-  svm.erase(std::remove(svm.begin(), svm.end(), nullptr), svm.end());
+  const std::vector<void*> svm{graph_.table_.headers_allocation(), env_pool_.allocation(), counters_.allocation(),
+                               resumable_.allocation()};  // null where they are in the control area
   if (plan_kernel_svm_ != svm) {
     set_indirect_svm(plan_kernel_, svm);
     plan_kernel_svm_ = svm;

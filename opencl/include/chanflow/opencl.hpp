@@ -184,7 +184,8 @@ void set_arg(const cl::Kernel& kernel, cl_uint index, const T& value) {
   set_arg(kernel, index, sizeof(T), &value);
 }
 /// Declares the SVM allocations a kernel reaches through pointers stored inside other SVM
-/// structures (required for coarse-grain SVM by the OpenCL 2.0+ specification).
+/// structures (required for coarse-grain SVM by the OpenCL 2.0+ specification). Null entries
+/// (an allocation a caller does not have) are left out.
 void set_indirect_svm(const cl::Kernel& kernel, const std::vector<void*>& pointers);
 
 /// Enqueues a 1-D NDRange of `global` work-items in groups of `local`; returns its event, or an
