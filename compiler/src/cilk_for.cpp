@@ -185,49 +185,59 @@ class LoopRewriter : public LoopSource {
     } else {
       // A body that does not spawn: its range is cut in grains of iterations, and a grain runs as
       // a leaf, a work-group task whose work-items share its iterations (__chanflow_group_item:
-      // its work-item, 0 in a per-item task). A Cilk function spawns up to kFanOut leaves itself
-      // and syncs (one wait, as a hand-built graph's bands); a longer range, or a loop in main
-      // (whose spawns would each run a graph), goes to a splitter: a Cilk function spawning up to
-      // kFanOut parts, leaves or splitters again, each an equal number of grains.
-      const std::string leaf = name + "__leaf", block = name + "__caps";
-      const std::string leaf_params = "long cf_lo, long cf_hi, long cf_first, long cf_step, const struct " + block +
-                                      " *cf_caps" + caps.direct_params;
-      const std::string leaf_args = "cf_at, cf_end, cf_first, cf_step, &cf_caps" + caps.direct_passed;
-      const std::string split_args = "cf_at, cf_end, cf_grain, cf_first, cf_step" + passed;
-      const std::string spawn_leaves =
-          !f->isMain() ? fmt::format("if ((cf_n + cf_g - 1) / cf_g <= {0}) {{ struct {3} cf_caps = {{ {4} }}; "
-                                     "for (int cf_c = 0; cf_c < {0}; cf_c++) {{ long cf_at = cf_c * cf_g; if (cf_at < cf_n) "
-                                     "cilk_spawn {1}(cf_at, cf_n - cf_at < cf_g ? cf_n : cf_at + cf_g, cf_a, cf_s, &cf_caps{2}); }} "
-                                     "cilk_sync; }} else ",
-                                     kFanOut, leaf, caps.direct_outer, block, caps.at_call())
-                       : "";
+      // its work-item, 0 in a per-item task). What the body reads by value is a block, `caps`,
+      // which the function holding the loop keeps in its frame until its sync; every leaf and
+      // every part of the range gets its address. A Cilk function spawns up to kFanOut leaves
+      // itself and syncs (one wait, as a hand-built graph's bands); a longer range goes to parts
+      // (`part`: a Cilk function spawning up to kFanOut leaves or parts again, each an equal
+      // number of grains): a leaf's or a part's task is its range and the block's address, however
+      // much the body reads.
+      const std::string leaf = name + "__leaf", block = name + "__caps", part = name + "__part";
+      // The range's start, step and grain are the loop's: in the block, so that a leaf's or a
+      // part's task is its range and the block's address (and the addresses it writes through).
+      caps.add("long cf_first", "cf_first", "cf_first", "cf_a");
+      caps.add("long cf_step", "cf_step", "cf_step", "cf_s");
+      caps.add("long cf_grain", "cf_grain", "cf_grain", "cf_g");
+      const std::string leaf_params = "long cf_lo, long cf_hi, const struct " + block + " *cf_caps" + caps.direct_params;
+      const std::string part_params = leaf_params;
+      // A part: its range split in up to kFanOut parts of equal grains.
+      const std::string split = fmt::format(
+            "long cf_grains = (cf_hi - cf_lo + cf_grain - 1) / cf_grain; long cf_part = (cf_grains + {0} - 1) / {0} * cf_grain; "
+            "for (int cf_c = 0; cf_c < {0}; cf_c++) {{ long cf_at = cf_lo + cf_c * cf_part; if (cf_at < cf_hi) {{ "
+            "long cf_end = cf_hi - cf_at < cf_part ? cf_hi : cf_at + cf_part; if (cf_end - cf_at <= cf_grain) "
+            "cilk_spawn {1}(cf_at, cf_end, cf_caps{3}); else cilk_spawn {2}(cf_at, cf_end, cf_caps{3}); }} }} cilk_sync;",
+            kFanOut, leaf, part, caps.direct_passed);
+      // In main (whose spawns would each run a graph) the block is a host variable whose address
+      // a Cilk function gets, so it lives in SVM (host_svm.cpp), and the range goes to a part.
+      const std::string start = fmt::format("struct {} cf_caps = {{ {} }}; ", block, caps.at_call()) +
+                                (f->isMain() ? fmt::format("{}(0, cf_n, &cf_caps{});", part, caps.direct_outer)
+                                             : fmt::format("if ((cf_n + cf_g - 1) / cf_g <= {0}) {{ for (int cf_c = 0; cf_c < {0}; "
+                                                           "cf_c++) {{ long cf_at = cf_c * cf_g; if (cf_at < cf_n) cilk_spawn "
+                                                           "{1}(cf_at, cf_n - cf_at < cf_g ? cf_n : cf_at + cf_g, &cf_caps{2}); }} "
+                                                           "cilk_sync; }} else {3}(0, cf_n, &cf_caps{2});",
+                                                           kFanOut, leaf, caps.direct_outer, part));
       // On a CPU device a small loop runs where it is (__chanflow_loop_inline): its body as written,
       // over the range evaluated once above; otherwise its range is cut in the device's grains
       // (__chanflow_loop_grain). The body keeps its lines (#line), and what follows it the loop's last.
       const unsigned last_line = SM.getPresumedLineNumber(SM.getExpansionLoc(s->getEndLoc()));
       Rw.ReplaceText(whole, fmt::format("{{ {0} if (cf_n > 0 && __chanflow_loop_inline(cf_n)) {{ for (long cf_k = 0; cf_k < cf_n; "
                                         "cf_k++) {{ {1}\n#line {2} \"{3}\"\n{4}\n#line {5} \"{3}\"\n}} }} else if (cf_n > 0) {{ "
-                                        "long cf_g = __chanflow_loop_grain(cf_n); {6}{7}(0, cf_n, cf_g, cf_a, cf_s{8}); }} }}",
-                                        bounds, ivs(at_call), body_line, file, text(statement_range(work)), last_line,
-                                        spawn_leaves, name, outer));
+                                        "long cf_g = __chanflow_loop_grain(cf_n); {6} }} }}",
+                                        bounds, ivs(at_call), body_line, file, text(statement_range(work)), last_line, start));
       Definitions += fmt::format(
           "\nlong __chanflow_group_item(void); long __chanflow_group_items(void);"
-          "\n#line {0} \"{1}\"\nvoid {2}({3}) {{ {11}for (long cf_k = cf_lo + __chanflow_group_item(); cf_k < cf_hi; "
-          "cf_k += __chanflow_group_items()) {{ {4}\n#line {5} \"{1}\"\n{6}\n}} }}\n"
-          "\n#line {0} \"{1}\"\nvoid {7}({8}) {{ struct {12} cf_caps = {{ {13} }}; long cf_grains = (cf_hi - cf_lo + cf_grain - 1) / cf_grain; "
-          "long cf_part = (cf_grains + {10} - 1) / {10} * cf_grain; for (int cf_c = 0; cf_c < {10}; cf_c++) {{ "
-          "long cf_at = cf_lo + cf_c * cf_part; if (cf_at < cf_hi) {{ long cf_end = cf_hi - cf_at < cf_part ? cf_hi : "
-          "cf_at + cf_part; if (cf_end - cf_at <= cf_grain) cilk_spawn {2}({9}); else cilk_spawn {7}({14}); }} }} "
-          "cilk_sync; }}\n",
-          line, file, leaf, leaf_params, ivs(in_function), body_line, body, name, params, leaf_args, kFanOut,
-          caps.unpack(), block, caps.in_function(), split_args);
-      // The block's type, then the leaf, before the function holding the loop, on the line it
-      // starts (no line moves; each insertion goes before those made earlier).
+          "\n#line {0} \"{1}\"\nvoid {2}({3}) {{ {4}for (long cf_k = cf_lo + __chanflow_group_item(); cf_k < cf_hi; "
+          "cf_k += __chanflow_group_items()) {{ {5}\n#line {6} \"{1}\"\n{7}\n}} }}\n"
+          "\n#line {0} \"{1}\"\nvoid {8}({9}) {{ long cf_grain = cf_caps->cf_grain; {10} }}\n",
+          line, file, leaf, leaf_params, caps.unpack(), ivs(in_function), body_line, body, part, part_params, split);
+      // The block's type, then the leaf and the part, before the function holding the loop, on
+      // the line it starts (no line moves; each insertion goes before those made earlier).
+      Rw.InsertTextBefore(SM.getExpansionLoc(f->getBeginLoc()), fmt::format("void {}({}); ", part, part_params));
       Rw.InsertTextBefore(SM.getExpansionLoc(f->getBeginLoc()), fmt::format("void {}({}); ", leaf, leaf_params));
       Rw.InsertTextBefore(SM.getExpansionLoc(f->getBeginLoc()), fmt::format("struct {} {{ {} }}; ", block, caps.fields()));
     }
     // Declared before the function holding the loop, on the line it starts (no line moves).
-    Rw.InsertTextBefore(SM.getExpansionLoc(f->getBeginLoc()), fmt::format("void {}({}); ", name, params));
+    if (spawns) Rw.InsertTextBefore(SM.getExpansionLoc(f->getBeginLoc()), fmt::format("void {}({}); ", name, params));
     return true;
   }
 

@@ -154,7 +154,7 @@ class Aggregator {
   cl::Event enqueue_plan();
   /// Makes the levels a sweep of the graph's stacks may reach in a chain of sweeps.
   void grow_stacks_for_sweeps();
-  std::uint32_t sweep_groups(const ChannelStackNode& stack, std::uint64_t ready) const;
+  std::uint32_t sweep_groups(const ChannelStackNode& stack, std::uint64_t ready, std::uint64_t own) const;
 
   // --- Diagnostics (diagnostics.cpp) ---
   void check_device_status() const;

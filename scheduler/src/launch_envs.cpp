@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 namespace chanflow {
 
 namespace {
@@ -185,12 +187,15 @@ void Aggregator::lay_out() {
   passes_ = sweeps_only_ ? chain_ : 1;
   std::uint64_t stack_ready = 0;  // CEs ready in any stack: what a sweep's work-groups start from
   for (const auto& v : views_) stack_ready += v.in_stack ? v.ready : 0;
+  std::map<const ChannelStackNode*, std::uint64_t> own_ready;  // and in each stack
+  for (std::size_t i = 0; i < views_.size(); ++i)
+    if (watched_[i].stack) own_ready[watched_[i].stack] += views_[i].ready;
   // A planned sweep's grid is fixed for the round's passes; the planning kernel fills it.
   plans_.clear();
   for (std::size_t i = 0; i < launches.size(); ++i) {
     Launch& l = launches[i];
     if (!l.sweep) continue;
-    l.sweep_groups = sweep_groups(*l.sweep, stack_ready);
+    l.sweep_groups = sweep_groups(*l.sweep, stack_ready, own_ready[l.sweep]);
     if (l.planned)
       plans_.push_back({reinterpret_cast<std::uint64_t>(static_cast<chanflow_node_env*>(env_pool_.get()) + l.env_at),
                         reinterpret_cast<std::uint64_t>(static_cast<chanflow_launch_counters*>(counters_.get()) + i),

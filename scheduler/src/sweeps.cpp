@@ -51,14 +51,17 @@ cl::Event Aggregator::enqueue_plan() {
 // produced, and every one runs the node's collectives even when it finds nothing (PoCL 3.1
 // mis-runs a kernel that skips them conditionally), so idle ones are not free. The first sweep
 // of a stack gets room for what is ready and what it spawns; later ones a quarter more than the
-// batches the last sweeps found; never more than the levels can hold.
-std::uint32_t Aggregator::sweep_groups(const ChannelStackNode& stack, std::uint64_t ready) const {
+// batches the last sweeps found, and at least what the stack holds ready now (`own`: a wave of
+// leaves that arrives at once goes in one pass, not in passes and rounds growing by a quarter);
+// never more than the levels can hold.
+std::uint32_t Aggregator::sweep_groups(const ChannelStackNode& stack, std::uint64_t ready, std::uint64_t own) const {
   if (graph_.options().sweep_groups) return graph_.options().sweep_groups;
   const std::uint64_t per = stack.consumer()->ces_per_group(wg_);
   const std::uint64_t holds = (std::uint64_t{stack.depth()} * stack.capacity_per_level() + per - 1) / per;
   const auto last = batches_.find(&stack);
-  const std::uint64_t want = last != batches_.end() ? last->second + last->second / 4 + 2
-                                                     : 2 * ((ready + per - 1) / per) + 2;
+  const std::uint64_t want = last != batches_.end()
+                                 ? std::max(last->second + last->second / 4 + 2, (own + per - 1) / per)
+                                 : 2 * ((ready + per - 1) / per) + 2;
   const std::uint64_t floor = 2 * std::max(1u, rt_.caps().compute_units);
   return static_cast<std::uint32_t>(std::min<std::uint64_t>(std::max(want, floor), std::min<std::uint64_t>(holds, 1u << 16)));
 }
