@@ -29,7 +29,20 @@
   uint index;                                                                                   \
   int active;                                                                                   \
   const uint level = chanflow_next_batch(env, begin, count, &batch, &pos, &index, &active);     \
+  CHANFLOW_IDLE_GROUP_LEAVES(level)                                                             \
   __global const chanflow_node_env* level_env = env + (level == CHANFLOW_NO_PORT ? 0u : level);
+
+/* A work-group that found no CEs has nothing to spawn, join or free: on a GPU it leaves before
+ * the node's collectives (the whole group at once: `level` is the group's), so the idle groups
+ * of a sweep's grid, and every group of a chained pass that finds the levels empty, cost only
+ * their start. PoCL 3.1 mis-runs a kernel whose work-groups skip barriers conditionally: on a
+ * CPU device every group runs them (the graph sets CHANFLOW_IDLE_GROUPS_LEAVE by device type). */
+#ifdef CHANFLOW_IDLE_GROUPS_LEAVE
+#define CHANFLOW_IDLE_GROUP_LEAVES(level) \
+  if ((level) == CHANFLOW_NO_PORT) return;
+#else
+#define CHANFLOW_IDLE_GROUP_LEAVES(level)
+#endif
 
 #define CHANFLOW_BATCH_PROLOGUE(ce_type, is_frame)                                              \
   __global chanflow_channel* in = env->in;                                                      \

@@ -69,6 +69,7 @@ __kernel void chanflow_plan_batches(__global const chanflow_plan* plans, uint co
     }
     plan->counters->claimed += (uint)planned;
     plan->counters->batches += groups;
+    if (planned) plan->counters->busy_passes += 1u;
     base += plan->levels;
   }
 }

@@ -203,7 +203,8 @@ void Aggregator::collect(RunStats& stats) {
   device_us_ += us_between(launch_start_, collect_start_);
   ++stats.rounds;
   if (any_yielding_) {
-    const std::uint64_t finished = collect_yields(stats);
+    std::uint32_t busy = 0;  // the most passes of this round's chain in which a planned sweep found CEs
+    const std::uint64_t finished = collect_yields(stats, busy);
     // Sweeps that finished no CE leave the channels as they were: twice in a row is no progress.
     if (sweeps_only_ && finished == 0) {
       if (++stalled_ >= 2) {
@@ -213,12 +214,21 @@ void Aggregator::collect(RunStats& stats) {
     } else {
       stalled_ = 0;
     }
-    chain_ = sweeps_only_ && finished > 0 ? std::min(chain_ * 2, std::max(1u, graph_.options().max_sweep_chain)) : 1;
+    // A chain doubles while its passes all find work (a stack feeding itself); one that ran dry
+    // sooner is cut to the passes that found any (a wave of leaves needs one), as planned sweeps
+    // tell: every pass of a chain launches its kernels whether or not they find CEs.
+    const std::uint32_t most = std::max(1u, graph_.options().max_sweep_chain);
+    if (!sweeps_only_ || finished == 0)
+      chain_ = 1;
+    else if (!plans_.empty() && busy < passes_)
+      chain_ = std::max(1u, busy);
+    else
+      chain_ = std::min(chain_ * 2, most);
   }
   stats.max_level = std::max(stats.max_level, max_level_);
 }
 
-std::uint64_t Aggregator::collect_yields(RunStats& stats) {
+std::uint64_t Aggregator::collect_yields(RunStats& stats, std::uint32_t& busy) {
   const auto& launches = launches_;
   const std::uint32_t passes = passes_;
   std::vector<chanflow_launch_counters> counts(launches.size());
@@ -234,6 +244,7 @@ std::uint64_t Aggregator::collect_yields(RunStats& stats) {
     if (launches[i].sweep) {
       // Size the stack's next sweeps by the work-groups that found CEs in these.
       batches_[launches[i].sweep] = (c.batches + passes - 1) / passes;
+      busy = std::max(busy, c.busy_passes);
       // A sweep's restart contexts are re-published control entries, run again by a later claim.
       stats.yields += c.yields;
       stats.partial_yields += c.partial_yields;

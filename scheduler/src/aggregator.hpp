@@ -168,7 +168,7 @@ class Aggregator {
 
   /// Reads the round's launch counters and keeps host restart contexts; returns the CEs the
   /// round finished (dispatched and not yielded).
-  std::uint64_t collect_yields(RunStats& stats);
+  std::uint64_t collect_yields(RunStats& stats, std::uint32_t& busy);
 
   Graph& graph_;
   const Runtime& rt_;

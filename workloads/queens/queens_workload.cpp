@@ -1,6 +1,8 @@
 // N-queens as a workload of `chanflow run` and `chanflow bench`.
 #include "queens.hpp"
 
+#include <chanflow/cilk_runtime.hpp>
+
 #include <fmt/format.h>
 
 #include <stdexcept>
@@ -41,7 +43,7 @@ class QueensInstance final : public Instance {
         m.stats = std::move(r.stats);
       } else if (impl == "chanflow-compiled") {
         m.threads = 0;
-        const RunSettings cilk = settings_.for_device(runtime_.caps(), footprint());
+        const RunSettings cilk = settings_.for_device(runtime_.caps(), cilk::footprint(footprint()));
         QueensResult r;
         m.ms = time_ms([&] { r = queens_compiled(runtime_, n_, cilk); });
         value = r.value;

@@ -114,7 +114,7 @@ class Process {
 
   void use(const Runtime& runtime, const RunSettings& settings, Capacity capacity) {
     std::lock_guard lock(mutex_);
-    const RunSettings resolved = settings.for_device(runtime.caps());
+    const RunSettings resolved = settings.for_device(runtime.caps(), footprint());
     capacity_fixed_ = settings.capacity != 0 && capacity == Capacity::Exactly;
     if (external_ != &runtime || settings_ != resolved) {  // built for another device or shape
       kept_.clear();
@@ -166,7 +166,7 @@ class Process {
       // asked (StackFootprint's CPU capacity), or a work-group's request where that is more
       // (ProgramGraph::spawns_per_item), and the device's work-group size.
       capacity_fixed_ = settings_.capacity != 0;
-      settings_ = settings_.for_device(runtime_->caps());
+      settings_ = settings_.for_device(runtime_->caps(), footprint());
       if (env_string("CHANFLOW_STATS", "") == "1") std::atexit([] { Process::get().print_stats(); });
     });
     return *runtime_;
@@ -443,6 +443,11 @@ void forget(const Runtime& runtime) { Process::get().forget(runtime); }
 void uses(const SvmBuffer& buffer) { Process::get().uses(buffer); }
 
 RunStats last_stats() { return Process::get().last_stats(); }
+
+StackFootprint footprint(StackFootprint f) {
+  f.max_wg = f.max_wg ? std::min<std::uint32_t>(f.max_wg, CHANFLOW_LOOP_WG_GPU) : CHANFLOW_LOOP_WG_GPU;
+  return f;
+}
 
 }  // namespace chanflow::cilk
 

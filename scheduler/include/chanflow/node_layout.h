@@ -51,6 +51,11 @@
    : (n) / CHANFLOW_LOOP_LEAVES_GPU < 16384                 ? (n) / CHANFLOW_LOOP_LEAVES_GPU             \
                                                             : 16384)
 #define CHANFLOW_LOOP_INLINE_CPU 65536
+/* The widest work-group a compiled program asks for on a GPU (chanflow::cilk::footprint): a leaf's
+ * work-items share its iterations, and a loop shorter than the group leaves the rest idle (the
+ * 64 rows of Strassen's base case: three quarters of a 256-item group, half of a 128-item one;
+ * compiled Strassen 2048 on an H200: 18.4 ms in groups of 256, 11.9 in groups of 128). */
+#define CHANFLOW_LOOP_WG_GPU 128
 
 /* Error codes a dispatch reports through chanflow_status (the first one of a run wins). */
 #define CHANFLOW_ERR_NONE 0u
@@ -136,7 +141,8 @@ typedef struct chanflow_launch_counters {
   chanflow_u32 batches;        /* a sweep: work-groups that found CEs, over its passes */
   chanflow_u32 partial_yields; /* a sweep: tasks that yielded after reserving their continuation */
   chanflow_u32 restarts;       /* tasks resumed after a yield (CHANFLOW_TASK_YIELDED was set) */
-  chanflow_u32 pad[3];
+  chanflow_u32 busy_passes;    /* a planned sweep: passes whose plan gave it CEs */
+  chanflow_u32 pad[2];
   chanflow_u32 resumed_at[CHANFLOW_MAX_PORTS]; /* of those, per port their flush resumed at */
 } chanflow_launch_counters;
 
