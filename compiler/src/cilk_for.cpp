@@ -200,13 +200,17 @@ class LoopRewriter : public LoopSource {
       caps.add("long cf_grain", "cf_grain", "cf_grain", "cf_g");
       const std::string leaf_params = "long cf_lo, long cf_hi, const struct " + block + " *cf_caps" + caps.direct_params;
       const std::string part_params = leaf_params;
-      // A part: its range split in up to kFanOut parts of equal grains.
-      const std::string split = fmt::format(
-            "long cf_grains = (cf_hi - cf_lo + cf_grain - 1) / cf_grain; long cf_part = (cf_grains + {0} - 1) / {0} * cf_grain; "
-            "for (int cf_c = 0; cf_c < {0}; cf_c++) {{ long cf_at = cf_lo + cf_c * cf_part; if (cf_at < cf_hi) {{ "
-            "long cf_end = cf_hi - cf_at < cf_part ? cf_hi : cf_at + cf_part; if (cf_end - cf_at <= cf_grain) "
-            "cilk_spawn {1}(cf_at, cf_end, cf_caps{3}); else cilk_spawn {2}(cf_at, cf_end, cf_caps{3}); }} }} cilk_sync;",
-            kFanOut, leaf, part, caps.direct_passed);
+      // A part: its range split in up to kFanOut parts of equal grains, the leaves and the parts
+      // spawned by a loop each (of kFanOut spawns: no batch, so no sync but the last, which
+      // forwards: a part has no continuation).
+      const std::string split_loop = "for (int cf_c = 0; cf_c < {0}; cf_c++) {{ long cf_at = cf_lo + cf_c * cf_part; if (cf_at < cf_hi) {{ "
+                                     "long cf_end = cf_hi - cf_at < cf_part ? cf_hi : cf_at + cf_part; if (cf_end - cf_at {1} cf_grain) "
+                                     "cilk_spawn {2}(cf_at, cf_end, cf_caps{3}); }} }} ";
+      const std::string split =
+          fmt::format("long cf_grains = (cf_hi - cf_lo + cf_grain - 1) / cf_grain; long cf_part = (cf_grains + {0} - 1) / {0} * cf_grain; ",
+                      kFanOut) +
+          fmt::format(fmt::runtime(split_loop), kFanOut, "<=", leaf, caps.direct_passed) +
+          fmt::format(fmt::runtime(split_loop), kFanOut, ">", part, caps.direct_passed) + "cilk_sync;";
       // In main (whose spawns would each run a graph) the block is a host variable whose address
       // a Cilk function gets, so it lives in SVM (host_svm.cpp), and the range goes to a part.
       const std::string start = fmt::format("struct {} cf_caps = {{ {} }}; ", block, caps.at_call()) +

@@ -14,9 +14,13 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
   uint children = 0;
   uint refused = CHANFLOW_NO_PORT;
   const int joins = env->cont_port != CHANFLOW_NO_PORT || ctx->in_place;
+  const ulong up = ctx->link ? ctx->link[1] : 0ul; /* the frame this task returns into, or 0 */
   for (uint p = 0; p < env->ports; ++p) {
     const uint patch_base = chanflow_patch_base(env, p);
-    for (uint k = 0; k < ctx->count[p]; ++k) children += ctx->patch[patch_base + k] != 0u;
+    for (uint k = 0; k < ctx->count[p]; ++k) {
+      const uint slot = ctx->patch[patch_base + k];
+      children += slot != 0u && slot != CHANFLOW_FORWARD_SLOT;
+    }
   }
   if (children && !joins) chanflow_report(env, CHANFLOW_ERR_NO_CONTINUATION, 0u, 0u);
   if (ctx->in_place) { /* before any child is published: the join counter they will count down */
@@ -66,9 +70,15 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
       if (children == 0u) ctx->ready_frame = (ulong)f;
     }
     const uint patch_base = chanflow_patch_base(env, p);
+    uint forwarded = 0;
     for (uint k = 0; k < n && !is_cont; ++k) {
       const uint slot = ctx->patch[patch_base + k];
-      if (slot != 0 && joins) {
+      if (slot == CHANFLOW_FORWARD_SLOT) { /* joins where this task returns (chanflow_forward_children) */
+        __global chanflow_task* child = (__global chanflow_task*)(dst + k * words);
+        child->ret = 0ul;
+        child->ret_frame = up;
+        ++forwarded;
+      } else if (slot != 0 && joins) {
         __global chanflow_channel* cont =
             ctx->in_place ? 0 : (__global chanflow_channel*)env->port[env->cont_port];
         const ulong frame = ctx->in_place ? (ulong)ctx->link : (ulong)(cont->data + (size_t)cont_index * cont->ce_bytes);
@@ -77,6 +87,9 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
         child->ret_frame = frame;
       }
     }
+    /* Counted in before they are published: the frame waits for this task still (it joins after
+     * the flush), so its count cannot reach zero meanwhile. */
+    if (forwarded && up) atomic_add((volatile __global uint*)&((__global chanflow_frame*)up)->pending, forwarded);
     if (is_cont) t.n = t.total = 0u; /* frames are enqueued by chanflow_join */
     enq(out, &t, wg);
     if (task && refused == CHANFLOW_NO_PORT && p + 1 > from_port) task->resume_port = p + 1;

@@ -63,6 +63,8 @@
 
 /* chanflow_ctx::patch of a child that joins its parent's continuation without a result slot. */
 #define CHANFLOW_VOID_SLOT 0xffffffffu
+/* ... and of one that joins where its parent returns (chanflow_forward_children). */
+#define CHANFLOW_FORWARD_SLOT 0xfffffffeu
 
 /* What a body sees: its environment and its private spawn record. */
 typedef struct {
@@ -109,12 +111,9 @@ void chanflow_spawn_bytes(chanflow_ctx* ctx, uint port, const void* value, uint 
                     env->ports);
     return;
   }
-  /* A continuation node may record children first and wait for them in its own frame
-   * (chanflow_continue_in_place); the flush checks that it did. */
-  if (ret_slot != 0u && env->cont_port == CHANFLOW_NO_PORT && !env->frames) {
-    chanflow_report(env, CHANFLOW_ERR_NO_CONTINUATION, port, 0u);
-    return;
-  }
+  /* A child returning into a continuation needs one: the flush checks that the node has a
+   * continuation port, or waits in its own frame (chanflow_continue_in_place), unless the body
+   * forwarded its children (chanflow_forward_children). */
   if (bytes != env->ce_words[port] * 4u) {
     chanflow_report(env, CHANFLOW_ERR_SPAWN_SIZE, port, env->ce_words[port] * 4u);
     return;
@@ -173,6 +172,21 @@ void chanflow_continue_in_place_bytes(chanflow_ctx* ctx, const void* value, uint
   ctx->in_place = 1u;
 }
 #define chanflow_continue_in_place(ctx, value) chanflow_continue_in_place_bytes((ctx), &(value), sizeof(value))
+
+/* A tail sync: a body whose function, after waiting for the children it recorded since its last
+ * sync, would only return (nothing of its own to give back) hands them its own return instead of
+ * leaving a continuation: each joins the frame this task or continuation returns into (or none,
+ * at the root), whose join counter the flush raises by them before publishing them, and no
+ * continuation runs (a Cilk part's range split in leaves, a void function's last spawns). The
+ * children must not read what ends with this body: its scratch block is given back at its flush
+ * (chanflowc forwards only where a function keeps no locals whose address children get). */
+void chanflow_forward_children(chanflow_ctx* ctx) {
+  for (uint p = 0; p < ctx->env->ports; ++p) {
+    const uint base = chanflow_patch_base(ctx->env, p);
+    for (uint k = 0; k < ctx->count[p]; ++k)
+      if (ctx->patch[base + k] != 0u) ctx->patch[base + k] = CHANFLOW_FORWARD_SLOT;
+  }
+}
 
 /* Returns `value` from this task or continuation into its result slot. The parent is told
  * (its join counter) when the task has finished, after the flush, not here. */

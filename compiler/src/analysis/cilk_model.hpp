@@ -103,6 +103,9 @@ struct CilkFunction {
   /// iterations (`__chanflow_group_item()` is the work-item, `__chanflow_group_items()` their number).
   bool group = false;
   bool returns_value() const { return !decl->getReturnType()->isVoidType(); }
+  /// Whether a run of it can leave a continuation: some sync point resumes (a function whose every
+  /// sync hands its children its own return, chanflow_forward_children, has no continuation stack).
+  bool waits() const { return frame.resume_points > 0; }
   /// Result-carrying spawn sites: with one, the frame needs no per-slot site numbers.
   unsigned result_sites() const {
     unsigned n = 0;

@@ -43,24 +43,56 @@ const clang::Stmt* SyncFlow::parent(const clang::Stmt* s) const { return parent_
 // Of the locals in scope at a sync, those the code after it may use, and those results are
 // delivered into. A local is kept if it is named after the sync in the source, or anywhere in a
 // loop around it (the next iteration); with a goto in the function, every local is kept.
+// A `return` after the sync in a block around it ends what can run after the sync: uses written
+// after that return are not kept (a base case `if (n <= B) { ...; cilk_sync; return; }` keeps
+// nothing the general case below it names), nor are loops around that block.
 std::vector<const clang::VarDecl*> SyncFlow::live(const std::vector<const clang::VarDecl*>& in_scope, const SyncAt& at) const {
   if (F.has_goto) return in_scope;
   const clang::SourceManager& sm = Ctx.getSourceManager();
+  const auto [end, block] = returns_after(at);
   std::vector<clang::SourceRange> loops;
-  for (const clang::Stmt* p = parent(at.stmt); p && p != F.decl->getBody(); p = parent(p))
+  for (const clang::Stmt* p = parent(at.stmt); p && p != F.decl->getBody() && p != block; p = parent(p))
     if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt>(p)) loops.push_back(p->getSourceRange());
   std::vector<const clang::VarDecl*> out;
   for (const clang::VarDecl* v : in_scope) {
     bool used = pending_root(v, at);
     for (clang::SourceLocation use : uses(v)) {
       if (used) break;
-      used = sm.isBeforeInTranslationUnit(at.stmt->getEndLoc(), use);
+      used = sm.isBeforeInTranslationUnit(at.stmt->getEndLoc(), use) &&
+             (end.isInvalid() || !sm.isBeforeInTranslationUnit(end, use));
       for (const clang::SourceRange& loop : loops)
         used = used || (!sm.isBeforeInTranslationUnit(use, loop.getBegin()) && !sm.isBeforeInTranslationUnit(loop.getEnd(), use));
     }
     if (used) out.push_back(v);
   }
   return out;
+}
+
+// The first `return` written after sync `at` in a block around it, where nothing between them
+// (nor in the statement holding `at`) can leave the block another way (a break or continue,
+// which may target a loop or switch outside it): its end and the block; none if there is none.
+std::pair<clang::SourceLocation, const clang::Stmt*> SyncFlow::returns_after(const SyncAt& at) const {
+  const auto leaves = [](const clang::Stmt* s, const auto& self) -> bool {
+    if (!s) return false;
+    if (llvm::isa<clang::BreakStmt, clang::ContinueStmt>(s)) return true;
+    for (const clang::Stmt* c : s->children())
+      if (self(c, self)) return true;
+    return false;
+  };
+  const clang::Stmt* x = at.stmt;
+  for (const clang::Stmt* p = at.end ? at.stmt : parent(x); p; x = p, p = parent(p)) {
+    if (const auto* c = llvm::dyn_cast<clang::CompoundStmt>(p)) {
+      auto it = std::find(c->body_begin(), c->body_end(), x);
+      if (x != p && it == c->body_end()) return {};
+      if (x != p && leaves(x, leaves)) return {};
+      for (it = x == p ? c->body_end() : std::next(it); it != c->body_end(); ++it) {
+        if (llvm::isa<clang::ReturnStmt>(*it)) return {(*it)->getEndLoc(), c};
+        if (leaves(*it, leaves)) return {};
+      }
+    }
+    if (p == F.decl->getBody()) break;
+  }
+  return {};
 }
 
 // Where each local is named, and whether the function has a switch (for jumps()).

@@ -46,6 +46,7 @@ class SyncFlow {
   const std::vector<clang::SourceLocation>& uses(const clang::VarDecl* v) const;
   bool precedes(const clang::Stmt* p, const SyncAt& at) const;
   bool pending_root(const clang::VarDecl* v, const SyncAt& at) const;
+  std::pair<clang::SourceLocation, const clang::Stmt*> returns_after(const SyncAt& at) const;
   const clang::Stmt* parent(const clang::Stmt* s) const;
 
   clang::ASTContext& Ctx;

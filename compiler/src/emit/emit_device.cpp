@@ -180,7 +180,7 @@ class FunctionPrinter : public ResumablePrinter {
     // The task node's port, or the continuation node's where code after a sync spawns (its ports
     // are the children's only: it waits again in its own frame).
     const std::string port =
-        F.continuation_spawns
+        F.continuation_spawns && F.waits()
             ? fmt::format("(cf_frame ? CHANFLOW_PORT({0}__sync, {1}) : CHANFLOW_PORT({0}__spawn, {1}))", F.name, callee.name)
             : fmt::format("CHANFLOW_PORT({}__spawn, {})", F.name, callee.name);
     if (s.result == ResultKind::None) {
@@ -259,9 +259,11 @@ class FunctionPrinter : public ResumablePrinter {
   }
 
   // A sync: with children outstanding, save what is in scope and end the kernel; resume here.
-  // `keep_return`: the return value is computed before it (`return e;`) and saved too.
+  // `keep_return`: the return value is computed before it (`return e;`) and saved too. A tail
+  // sync hands the children this task's return instead (forwards).
   std::string sync_point(const std::vector<const clang::VarDecl*>& in_scope, const SyncAt& at, bool keep_return) {
     if (F.spawns.empty() || !Flow.may_have_children(at)) return "";
+    if (forwards(at)) return "if (cf_spawned) {\n  chanflow_forward_children(cf_ctx);\n  return;\n}\n";
     const unsigned k = ++Resumes;
     Layout.resume_loops.push_back(Loops);
     keep_return = keep_return && F.returns_value();
@@ -297,6 +299,41 @@ class FunctionPrinter : public ResumablePrinter {
     out += deliveries(in_scope, at);
     out += "  cf_spawned = 0;\n}\n";
     return out;
+  }
+
+  // Whether the sync at `at` is a tail its children can return through (chanflow_forward_children:
+  // no continuation runs): after it the function only returns, with nothing to give back, none of
+  // the children outstanding there has a result to deliver, and none can read anything that ends
+  // with this task (no boxed locals, no alloca blocks). Not a batch's sync in a loop; not where a
+  // goto or switch could jump back before it.
+  bool forwards(const SyncAt& at) const {
+    if (F.returns_value() || !F.boxed.empty() || Allocas || BatchSync || Flow.jumps()) return false;
+    for (const SpawnSite& s : F.spawns)
+      if (s.result != ResultKind::None && Flow.outstanding(s, at)) return false;
+    return tail(at.stmt);
+  }
+
+  // Whether nothing but `return;` can follow statement `s` in the function: it is the body, a
+  // return, or the last statement (or followed by `return;`) of blocks and if-branches up to it.
+  bool tail(const clang::Stmt* s) const {
+    const clang::Stmt* body = F.decl->getBody();
+    while (s != body && !llvm::isa<clang::ReturnStmt>(s)) {
+      const auto parents = Ctx.getParents(*s);
+      const clang::Stmt* up = parents.empty() ? nullptr : parents[0].get<clang::Stmt>();
+      if (const auto* c = llvm::dyn_cast_or_null<clang::CompoundStmt>(up)) {
+        const auto at = std::find(c->body_begin(), c->body_end(), s);
+        if (at == c->body_end()) return false;
+        if (std::next(at) != c->body_end()) {
+          const auto* r = llvm::dyn_cast<clang::ReturnStmt>(*std::next(at));
+          if (!r || r->getRetValue()) return false;
+          return true;  // `return;` next
+        }
+      } else if (!llvm::isa_and_nonnull<clang::IfStmt>(up)) {
+        return false;  // in a loop, a switch, an expression
+      }
+      s = up;
+    }
+    return true;
   }
 
   // Each filled slot to its destination, by the spawn site that filled it: with static slots, the
@@ -436,6 +473,12 @@ std::string emit_device_code(clang::ASTContext& ctx, const CilkProgram& program)
     }
     if (f.spawns.empty()) {
       out += fmt::format("void {0}__task_body(__global {0}__task* t, chanflow_ctx* ctx) {{ {0}__run(t, ctx); }}\n"
+                         "CHANFLOW_YIELDING_KERNEL_NODE({0}__spawn, {0}__task, {0}__task_body)\n",
+                         n);
+      continue;
+    }
+    if (!f.waits()) {  // every sync forwards: no frame is ever resumed
+      out += fmt::format("void {0}__task_body(__global {0}__task* t, chanflow_ctx* ctx) {{ {0}__run(t, 0, ctx); }}\n"
                          "CHANFLOW_YIELDING_KERNEL_NODE({0}__spawn, {0}__task, {0}__task_body)\n",
                          n);
       continue;

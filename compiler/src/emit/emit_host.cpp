@@ -113,7 +113,7 @@ std::string emit_graph_cpp(const CilkProgram& program, const std::string& types_
                      widest);
   for (const CilkFunction& f : program.functions) {
     out += fmt::format("  auto& {0} = p.task_stack(\"{0}\", sizeof({0}__task));\n", f.name);
-    if (!f.spawns.empty()) out += fmt::format("  auto& {0}_cont = p.continuation_stack(\"{0}_cont\", sizeof({0}__frame));\n", f.name);
+    if (f.waits()) out += fmt::format("  auto& {0}_cont = p.continuation_stack(\"{0}_cont\", sizeof({0}__frame));\n", f.name);
     if (!f.boxed.empty())
       out += fmt::format("  {0}_cont.set_frame_scratch({{.bytes = [](std::uint32_t) {{ return sizeof({0}__box); }}, "
                          ".taken_by_tasks = true}});\n",
@@ -124,20 +124,23 @@ std::string emit_graph_cpp(const CilkProgram& program, const std::string& types_
     out += fmt::format("  // {}\n", n);
     out += fmt::format("  auto& {0}__spawn = p.kernel(\"{0}__spawn\", sizeof({0}__task));\n  make_edge({0}, {0}__spawn);\n", n);
     if (f.spawns.empty()) continue;
-    out += fmt::format("  auto& {0}__sync = p.kernel(\"{0}__sync\", sizeof({0}__frame));\n  make_edge({0}_cont, {0}__sync);\n", n);
+    // A function whose every sync forwards its children (chanflow_forward_children) has no
+    // continuation: no stack, no node, no Continuation edge.
+    if (f.waits())
+      out += fmt::format("  auto& {0}__sync = p.kernel(\"{0}__sync\", sizeof({0}__frame));\n  make_edge({0}_cont, {0}__sync);\n", n);
     // The continuation node has children ports only where code after a sync spawns: it waits for
     // them in its own frame (chanflow_continue_in_place), so it never needs room on its own stack.
     for (const char* node : {"__spawn", "__sync"}) {
       const bool task = node == std::string("__spawn");
-      if (!task && !f.continuation_spawns) break;  // it only returns
-      if (task) out += fmt::format("  make_edge({0}{1}, {0}_cont, chanflow::Continuation{{}});\n", n, node);
+      if (!task && (!f.continuation_spawns || !f.waits())) break;  // it only returns
+      if (task && f.waits()) out += fmt::format("  make_edge({0}{1}, {0}_cont, chanflow::Continuation{{}});\n", n, node);
       for (const CilkFunction* callee : f.callees)
         out += fmt::format("  make_edge({0}{1}, {2}, chanflow::Children{{.max_per_item = {3}}});\n", n, node, callee->name,
                            spawn_bound(program, f, *callee));
       // Callees no run of the body spawns together share their staging; the continuation port,
       // which every run that waits uses, shares with none.
       std::vector<const CilkFunction*> ports(f.callees.begin(), f.callees.end());
-      const std::size_t first = task ? 1 : 0, count = first + ports.size();
+      const std::size_t first = task && f.waits() ? 1 : 0, count = first + ports.size();
       if (count > 32) continue;
       std::vector<std::string> masks;
       for (std::size_t p = 0; p < count; ++p) {
@@ -165,12 +168,14 @@ std::string emit_dot(const CilkProgram& program) {
     out += fmt::format("  \"{0}\" [shape=box3d, label=\"{0}\\ntask stack\"];\n", f.name);
     out += fmt::format("  \"{0}__spawn\" [shape=ellipse];\n  \"{0}\" -> \"{0}__spawn\";\n", f.name);
     if (f.spawns.empty()) continue;
-    out += fmt::format("  \"{0}_cont\" [shape=box3d, label=\"{0}_cont\\ncontinuation stack\"];\n", f.name);
-    out += fmt::format("  \"{0}__sync\" [shape=ellipse];\n  \"{0}_cont\" -> \"{0}__sync\";\n", f.name);
+    if (f.waits()) {
+      out += fmt::format("  \"{0}_cont\" [shape=box3d, label=\"{0}_cont\\ncontinuation stack\"];\n", f.name);
+      out += fmt::format("  \"{0}__sync\" [shape=ellipse];\n  \"{0}_cont\" -> \"{0}__sync\";\n", f.name);
+    }
     for (const char* node : {"__spawn", "__sync"}) {
       const bool task = node == std::string("__spawn");
-      if (!task && !f.continuation_spawns) break;
-      if (task) out += fmt::format("  \"{0}{1}\" -> \"{0}_cont\" [label=\"continuation (same depth)\", style=dashed];\n", f.name, node);
+      if (!task && (!f.continuation_spawns || !f.waits())) break;
+      if (task && f.waits()) out += fmt::format("  \"{0}{1}\" -> \"{0}_cont\" [label=\"continuation (same depth)\", style=dashed];\n", f.name, node);
       for (const CilkFunction* callee : f.callees)
         out += fmt::format("  \"{0}{1}\" -> \"{2}\" [label=\"children (depth + 1), up to {3}\"];\n", f.name, node,
                            callee->name, spawn_bound(program, f, *callee));
