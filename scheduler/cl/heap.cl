@@ -20,6 +20,12 @@ __global chanflow_heap_block* chanflow_heap_block_at(__global const chanflow_hea
   return (__global chanflow_heap_block*)(h->base + unit * CHANFLOW_HEAP_UNIT);
 }
 
+/* The shard a work-item allocates from and frees to: by its global id, so that the items of one
+ * work-group (which a task node's tasks are: compiled Strassen's 49 tasks of a level in one group,
+ * each taking its temporaries) spread over the lists instead of retrying one head's exchange in
+ * turn. */
+uint chanflow_heap_shard(void) { return (uint)get_global_id(0) % CHANFLOW_HEAP_SHARDS; }
+
 /* Pushes the block at `unit` on free list `list`. */
 void chanflow_heap_push(__global chanflow_heap* h, uint list, ulong unit) {
   volatile __global ulong* head = h->heads + list;
@@ -71,7 +77,7 @@ __attribute__((noinline)) __global void* chanflow_malloc(__global const chanflow
   const uint c = chanflow_heap_class_of(bytes);
   ulong unit1 = 0ul;
   if (c < CHANFLOW_HEAP_CLASSES) {
-    const uint shard = (uint)get_group_id(0) % CHANFLOW_HEAP_SHARDS;
+    const uint shard = chanflow_heap_shard();
     /* Its own shard first, then the others: blocks freed by other work-groups (a frame freed by
      * its continuation, a run before this one) are reused before the arena grows, so a program
      * that frees what it allocates keeps to its high-water mark however often it runs (fresh
@@ -93,7 +99,7 @@ __attribute__((noinline)) __global void* chanflow_malloc(__global const chanflow
   }
   __global chanflow_heap_block* b = chanflow_heap_block_at(h, unit1 - 1ul);
   atomic_xchg(&b->state, CHANFLOW_HEAP_USED);
-  atom_inc(&h->live[(get_group_id(0) % CHANFLOW_HEAP_SHARDS) * CHANFLOW_HEAP_LIVE_STRIDE]);
+  atom_inc(&h->live[chanflow_heap_shard() * CHANFLOW_HEAP_LIVE_STRIDE]);
   return (__global void*)(b + 1);
 }
 
@@ -124,7 +130,7 @@ __attribute__((noinline)) void chanflow_free(__global const chanflow_node_env* e
     return;
   }
   const ulong unit = ((ulong)b - h->base) / CHANFLOW_HEAP_UNIT;
-  const uint shard = (uint)get_group_id(0) % CHANFLOW_HEAP_SHARDS;
+  const uint shard = chanflow_heap_shard();
   atom_dec(&h->live[shard * CHANFLOW_HEAP_LIVE_STRIDE]);
   chanflow_heap_push(h, atomic_add(&b->size_class, 0u) * CHANFLOW_HEAP_SHARDS + shard, unit);
 }

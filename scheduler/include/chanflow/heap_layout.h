@@ -6,8 +6,8 @@
  * of CHANFLOW_HEAP_CLASSES size classes (four per doubling: at most a quarter wasted). A block
  * never changes class and the arena never shrinks: fresh blocks come from `bump`, freed ones go
  * on a free list of their class, one of CHANFLOW_HEAP_SHARDS lists per class so that
- * work-groups freeing and allocating at once mostly touch different words (a work-group uses
- * the shard of its group id). A free list is a lock-free stack whose 64-bit head is the top
+ * work-items freeing and allocating at once mostly touch different words (a work-item uses the
+ * shard of its global id). A free list is a lock-free stack whose 64-bit head is the top
  * block's unit + 1 in its low CHANFLOW_HEAP_UNIT_BITS bits and, above them, a tag counting the
  * head's changes (so a head read before another work-group popped and pushed the same block
  * again is refused: the ABA problem). */
@@ -48,9 +48,9 @@ typedef struct chanflow_heap {
   chanflow_u64 sink_bytes;
   chanflow_u64 pad[3];
   chanflow_u64 heads[CHANFLOW_HEAP_CLASSES * CHANFLOW_HEAP_SHARDS]; /* class c, shard s at c * SHARDS + s */
-  /* Blocks handed out less blocks given back, counted by shard (a work-group's, at
+  /* Blocks handed out less blocks given back, counted by shard (a work-item's, at
    * s * CHANFLOW_HEAP_LIVE_STRIDE: a 128-byte line each) modulo 2^64: their sum is the blocks
-   * live, one shard's alone means nothing (a block is often freed by another work-group than took
+   * live, one shard's alone means nothing (a block is often freed by another work-item than took
    * it). The host maps none of the arena when none is live. */
   chanflow_u64 live[CHANFLOW_HEAP_SHARDS * CHANFLOW_HEAP_LIVE_STRIDE];
 } chanflow_heap;
