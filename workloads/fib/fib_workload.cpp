@@ -36,7 +36,7 @@ class FibInstance final : public Instance {
       m.ms = time_ms([&] { value = impl == "tbb-fine" ? fib_tbb_fine(n_) : fib_tbb_cutoff(n_); });
     } else if (impl == "chanflow-compiled") {
       m.threads = 0;
-      const RunSettings cilk = settings_.for_device(runtime_.caps(), cilk::footprint(footprint()));
+      const RunSettings cilk = cilk::settings_for(settings_, runtime_.caps(), footprint());
       FibResult r;
       m.ms = time_ms([&] { r = fib_compiled(runtime_, n_, cilk); });
       value = r.value;

@@ -43,7 +43,7 @@ class QueensInstance final : public Instance {
         m.stats = std::move(r.stats);
       } else if (impl == "chanflow-compiled") {
         m.threads = 0;
-        const RunSettings cilk = settings_.for_device(runtime_.caps(), cilk::footprint(footprint()));
+        const RunSettings cilk = cilk::settings_for(settings_, runtime_.caps(), footprint());
         QueensResult r;
         m.ms = time_ms([&] { r = queens_compiled(runtime_, n_, cilk); });
         value = r.value;

@@ -69,7 +69,7 @@ class SortInstance final : public Instance {
     } else if (impl == "chanflow-compiled" && sizeof(Key) == 4) {
       m.threads = 0;
       runtime_.svm_write(data_svm_.get(), input_.data(), n_ * sizeof(Key));
-      const RunSettings compiled = settings_.for_device(runtime_.caps(), cilk::footprint(footprint()));
+      const RunSettings compiled = cilk::settings_for(settings_, runtime_.caps(), footprint());
       RunStats stats;
       m.ms = time_ms([&] { stats = sort_compiled(runtime_, data_svm_, tmp_svm_, n_, compiled); });
       runtime_.svm_read(work_.data(), data_svm_.get(), n_ * sizeof(Key));

@@ -107,7 +107,7 @@ class StrassenInstance final : public Instance {
     } else if (impl == "chanflow-compiled" && Traits<Real>::precision == Precision::F32) {
       m.threads = 0;
       runtime_.svm_write(c_svm_.get(), c_.data(), n_ * n_ * sizeof(Real));
-      RunSettings compiled = settings_.for_device(runtime_.caps(), cilk::footprint(strassen_footprint(n_)));
+      RunSettings compiled = cilk::settings_for(settings_, runtime_.caps(), strassen_footprint(n_));
       compiled.heap_bytes = std::max(compiled.heap_bytes, strassen_compiled_heap_bytes(n_));
       RunStats stats;
       m.ms = time_ms([&] { stats = strassen_compiled(runtime_, a_svm_, b_svm_, c_svm_, n_, compiled, settings_.capacity != 0);

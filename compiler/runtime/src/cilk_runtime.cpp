@@ -114,8 +114,9 @@ class Process {
 
   void use(const Runtime& runtime, const RunSettings& settings, Capacity capacity) {
     std::lock_guard lock(mutex_);
-    const RunSettings resolved = settings.for_device(runtime.caps(), footprint());
+    const RunSettings resolved = settings.for_device(runtime.caps());
     capacity_fixed_ = settings.capacity != 0 && capacity == Capacity::Exactly;
+    wg_asked_ = settings.wg_size != 0;
     if (external_ != &runtime || settings_ != resolved) {  // built for another device or shape
       kept_.clear();
       if (external_ != &runtime) device_heap_.reset();
@@ -166,7 +167,8 @@ class Process {
       // asked (StackFootprint's CPU capacity), or a work-group's request where that is more
       // (ProgramGraph::spawns_per_item), and the device's work-group size.
       capacity_fixed_ = settings_.capacity != 0;
-      settings_ = settings_.for_device(runtime_->caps(), footprint());
+      wg_asked_ = settings_.wg_size != 0;
+      settings_ = settings_.for_device(runtime_->caps());
       if (env_string("CHANFLOW_STATS", "") == "1") std::atexit([] { Process::get().print_stats(); });
     });
     return *runtime_;
@@ -212,12 +214,13 @@ class Process {
     return true;
   }
 
-  std::uint64_t call(BuildFunction build, const char* root_stack, const void* task, std::size_t task_bytes) {
+  std::uint64_t call(BuildFunction build, const char* root_stack, const void* task, std::size_t task_bytes,
+                     bool loop_leaves) {
     const Runtime& rt = runtime();
     std::lock_guard lock(mutex_);
     // An embedding program (chanflow bench) reports failures itself; a compiled program says why and exits.
     try {
-      return run(rt, build, root_stack, task, task_bytes);
+      return run(rt, build, root_stack, task, task_bytes, loop_leaves);
     } catch (const StackDepthError& e) {
       if (external_) throw;
       fail(depth_message(e));
@@ -240,12 +243,18 @@ class Process {
     SvmBuffer result;
   };
 
-  Kept& kept(const Runtime& rt, BuildFunction build, const char* root_stack) {
+  Kept& kept(const Runtime& rt, BuildFunction build, const char* root_stack, bool loop_leaves) {
     auto [it, fresh] = kept_.try_emplace({build, root_stack});
     Kept& k = it->second;
     if (!fresh) return k;
     try {
-      k.graph = std::make_unique<Graph>(rt, settings_.graph_options());
+      // A program with cilk_for leaves (work-group tasks whose items share a loop's iterations)
+      // runs groups of at most CHANFLOW_LOOP_WG_GPU items unless a size was asked for: a loop
+      // shorter than the group leaves the rest idle.
+      GraphOptions options = settings_.graph_options();
+      if (loop_leaves && !wg_asked_) options.wg_size = std::min<std::uint32_t>(options.wg_size, CHANFLOW_LOOP_WG_GPU);
+      wg_used_ = options.wg_size;
+      k.graph = std::make_unique<Graph>(rt, options);
       k.program = std::make_unique<ProgramGraph>(*k.graph, settings_.capacity, capacity_fixed_);
       build(*k.program);
       if (k.program->wants_heap()) k.graph->set_heap(device_heap(rt));
@@ -269,8 +278,8 @@ class Process {
   }
 
   std::uint64_t run(const Runtime& rt, BuildFunction build, const char* root_stack, const void* task,
-                    std::size_t task_bytes) {
-    Kept& k = kept(rt, build, root_stack);
+                    std::size_t task_bytes, bool loop_leaves) {
+    Kept& k = kept(rt, build, root_stack, loop_leaves);
     Graph& graph = *k.graph;
     rt.svm_fill_zero_async(k.result.get(), k.result.size());
     for (KernelNode* node : k.program->kernels()) {  // the heap as it is now
@@ -383,7 +392,7 @@ class Process {
                t.wall_ms > 0 ? 100.0 * t.aggregator_ms / t.wall_ms : 0.0);
     const RunSettings& s = settings_;
     fmt::print(stderr, "chanflow: settings: {} CEs per stack level, work-groups of {}, {} policy, {} dispatch, {} channel-table slots\n",
-               s.capacity, s.wg_size, s.policy, to_string(s.dispatch), s.max_channels);
+               s.capacity, wg_used_ ? wg_used_ : s.wg_size, s.policy, to_string(s.dispatch), s.max_channels);
     if (device_heap_)
       fmt::print(stderr, "chanflow: device heap: {:.1f} MiB of {:.0f} MiB used at most (CHANFLOW_HEAP, --heap)\n",
                  static_cast<double>(device_heap_->high_water_bytes()) / (1 << 20),
@@ -401,6 +410,8 @@ class Process {
   RunStats last_;
   bool map_for_host_ = false;
   bool capacity_fixed_ = false;  // the capacity was asked for, not left to the device
+  bool wg_asked_ = false;        // so was the work-group size
+  std::uint32_t wg_used_ = 0;    // the last graph's work-group size
   std::recursive_mutex mutex_;
   std::map<void*, SvmBuffer> heap_;  // destroyed before runtime_ (declared after it)
   std::unique_ptr<DeviceHeap> device_heap_;  // the same
@@ -430,8 +441,9 @@ KernelNode& ProgramGraph::kernel(const char* name, std::size_t input_ce_bytes) {
   return k;
 }
 
-std::uint64_t call(BuildFunction build, const char* root_stack, const void* task, std::size_t task_bytes) {
-  return Process::get().call(build, root_stack, task, task_bytes);
+std::uint64_t call(BuildFunction build, const char* root_stack, const void* task, std::size_t task_bytes,
+                   bool loop_leaves) {
+  return Process::get().call(build, root_stack, task, task_bytes, loop_leaves);
 }
 
 void use(const Runtime& runtime, const RunSettings& settings, Capacity capacity) {
@@ -444,9 +456,10 @@ void uses(const SvmBuffer& buffer) { Process::get().uses(buffer); }
 
 RunStats last_stats() { return Process::get().last_stats(); }
 
-StackFootprint footprint(StackFootprint f) {
-  f.max_wg = f.max_wg ? std::min<std::uint32_t>(f.max_wg, CHANFLOW_LOOP_WG_GPU) : CHANFLOW_LOOP_WG_GPU;
-  return f;
+RunSettings settings_for(const RunSettings& asked, const DeviceCaps& caps, const StackFootprint& footprint) {
+  RunSettings s = asked.for_device(caps, footprint);
+  s.wg_size = asked.wg_size;
+  return s;
 }
 
 }  // namespace chanflow::cilk

@@ -10,6 +10,8 @@
 #include <clang/Rewrite/Core/Rewriter.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace chanflow::compiler {
 namespace {
 
@@ -155,10 +157,12 @@ std::string emit_graph_cpp(const CilkProgram& program, const std::string& types_
     }
   }
   out += "}\n\n}  // namespace\n\n";
+  // Whether the program has cilk_for leaves (work-group tasks): its work-groups are narrower then.
+  const bool leaves = std::any_of(program.functions.begin(), program.functions.end(), [](const CilkFunction& f) { return f.group; });
   for (const CilkFunction& f : program.functions)
     out += fmt::format("extern \"C\" unsigned long long {0}__call_on_device(const {0}__task* task) {{\n"
-                       "  return chanflow::cilk::call(build, \"{0}\", task, sizeof *task);\n}}\n",
-                       f.name);
+                       "  return chanflow::cilk::call(build, \"{0}\", task, sizeof *task{1});\n}}\n",
+                       f.name, leaves ? ", true" : "");
   return out;
 }
 

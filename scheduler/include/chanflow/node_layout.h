@@ -51,10 +51,11 @@
    : (n) / CHANFLOW_LOOP_LEAVES_GPU < 16384                 ? (n) / CHANFLOW_LOOP_LEAVES_GPU             \
                                                             : 16384)
 #define CHANFLOW_LOOP_INLINE_CPU 65536
-/* The widest work-group a compiled program asks for on a GPU (chanflow::cilk::footprint): a leaf's
- * work-items share its iterations, and a loop shorter than the group leaves the rest idle (the
- * 64 rows of Strassen's base case: three quarters of a 256-item group, half of a 128-item one;
- * compiled Strassen 2048 on an H200: 18.4 ms in groups of 256, 11.9 in groups of 128). */
+/* The widest work-group a compiled program with cilk_for leaves runs unless asked (the compiled
+ * runtime, cilk_runtime.cpp): a leaf's work-items share its iterations, and a loop shorter than
+ * the group leaves the rest idle (the 64 rows of Strassen's base case: three quarters of a
+ * 256-item group, half of a 128-item one; compiled Strassen 2048 on an H200: 18.4 ms in groups
+ * of 256, 11.9 in groups of 128). */
 #define CHANFLOW_LOOP_WG_GPU 128
 
 /* Error codes a dispatch reports through chanflow_status (the first one of a run wins). */

@@ -6,7 +6,7 @@
 // How calls run is a RunSettings (chanflow/run_settings.hpp) read from the environment that
 // `chanflow run FILE.c` sets from its flags (RunSettings::from_environment): CHANFLOW_CAPACITY
 // (CEs per stack level, default 4096), CHANFLOW_WG (work-group size; default the device's: 64 on
-// CPUs, 256 on GPUs, at most 128 here: footprint()), CHANFLOW_POLICY (levelized | greedy), CHANFLOW_DISPATCH (auto | claimed |
+// CPUs, 256 on GPUs, at most 128 for a program with cilk_for leaves), CHANFLOW_POLICY (levelized | greedy), CHANFLOW_DISPATCH (auto | claimed |
 // planned | host), CHANFLOW_SWEEP_GROUPS, CHANFLOW_MAX_CHANNELS (channel-table slots, 1024: every
 // level of every Cilk function's stacks takes one, so it bounds the recursion depth),
 // CHANFLOW_HEAP (the device heap of a program whose device code allocates: bytes, or 512M, 2G;
@@ -73,10 +73,11 @@ using BuildFunction = void (*)(ProgramGraph&);
 /// (an embedding program sized it for its own graphs; a compiled level is made as large as one
 /// work-group's request where that is more, as for a capacity left to the device).
 enum class Capacity { Exactly, AtLeast };
-/// What a compiled program asks of the device's defaults (RunSettings::for_device), on top of an
-/// embedding program's own `f`: work-groups no wider than CHANFLOW_LOOP_WG_GPU, since its
-/// cilk_for leaves share a loop's iterations among a group's work-items.
-StackFootprint footprint(StackFootprint f = {});
+/// The settings an embedding program passes to use(): the capacity its own `footprint` gives on
+/// this device, and the work-group size only if `asked` has one (else each compiled program's:
+/// the device's, and at most CHANFLOW_LOOP_WG_GPU items where it has cilk_for leaves, whose
+/// work-items share a loop's iterations).
+RunSettings settings_for(const RunSettings& asked, const DeviceCaps& caps, const StackFootprint& footprint);
 void use(const Runtime& runtime, const RunSettings& settings, Capacity capacity = Capacity::Exactly);
 /// For such a program: the calls that follow may reach `buffer`, SVM of its own (an array to sort)
 /// that their arguments point into (a device without fine-grain SVM must be told), until forget().
@@ -89,7 +90,8 @@ void forget(const Runtime& runtime);
 RunStats last_stats();
 
 /// Runs `root_stack`'s function on `task` (a task CE, its chanflow_task header zero) and returns
-/// the 64 bits of its result.
-std::uint64_t call(BuildFunction build, const char* root_stack, const void* task, std::size_t task_bytes);
+/// the 64 bits of its result. `loop_leaves`: the program has cilk_for leaves (chanflowc says).
+std::uint64_t call(BuildFunction build, const char* root_stack, const void* task, std::size_t task_bytes,
+                   bool loop_leaves = false);
 
 }  // namespace chanflow::cilk
