@@ -4,9 +4,9 @@
 #include "chanflow/cilk_runtime.hpp"
 
 #include "chanflow/cilk_host.h"
+#include "run_report.hpp"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <unistd.h>
 
@@ -37,71 +37,6 @@ std::string env_string(const char* name, const char* fallback) {
   fmt::print(stderr, "chanflow: {}\n", message);
   std::exit(1);
 }
-
-// Statistics over every call of the process, printed at exit with CHANFLOW_STATS=1.
-struct Totals {
-  std::uint64_t calls = 0, rounds = 0, dispatches = 0, ces = 0, yields = 0, restarts = 0;
-  double wall_ms = 0, aggregator_ms = 0;
-  std::uint32_t max_level = 0;
-  std::string device;
-  std::map<std::string, std::uint64_t> restarts_per_port;  // "F__spawn:port", as RunStats names them
-};
-
-// Where tasks resumed, in the program's words: F__spawn's port F_cont is its frame, any other
-// port the stack of a function it spawns ("fib: 12 before its frame, 131 at its spawns of fib").
-std::string describe_restarts(const std::map<std::string, std::uint64_t>& per_port) {
-  std::map<std::string, std::vector<std::string>> by_function;
-  for (const auto& [key, count] : per_port) {
-    const auto colon = key.find(':');
-    std::string function = key.substr(0, colon);
-    if (const auto at = function.rfind("__spawn"); at != std::string::npos) function.erase(at);
-    const std::string port = key.substr(colon + 1);
-    by_function[function].push_back(port == function + "_cont" ? fmt::format("{} before its frame", count)
-                                                                 : fmt::format("{} at its spawns of {}", count, port));
-  }
-  std::string out;
-  for (const auto& [function, parts] : by_function)
-    out += fmt::format("{}{}: {}", out.empty() ? "" : "; ", function, fmt::join(parts, ", "));
-  return out;
-}
-
-// A call that has run a few seconds (CHANFLOW_PROGRESS_AFTER_MS, 3000) shows on a terminal what
-// it has done so far (tasks and frames run, the deepest level, the time), on one line it
-// rewrites; nothing when standard error is not a terminal, or the program embeds the runtime
-// (chanflow bench shows its own).
-class Progress {
- public:
-  Progress(std::string function, bool shown)
-      : function_(std::move(function)), shown_(shown), after_ms_(shown ? progress_after_ms() : 0) {}
-
-  std::function<void(const RunStats&, double)> callback() {
-    if (!shown_) return {};
-    return [this](const RunStats& s, double ms) {
-      if (ms < after_ms_ || (printed_ && ms - last_ms_ < 500)) return;
-      last_ms_ = ms;
-      printed_ = true;
-      fmt::print(stderr, "\r\033[Kchanflow: {}: {} tasks and frames run, level {} reached, {:.1f} s", function_, s.ces,
-                 s.max_level, ms / 1e3);
-      std::fflush(stderr);
-    };
-  }
-  void clear() {
-    if (printed_) fmt::print(stderr, "\r\033[K");
-    printed_ = false;
-  }
-
- private:
-  static double progress_after_ms() {
-    const char* v = std::getenv("CHANFLOW_PROGRESS_AFTER_MS");
-    return v && *v ? std::strtod(v, nullptr) : 3000.0;
-  }
-
-  std::string function_;
-  bool shown_;
-  double after_ms_;
-  bool printed_ = false;
-  double last_ms_ = 0;
-};
 
 // The device and the heap main allocates from. The heap's blocks are coarse-grain SVM: mapped for
 // the host between calls, unmapped while a graph runs (where the device lacks fine-grain SVM).

@@ -1,0 +1,45 @@
+// What a compiled program tells its user about its calls (cilk_runtime.cpp's Process): the totals
+// CHANFLOW_STATS=1 prints at exit, where tasks resumed, and a long call's progress line.
+#pragma once
+
+#include "chanflow/chanflow.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+
+namespace chanflow::cilk {
+
+// Statistics over every call of the process, printed at exit with CHANFLOW_STATS=1.
+struct Totals {
+  std::uint64_t calls = 0, rounds = 0, dispatches = 0, ces = 0, yields = 0, restarts = 0;
+  double wall_ms = 0, aggregator_ms = 0;
+  std::uint32_t max_level = 0;
+  std::string device;
+  std::map<std::string, std::uint64_t> restarts_per_port;  // "F__spawn:port", as RunStats names them
+};
+
+// Where tasks resumed, in the program's words: F__spawn's port F_cont is its frame, any other
+// port the stack of a function it spawns ("fib: 12 before its frame, 131 at its spawns of fib").
+std::string describe_restarts(const std::map<std::string, std::uint64_t>& per_port);
+
+// A call that has run a few seconds (CHANFLOW_PROGRESS_AFTER_MS, 3000) shows on a terminal what
+// it has done so far (tasks and frames run, the deepest level, the time), on one line it
+// rewrites; nothing when standard error is not a terminal, or the program embeds the runtime
+// (chanflow bench shows its own).
+class Progress {
+ public:
+  Progress(std::string function, bool shown);
+  std::function<void(const RunStats&, double)> callback();
+  void clear();
+
+ private:
+  std::string function_;
+  bool shown_;
+  double after_ms_;
+  bool printed_ = false;
+  double last_ms_ = 0;
+};
+
+}  // namespace chanflow::cilk
