@@ -48,8 +48,9 @@ cl::Event Aggregator::enqueue_plan() {
 }
 
 // Work-groups for a sweep: each takes one batch, those starting later taking what earlier ones
-// produced, and every one runs the node's collectives even when it finds nothing (PoCL 3.1
-// mis-runs a kernel that skips them conditionally), so idle ones are not free. The first sweep
+// produced. On a CPU device every one runs the node's collectives even when it finds nothing
+// (PoCL 3.1 mis-runs a kernel that skips them conditionally), so idle ones are not free there;
+// elsewhere an idle one leaves at once (CHANFLOW_IDLE_GROUPS_LEAVE). The first sweep
 // of a stack gets room for what is ready and what it spawns; later ones a quarter more than the
 // batches the last sweeps found, and at least what the stack holds ready now (`own`: a wave of
 // leaves that arrives at once goes in one pass, not in passes and rounds growing by a quarter);
