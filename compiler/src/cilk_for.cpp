@@ -200,26 +200,29 @@ class LoopRewriter : public LoopSource {
       caps.add("long cf_grain", "cf_grain", "cf_grain", "cf_g");
       const std::string leaf_params = "long cf_lo, long cf_hi, const struct " + block + " *cf_caps" + caps.direct_params;
       const std::string part_params = leaf_params;
+      // Up to kFanOut spawns of `callee` (those `when` allows) over the parts of `step` iterations
+      // of [lo, hi): a loop of constant trip count, so no batch and no sync but the one after it.
+      auto spawn_loop = [&](const std::string& lo, const std::string& hi, const std::string& step, const std::string& when,
+                            const std::string& callee, const std::string& args) {
+        return fmt::format("for (int cf_c = 0; cf_c < {0}; cf_c++) {{ long cf_at = {1} + cf_c * {3}; if (cf_at < {2}) {{ "
+                           "long cf_end = {2} - cf_at < {3} ? {2} : cf_at + {3}; {4}cilk_spawn {5}(cf_at, cf_end, {6}); }} }} ",
+                           kFanOut, lo, hi, step, when, callee, args);
+      };
       // A part: its range split in up to kFanOut parts of equal grains, the leaves and the parts
-      // spawned by a loop each (of kFanOut spawns: no batch, so no sync but the last, which
-      // forwards: a part has no continuation).
-      const std::string split_loop = "for (int cf_c = 0; cf_c < {0}; cf_c++) {{ long cf_at = cf_lo + cf_c * cf_part; if (cf_at < cf_hi) {{ "
-                                     "long cf_end = cf_hi - cf_at < cf_part ? cf_hi : cf_at + cf_part; if (cf_end - cf_at {1} cf_grain) "
-                                     "cilk_spawn {2}(cf_at, cf_end, cf_caps{3}); }} }} ";
+      // spawned by a loop each; its one sync forwards (a part has no continuation).
+      const std::string part_args = "cf_caps" + caps.direct_passed;
       const std::string split =
           fmt::format("long cf_grains = (cf_hi - cf_lo + cf_grain - 1) / cf_grain; long cf_part = (cf_grains + {0} - 1) / {0} * cf_grain; ",
                       kFanOut) +
-          fmt::format(fmt::runtime(split_loop), kFanOut, "<=", leaf, caps.direct_passed) +
-          fmt::format(fmt::runtime(split_loop), kFanOut, ">", part, caps.direct_passed) + "cilk_sync;";
+          spawn_loop("cf_lo", "cf_hi", "cf_part", "if (cf_end - cf_at <= cf_grain) ", leaf, part_args) +
+          spawn_loop("cf_lo", "cf_hi", "cf_part", "if (cf_end - cf_at > cf_grain) ", part, part_args) + "cilk_sync;";
       // In main (whose spawns would each run a graph) the block is a host variable whose address
       // a Cilk function gets, so it lives in SVM (host_svm.cpp), and the range goes to a part.
       const std::string start = fmt::format("struct {} cf_caps = {{ {} }}; ", block, caps.at_call()) +
                                 (f->isMain() ? fmt::format("{}(0, cf_n, &cf_caps{});", part, caps.direct_outer)
-                                             : fmt::format("if ((cf_n + cf_g - 1) / cf_g <= {0}) {{ for (int cf_c = 0; cf_c < {0}; "
-                                                           "cf_c++) {{ long cf_at = cf_c * cf_g; if (cf_at < cf_n) cilk_spawn "
-                                                           "{1}(cf_at, cf_n - cf_at < cf_g ? cf_n : cf_at + cf_g, &cf_caps{2}); }} "
-                                                           "cilk_sync; }} else {3}(0, cf_n, &cf_caps{2});",
-                                                           kFanOut, leaf, caps.direct_outer, part));
+                                             : fmt::format("if ((cf_n + cf_g - 1) / cf_g <= {}) {{ {}cilk_sync; }} else {}(0, cf_n, &cf_caps{});",
+                                                           kFanOut, spawn_loop("0", "cf_n", "cf_g", "", leaf, "&cf_caps" + caps.direct_outer),
+                                                           part, caps.direct_outer));
       // On a CPU device a small loop runs where it is (__chanflow_loop_inline): its body as written,
       // over the range evaluated once above; otherwise its range is cut in the device's grains
       // (__chanflow_loop_grain). The body keeps its lines (#line), and what follows it the loop's last.

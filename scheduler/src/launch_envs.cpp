@@ -186,10 +186,12 @@ void Aggregator::lay_out() {
   // earned (doubling while they finish work): no host round trip between the passes.
   passes_ = sweeps_only_ ? chain_ : 1;
   std::uint64_t stack_ready = 0;  // CEs ready in any stack: what a sweep's work-groups start from
-  for (const auto& v : views_) stack_ready += v.in_stack ? v.ready : 0;
   std::map<const ChannelStackNode*, std::uint64_t> own_ready;  // and in each stack
   for (std::size_t i = 0; i < views_.size(); ++i)
-    if (watched_[i].stack) own_ready[watched_[i].stack] += views_[i].ready;
+    if (watched_[i].stack) {
+      stack_ready += views_[i].ready;
+      own_ready[watched_[i].stack] += views_[i].ready;
+    }
   // A planned sweep's grid is fixed for the round's passes; the planning kernel fills it.
   plans_.clear();
   for (std::size_t i = 0; i < launches.size(); ++i) {

@@ -95,6 +95,24 @@ std::pair<clang::SourceLocation, const clang::Stmt*> SyncFlow::returns_after(con
   return {};
 }
 
+bool SyncFlow::only_returns_after(const clang::Stmt* s) const {
+  const clang::Stmt* body = F.decl->getBody();
+  for (; s != body && !llvm::isa<clang::ReturnStmt>(s); s = parent(s)) {
+    const clang::Stmt* up = parent(s);
+    if (const auto* c = llvm::dyn_cast_or_null<clang::CompoundStmt>(up)) {
+      const auto at = std::find(c->body_begin(), c->body_end(), s);
+      if (at == c->body_end()) return false;
+      if (std::next(at) != c->body_end()) {  // then only `return;`
+        const auto* r = llvm::dyn_cast<clang::ReturnStmt>(*std::next(at));
+        return r && !r->getRetValue();
+      }
+    } else if (!llvm::isa_and_nonnull<clang::IfStmt>(up)) {
+      return false;  // in a loop, a switch, an expression
+    }
+  }
+  return true;
+}
+
 // Where each local is named, and whether the function has a switch (for jumps()).
 void SyncFlow::collect_uses(const clang::Stmt* s) {
   if (!s) return;

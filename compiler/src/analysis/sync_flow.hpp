@@ -38,6 +38,9 @@ class SyncFlow {
   /// The locals in scope just after statement `s`, and at the end of block `c`.
   std::vector<const clang::VarDecl*> scope_at(const clang::Stmt* s) const;
   std::vector<const clang::VarDecl*> scope_at_end(const clang::CompoundStmt* c) const;
+  /// Whether nothing but `return;` can follow statement `s`: it is the body, a return, or the last
+  /// statement (or followed by `return;`) of blocks and if-branches up to the body.
+  bool only_returns_after(const clang::Stmt* s) const;
   /// A goto or switch: a jump may skip a declaration or a sync.
   bool jumps() const { return F.has_goto || HasSwitch; }
 

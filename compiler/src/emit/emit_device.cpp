@@ -310,30 +310,7 @@ class FunctionPrinter : public ResumablePrinter {
     if (F.returns_value() || !F.boxed.empty() || Allocas || BatchSync || Flow.jumps()) return false;
     for (const SpawnSite& s : F.spawns)
       if (s.result != ResultKind::None && Flow.outstanding(s, at)) return false;
-    return tail(at.stmt);
-  }
-
-  // Whether nothing but `return;` can follow statement `s` in the function: it is the body, a
-  // return, or the last statement (or followed by `return;`) of blocks and if-branches up to it.
-  bool tail(const clang::Stmt* s) const {
-    const clang::Stmt* body = F.decl->getBody();
-    while (s != body && !llvm::isa<clang::ReturnStmt>(s)) {
-      const auto parents = Ctx.getParents(*s);
-      const clang::Stmt* up = parents.empty() ? nullptr : parents[0].get<clang::Stmt>();
-      if (const auto* c = llvm::dyn_cast_or_null<clang::CompoundStmt>(up)) {
-        const auto at = std::find(c->body_begin(), c->body_end(), s);
-        if (at == c->body_end()) return false;
-        if (std::next(at) != c->body_end()) {
-          const auto* r = llvm::dyn_cast<clang::ReturnStmt>(*std::next(at));
-          if (!r || r->getRetValue()) return false;
-          return true;  // `return;` next
-        }
-      } else if (!llvm::isa_and_nonnull<clang::IfStmt>(up)) {
-        return false;  // in a loop, a switch, an expression
-      }
-      s = up;
-    }
-    return true;
+    return Flow.only_returns_after(at.stmt);
   }
 
   // Each filled slot to its destination, by the spawn site that filled it: with static slots, the
