@@ -101,8 +101,11 @@ TEST_CASE("A task that yields resumes at its flush: no body runs twice, under ev
         CAPTURE(wg);
         CAPTURE(policy->name());
         check(count_tree(n, *policy, 2 * wg, wg, mode));
-        // Claimed sweeps that claim without prepaying yield too.
-        if (mode == Sweeps::Claimed) check(count_tree(n, *policy, 4 * wg, wg, mode, /*room_check=*/false));
+        // Claimed sweeps that claim without prepaying yield too, some after reserving their
+        // continuation: a level's continuations may fill with the frames of its own resumed tasks,
+        // which need no room there (the run must not stop waiting for it).
+        if (mode == Sweeps::Claimed)
+          for (std::uint32_t capacity : {3 * wg, 4 * wg}) check(count_tree(n, *policy, capacity, wg, mode, /*room_check=*/false));
       }
     }
   }

@@ -51,8 +51,28 @@ std::uint64_t Aggregator::admits(const Watched& w, const PortTarget& port, std::
   return w.consumer->is_yielding() && free > 0 ? std::max<std::uint64_t>(fits, wg_) : fits;
 }
 
+// A sweep's task that yielded after reserving its continuation is published again and resumes
+// past it: it needs no room there (chanflow_port_need), and its own frame may be what holds the
+// level full. Charging that port would leave such a level waiting for room only its own tasks
+// can make, so where the port is full the host reads the levels' resumable counts (only then:
+// one small read) and does not charge it at a level that holds such tasks. Fresh tasks of the
+// level that find no room yield whole and are published again.
+bool Aggregator::charges_port(const Watched& w, std::uint32_t p) {
+  const auto cont = w.consumer->continuation_port();
+  if (!cont || *cont != p || !w.stack || w.level >= CHANFLOW_SWEEP_MAX_LEVELS || sweeps_ == Sweeps::Off) return true;
+  const auto& port = w.consumer->ports()[p];
+  if (port_free(port, w.level) >= static_cast<std::int64_t>(std::uint64_t{wg_} * port.max_per_item)) return true;
+  if (!resumable_read_) {
+    resumable_seen_.resize(resumable_.size() / sizeof(std::uint32_t));
+    rt_.svm_read(resumable_seen_.data(), resumable_.get(), resumable_.size());
+    resumable_read_ = true;
+  }
+  return resumable_seen_[stack_index(*w.stack) * CHANFLOW_SWEEP_MAX_LEVELS + w.level] == 0;
+}
+
 void Aggregator::build_views() {
   views_.clear();
+  resumable_read_ = false;
   // The deepest stack level holding work (ready CEs or blocked contexts). A channel's producers
   // are busy while a channel feeding it (through its consumer's ports) holds work.
   std::uint32_t deepest_work = 0;
@@ -94,8 +114,10 @@ void Aggregator::build_views() {
     v.blocked = s.blocked.size();
     for (const auto& b : s.blocked) v.restartable += port_has_room(s, b.port);
     v.admissible = v.ready;
-    for (const auto& port : s.consumer->ports())
-      v.admissible = std::min(v.admissible, admits(s, port, port_free(port, s.level)));
+    for (std::uint32_t p = 0; p < s.consumer->ports().size(); ++p) {
+      const auto& port = s.consumer->ports()[p];
+      if (v.ready > 0 && charges_port(s, p)) v.admissible = std::min(v.admissible, admits(s, port, port_free(port, s.level)));
+    }
     v.producers_idle = fed.count(s.channel) == 0;
     if (s.predicate) {
       v.predicate = v.admissible > 0 && (*s.predicate)(v);
@@ -182,8 +204,11 @@ void Aggregator::admit(RunStats& stats) {
 
     // Ready CEs: a range from the channel's dispatch head.
     std::uint64_t count = std::min({d.count, v.admissible, v.ready - taken[id]});
-    for (const auto& port : w.consumer->ports())
-      count = std::min(count, admits(w, port, port_free(port, w.level) - charged[&port_channel(port, w.level)]));
+    for (std::uint32_t p = 0; p < w.consumer->ports().size() && count > 0; ++p) {
+      const auto& port = w.consumer->ports()[p];
+      if (charges_port(w, p))
+        count = std::min(count, admits(w, port, port_free(port, w.level) - charged[&port_channel(port, w.level)]));
+    }
     if (count == 0) continue;
     charge(w, count);
     const std::uint64_t begin = w.channel->ready().begin + taken[id];

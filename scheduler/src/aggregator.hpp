@@ -114,6 +114,9 @@ class Aggregator {
   bool port_has_room(const Watched& w, std::uint32_t port) const;
   /// Most CEs a dispatch of `w` may take given `free` slots in a port's target.
   std::uint64_t admits(const Watched& w, const PortTarget& port, std::int64_t free) const;
+  /// Whether admission charges port `p` of `w`'s consumer: not the continuation port of a full
+  /// level that holds tasks a sweep resumed past it (as the device's chanflow_port_need).
+  bool charges_port(const Watched& w, std::uint32_t p);
   void build_views();
   /// Merges the round's range dispatches of each stack's levels into one launch per stack.
   /// (A merged launch's yield records are one block: each record names its level.)
@@ -190,6 +193,8 @@ class Aggregator {
   ControlBlock counters_;                      // chanflow_launch_counters per launch
   std::map<const ChannelStackNode*, std::uint64_t> batches_;  // per stack: batches its last sweep found
   ControlBlock resumable_;                     // per stack and level: see chanflow_node_env::resumable
+  std::vector<std::uint32_t> resumable_seen_;  // its counts as charges_port read them this round
+  bool resumable_read_ = false;
   Sweeps sweeps_ = Sweeps::Off;                // GraphOptions::device_sweeps, resolved for the device
   cl::Kernel plan_kernel_;                     // chanflow_plan_batches (Sweeps::Planned)
   std::size_t plan_local_ = 0;                 // its work-group size

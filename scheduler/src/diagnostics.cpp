@@ -192,6 +192,16 @@ void Aggregator::no_progress(Stall why) const {
       }
     }
   }
+  // What holds the space the blocked ports wait for: CEs allocated that are not ready (frames
+  // waiting for children, CEs reserved and never published, or dequeued and never freed).
+  for (const Watched& w : watched_) {
+    const auto& h = w.channel->counters();
+    if (h.ctrl_published != h.ctrl_head || !w.blocked.empty() || h.data_tail == h.data_head) continue;
+    msg += fmt::format("\n  - channel '{}': {} CE(s) allocated, none ready [control head {}, published {}, reserved {}; "
+                       "data head {}, tail {}, free {}]",
+                       w.channel->config().name, h.data_tail - h.data_head, h.ctrl_head, h.ctrl_published, h.ctrl_reserve_tail,
+                       h.data_head, h.data_tail, static_cast<std::int64_t>(h.data_free));
+  }
   throw RunError(msg);
 }
 
