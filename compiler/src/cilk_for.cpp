@@ -28,7 +28,9 @@ constexpr int kFanOut = 32;
 
 // A leaf's block of values (see LoopRewriter::lower): its fields, how the function spawning a
 // leaf fills it where the loop was and in a splitter, and how the leaf reads it; and the
-// arguments that stay arguments.
+// arguments that stay arguments. Its first field counts the tasks that hold it (the leaves and
+// parts of one run of the loop: the last frees it, chanflow_caps_release), 0 in a block not
+// counted (main's, in SVM).
 struct Caps {
   std::vector<std::string> decls, names, from_function, from_call;
   std::string direct_params, direct_passed, direct_outer;
@@ -43,13 +45,21 @@ struct Caps {
     direct_passed += ", " + in_function;
     direct_outer += ", " + at_call;
   }
-  // C has no empty struct.
   std::string fields() const {
-    std::string out;
+    std::string out = "unsigned int cf_holders; ";
     for (const std::string& d : decls) out += d + "; ";
-    return out.empty() ? "char cf_none;" : out;
+    return out;
   }
-  std::string at_call() const { return list(from_call); }
+  // An initializer where the loop was, the block held by `holders` tasks.
+  std::string at_call(const std::string& holders) const {
+    return from_call.empty() ? holders : holders + ", " + list(from_call);
+  }
+  // The same, stored through pointer `p`.
+  std::string assign(const std::string& p, const std::string& holders) const {
+    std::string out = p + "->cf_holders = " + holders + "; ";
+    for (std::size_t i = 0; i < names.size(); ++i) out += p + "->" + names[i] + " = " + from_call[i] + "; ";
+    return out;
+  }
   std::string in_function() const { return list(from_function); }
   std::string unpack() const {
     std::string out;
@@ -209,20 +219,28 @@ class LoopRewriter : public LoopSource {
                            kFanOut, lo, hi, step, when, callee, args);
       };
       // A part: its range split in up to kFanOut parts of equal grains, the leaves and the parts
-      // spawned by a loop each; its one sync forwards (a part has no continuation).
+      // spawned by a loop each; its one sync forwards (a part has no continuation). It hands its
+      // hold on the block to its children.
       const std::string part_args = "cf_caps" + caps.direct_passed;
       const std::string split =
-          fmt::format("long cf_grains = (cf_hi - cf_lo + cf_grain - 1) / cf_grain; long cf_part = (cf_grains + {0} - 1) / {0} * cf_grain; ",
+          fmt::format("long cf_grains = (cf_hi - cf_lo + cf_grain - 1) / cf_grain; long cf_part = (cf_grains + {0} - 1) / {0} * cf_grain; "
+                      "__chanflow_caps_hold(cf_caps, (cf_hi - cf_lo + cf_part - 1) / cf_part - 1); ",
                       kFanOut) +
           spawn_loop("cf_lo", "cf_hi", "cf_part", "if (cf_end - cf_at <= cf_grain) ", leaf, part_args) +
           spawn_loop("cf_lo", "cf_hi", "cf_part", "if (cf_end - cf_at > cf_grain) ", part, part_args) + "cilk_sync;";
       // In main (whose spawns would each run a graph) the block is a host variable whose address
-      // a Cilk function gets, so it lives in SVM (host_svm.cpp), and the range goes to a part.
-      const std::string start = fmt::format("struct {} cf_caps = {{ {} }}; ", block, caps.at_call()) +
-                                (f->isMain() ? fmt::format("{}(0, cf_n, &cf_caps{});", part, caps.direct_outer)
-                                             : fmt::format("if ((cf_n + cf_g - 1) / cf_g <= {}) {{ {}cilk_sync; }} else {}(0, cf_n, &cf_caps{});",
-                                                           kFanOut, spawn_loop("0", "cf_n", "cf_g", "", leaf, "&cf_caps" + caps.direct_outer),
-                                                           part, caps.direct_outer));
+      // a Cilk function gets, so it lives in SVM (host_svm.cpp), not counted, and the range goes
+      // to a part. A Cilk function takes it from the device heap, held by its leaves or its part
+      // rather than by its own frame: a loop the function only returns after ends in a sync that
+      // forwards (chanflow_forward_children), with no continuation to run.
+      const std::string start =
+          f->isMain()
+              ? fmt::format("struct {} cf_caps = {{ {} }}; {}(0, cf_n, &cf_caps{});", block, caps.at_call("0"), part,
+                            caps.direct_outer)
+              : fmt::format("long cf_leaves = (cf_n + cf_g - 1) / cf_g; struct {0} *cf_caps = __chanflow_caps_new(sizeof(struct {0})); "
+                            "{1}if (cf_leaves <= {2}) {{ {3}cilk_sync; }} else {4}(0, cf_n, cf_caps{5});",
+                            block, caps.assign("cf_caps", fmt::format("cf_leaves <= {} ? cf_leaves : 1", kFanOut)), kFanOut,
+                            spawn_loop("0", "cf_n", "cf_g", "", leaf, "cf_caps" + caps.direct_outer), part, caps.direct_outer);
       // On a CPU device a small loop runs where it is (__chanflow_loop_inline): its body as written,
       // over the range evaluated once above; otherwise its range is cut in the device's grains
       // (__chanflow_loop_grain). The body keeps its lines (#line), and what follows it the loop's last.
@@ -242,6 +260,8 @@ class LoopRewriter : public LoopSource {
       Rw.InsertTextBefore(SM.getExpansionLoc(f->getBeginLoc()), fmt::format("void {}({}); ", part, part_params));
       Rw.InsertTextBefore(SM.getExpansionLoc(f->getBeginLoc()), fmt::format("void {}({}); ", leaf, leaf_params));
       Rw.InsertTextBefore(SM.getExpansionLoc(f->getBeginLoc()), fmt::format("struct {} {{ {} }}; ", block, caps.fields()));
+      Rw.InsertTextBefore(SM.getExpansionLoc(f->getBeginLoc()),
+                          "void *__chanflow_caps_new(unsigned long); void __chanflow_caps_hold(const void *, long); ");
     }
     // Declared before the function holding the loop, on the line it starts (no line moves).
     if (spawns) Rw.InsertTextBefore(SM.getExpansionLoc(f->getBeginLoc()), fmt::format("void {}({}); ", name, params));

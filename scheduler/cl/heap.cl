@@ -135,6 +135,22 @@ __attribute__((noinline)) void chanflow_free(__global const chanflow_node_env* e
   chanflow_heap_push(h, atomic_add(&b->size_class, 0u) * CHANFLOW_HEAP_SHARDS + shard, unit);
 }
 
+/* A block shared by the tasks that read it, the last of them freeing it: a cilk_for's block of
+ * what its leaves read (chanflowc), which its leaves and parts hold rather than the frame of the
+ * function that started the loop, so that function's sync can forward (chanflow_forward_children).
+ * Its first word counts its holders; 0: not counted (a block `main` keeps, in SVM). A holder
+ * hands its hold on with `n` more (a part that spawns n + 1 children), before they are published. */
+void chanflow_caps_hold(__global const void* block, long n) {
+  volatile __global uint* holders = (volatile __global uint*)block;
+  if (n != 0 && *holders != 0u) atomic_add(holders, (uint)n);
+}
+
+/* One holder of `block` is done with it (after all its work-items read it): the last one frees it. */
+void chanflow_caps_release(__global const chanflow_node_env* env, __global const void* block) {
+  volatile __global uint* holders = (volatile __global uint*)block;
+  if (*holders != 0u && atomic_dec(holders) == 1u) chanflow_free(env, (__global void*)block);
+}
+
 __global void* chanflow_calloc(__global const chanflow_node_env* env, ulong count, ulong size) {
   if (size != 0ul && count > 0xfffffffffffffffful / size) {
     chanflow_report(env, CHANFLOW_ERR_HEAP_FULL, 0xffffffffu, 0xffffffffu);

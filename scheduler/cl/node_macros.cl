@@ -125,7 +125,13 @@
  * it may spawn (at most the edge's max_per_item per CE), and when the body has run on every
  * item the task returns into its parent's frame, as a task of a yielding node does. A work-group
  * task never yields: admission control gives it room for its spawns; it has no continuation. */
-#define CHANFLOW_GROUP_KERNEL_NODE(name, ce_type, local_type, body)                              \
+#define CHANFLOW_GROUP_KERNEL_NODE(name, ce_type, local_type, body) \
+  CHANFLOW_GROUP_KERNEL_NODE_THEN(name, ce_type, local_type, body, CHANFLOW_NOTHING_AFTER)
+#define CHANFLOW_NOTHING_AFTER(task, ctx)
+
+/* ... and `then(task, ctx)`, run by the group's first work-item once every item's part is done
+ * (a cilk_for leaf lets go of the block its items read: chanflow_caps_release). */
+#define CHANFLOW_GROUP_KERNEL_NODE_THEN(name, ce_type, local_type, body, then)                   \
   void name##_batch(__global const chanflow_node_env* env, ulong pos, uint index, int active,   \
                     __local const uint* prepaid, __local chanflow_wg_scratch* wg,               \
                     __local local_type* group_local, __local ulong* group_ce) {                 \
@@ -139,6 +145,7 @@
     if (task) body(task, group_local, &ctx);                                                    \
     /* Every item's part of the result is written before the leader returns the task. */       \
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);                                        \
+    if (task && !ctx.follower) then(task, &ctx);                                                \
     chanflow_group_spawns(&ctx);                                                                \
     chanflow_flush(&ctx, 0, 0u, wg);                                                            \
     chanflow_join(chanflow_returns(&ctx, ce != 0) ? ((__global chanflow_task*)ce)->ret_frame : 0ul, 0ul, wg); \

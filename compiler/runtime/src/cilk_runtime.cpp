@@ -329,9 +329,9 @@ class Process {
     fmt::print(stderr, "chanflow: settings: {} CEs per stack level, work-groups of {}, {} policy, {} dispatch, {} channel-table slots\n",
                s.capacity, wg_used_ ? wg_used_ : s.wg_size, s.policy, to_string(s.dispatch), s.max_channels);
     if (device_heap_)
-      fmt::print(stderr, "chanflow: device heap: {:.1f} MiB of {:.0f} MiB used at most (CHANFLOW_HEAP, --heap)\n",
+      fmt::print(stderr, "chanflow: device heap: {:.1f} MiB of {:.0f} MiB used at most (CHANFLOW_HEAP, --heap), {} block(s) live at exit\n",
                  static_cast<double>(device_heap_->high_water_bytes()) / (1 << 20),
-                 static_cast<double>(device_heap_->bytes()) / (1 << 20));
+                 static_cast<double>(device_heap_->bytes()) / (1 << 20), device_heap_->live_blocks());
     // A resumed task continues its flush with the spawns it recorded: its statements ran once.
     if (t.restarts)
       fmt::print(stderr, "chanflow: tasks resumed where they yielded (their bodies not run again): {}\n",

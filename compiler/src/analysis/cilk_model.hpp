@@ -182,7 +182,8 @@ enum class MemoryCall { None, Malloc, Calloc, Realloc, Free, Alloca, Memcpy, Mem
 inline MemoryCall memory_call(const clang::FunctionDecl* callee) {
   if (!callee || !callee->getIdentifier()) return MemoryCall::None;
   static const std::map<std::string, MemoryCall> calls = {
-      {"malloc", MemoryCall::Malloc},          {"calloc", MemoryCall::Calloc},
+      {"malloc", MemoryCall::Malloc},          {"__chanflow_caps_new", MemoryCall::Malloc},
+      {"calloc", MemoryCall::Calloc},
       {"realloc", MemoryCall::Realloc},        {"free", MemoryCall::Free},
       {"alloca", MemoryCall::Alloca},          {"__builtin_alloca", MemoryCall::Alloca},
       {"memcpy", MemoryCall::Memcpy},          {"__builtin_memcpy", MemoryCall::Memcpy},
@@ -197,7 +198,7 @@ inline bool is_device_builtin(const std::string& name) {
   static const std::set<std::string> builtins = {
       "abs", "labs", "fabs", "fabsf", "sqrt", "sqrtf", "exp", "expf", "log", "logf", "pow", "powf", "sin", "sinf",
       "cos", "cosf", "tan", "tanf", "floor", "floorf", "ceil", "ceilf", "fmin", "fminf", "fmax", "fmaxf", "fmod",
-      "fmodf", "printf", "__chanflow_sync", "__chanflow_group_item", "__chanflow_group_items",
+      "fmodf", "printf", "__chanflow_sync", "__chanflow_group_item", "__chanflow_group_items", "__chanflow_caps_hold",
       "__chanflow_loop_inline", "__chanflow_loop_grain"};
   return builtins.count(name) != 0;
 }

@@ -100,6 +100,15 @@ bool DevicePrinter::handledStmt(clang::Stmt* s, llvm::raw_ostream& os) {
       os << (Group ? (all ? "CHANFLOW_LEAF_ITEMS" : "CHANFLOW_LEAF_ITEM") : (all ? "1L" : "0L"));
       return true;
     }
+    if (const clang::FunctionDecl* callee = call->getDirectCallee(); callee && callee->getName() == "__chanflow_caps_hold") {
+      // A cilk_for part hands its hold on the loop's block to its children (scheduler/cl/heap.cl).
+      os << "chanflow_caps_hold(";
+      print_expr(call->getArg(0), os);
+      os << ", ";
+      print_expr(call->getArg(1), os);
+      os << ")";
+      return true;
+    }
     if (const MemoryCall m = memory_call(call->getDirectCallee()); m != MemoryCall::None) {
       print_memory_call(call, m, os);
       return true;
