@@ -23,8 +23,10 @@ __global chanflow_heap_block* chanflow_heap_block_at(__global const chanflow_hea
 /* The shard a work-item allocates from and frees to: by its global id, so that the items of one
  * work-group (which a task node's tasks are: compiled Strassen's 49 tasks of a level in one group,
  * each taking its temporaries) spread over the lists instead of retrying one head's exchange in
- * turn. */
-uint chanflow_heap_shard(void) { return (uint)get_global_id(0) % CHANFLOW_HEAP_SHARDS; }
+ * turn; and by its group's, so that the first items of groups (a work-group task's leader freeing
+ * its loop block: 16,807 of them in one wave of compiled Strassen) do not all push on one list,
+ * which every allocation would then come to pop. */
+uint chanflow_heap_shard(void) { return (uint)(get_global_id(0) + get_group_id(0)) % CHANFLOW_HEAP_SHARDS; }
 
 /* Pushes the block at `unit` on free list `list`. */
 void chanflow_heap_push(__global chanflow_heap* h, uint list, ulong unit) {
