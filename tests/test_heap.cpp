@@ -1,7 +1,8 @@
 // The device heap (scheduler/cl/heap.cl): many work-groups allocating and freeing at once get
 // blocks no one else holds, everything freed is reused, running out and bad frees fail the run by
-// name, the host reads and frees what the device allocated, and the C library's other memory
-// functions (calloc, realloc, alloca, memcpy, memmove, memset) do what C says.
+// name, the host reads and frees what the device allocated, the C library's other memory
+// functions (calloc, realloc, alloca, memcpy, memmove, memset) do what C says, and a block many
+// tasks hold is freed by the last of them.
 #include "chanflow/chanflow.hpp"
 #include "chanflow/device_heap.hpp"
 #include "test_support.hpp"
@@ -245,6 +246,53 @@ TEST_CASE("Running out fails the run by name, with the request and the heap's si
     take.node->set_args(args).uses(blocks);
     CHECK_THROWS_WITH_AS(take.run(1), doctest::Contains("its graph has no device heap (Graph::set_heap)"), RunError);
   }
+}
+
+constexpr const char* kHolders = R"CL(
+typedef struct { __global ulong* block; uint holders; uint counted; } HoldArgs;
+/* Item 0 takes a block held by one task (or not counted) and hands it to `holders - 1` more. */
+void hold_take_body(__global const uint* id, chanflow_ctx* ctx) {
+  __global const HoldArgs* a = CHANFLOW_ARGS(ctx, HoldArgs);
+  if (*id != 0u) return;
+  __global uint* b = (__global uint*)chanflow_malloc(ctx->env, 64);
+  b[0] = a->counted ? 1u : 0u;
+  chanflow_caps_hold(b, (long)a->holders - 1);
+  *a->block = (ulong)b;
+}
+CHANFLOW_KERNEL_NODE(hold_take, uint, hold_take_body)
+/* Every item is one holder letting go. */
+void hold_release_body(__global const uint* id, chanflow_ctx* ctx) {
+  (void)id;
+  __global const HoldArgs* a = CHANFLOW_ARGS(ctx, HoldArgs);
+  chanflow_caps_release(ctx->env, (__global const void*)*a->block);
+}
+CHANFLOW_KERNEL_NODE(hold_release, uint, hold_release_body)
+)CL";
+
+// A block several tasks read (a compiled cilk_for's, held by its leaves and parts): the holders
+// let go at once, and only the last frees it, once; a block not counted is never freed by them.
+TEST_CASE("A block held by many tasks is freed by the last of them to let go, once") {
+  DeviceHeap heap(runtime(), 1 << 20);
+  SvmBuffer block(runtime(), sizeof(std::uint64_t));
+  struct HoldArgs {
+    std::uint64_t* block;
+    std::uint32_t holders, counted;
+  } args{static_cast<std::uint64_t*>(block.get()), kItems, 1};
+  ItemGraph take(kHolders, "hold_take", &heap), release(kHolders, "hold_release", &heap);
+  take.node->set_args(args).uses(block);
+  release.node->set_args(args).uses(block);
+  take.run(1);
+  REQUIRE(heap.live_blocks() == 1);
+  release.run(kItems - 1);  // all but one let go, thousands at once
+  CHECK(heap.live_blocks() == 1);
+  release.run(1);
+  CHECK(heap.live_blocks() == 0);
+  args.counted = 0;  // main's blocks: in SVM, not counted, never freed by a holder
+  take.node->set_args(args);
+  release.node->set_args(args);
+  take.run(1);
+  release.run(kItems);
+  CHECK(heap.live_blocks() == 1);
 }
 
 TEST_CASE("calloc, realloc, alloca, memcpy, memmove and memset; a block the device allocated is the host's to read and free") {
