@@ -20,13 +20,14 @@ __global chanflow_heap_block* chanflow_heap_block_at(__global const chanflow_hea
   return (__global chanflow_heap_block*)(h->base + unit * CHANFLOW_HEAP_UNIT);
 }
 
-/* The shard a work-item allocates from and frees to: by its global id, so that the items of one
- * work-group (which a task node's tasks are: compiled Strassen's 49 tasks of a level in one group,
- * each taking its temporaries) spread over the lists instead of retrying one head's exchange in
- * turn; and by its group's, so that the first items of groups (a work-group task's leader freeing
- * its loop block: 16,807 of them in one wave of compiled Strassen) do not all push on one list,
- * which every allocation would then come to pop. */
-uint chanflow_heap_shard(void) { return (uint)(get_global_id(0) + get_group_id(0)) % CHANFLOW_HEAP_SHARDS; }
+/* The shard a work-item allocates from and frees to: a hash of its global id, so that the items
+ * of one work-group (which a task node's tasks are: compiled Strassen's 49 tasks of a level in one
+ * group, each taking its temporaries) spread over the lists instead of retrying one head's
+ * exchange in turn, and so do the first items of groups (a work-group task's leader freeing its
+ * loop's block: 16,807 of them in one wave of compiled Strassen; by the global id alone they all
+ * pushed on shard 0, which every allocation then came to pop). Not get_group_id: PoCL 3.1
+ * mis-runs it in these noinline functions (the heap's lists were corrupted: DESIGN.md). */
+uint chanflow_heap_shard(void) { return (uint)(((ulong)get_global_id(0) * 0x9E3779B97F4A7C15ul) >> 32) % CHANFLOW_HEAP_SHARDS; }
 
 /* Pushes the block at `unit` on free list `list`. */
 void chanflow_heap_push(__global chanflow_heap* h, uint list, ulong unit) {

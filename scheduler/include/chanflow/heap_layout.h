@@ -7,7 +7,7 @@
  * never changes class and the arena never shrinks: fresh blocks come from `bump`, freed ones go
  * on a free list of their class, one of CHANFLOW_HEAP_SHARDS lists per class so that
  * work-items freeing and allocating at once mostly touch different words (a work-item uses the
- * shard of its global id plus its group id). A free list is a lock-free stack whose 64-bit head is the top
+ * shard of a hash of its global id). A free list is a lock-free stack whose 64-bit head is the top
  * block's unit + 1 in its low CHANFLOW_HEAP_UNIT_BITS bits and, above them, a tag counting the
  * head's changes (so a head read before another work-group popped and pushed the same block
  * again is refused: the ABA problem). */
