@@ -32,12 +32,11 @@ constexpr int kFanOut = 32;
 // parts of one run of the loop: the last frees it, chanflow_caps_release), 0 in a block not
 // counted (main's, in SVM).
 struct Caps {
-  std::vector<std::string> decls, names, from_function, from_call;
+  std::vector<std::string> decls, names, from_call;
   std::string direct_params, direct_passed, direct_outer;
-  void add(const std::string& decl, const std::string& name, const std::string& in_function, const std::string& at_call) {
+  void add(const std::string& decl, const std::string& name, const std::string& at_call) {
     decls.push_back(decl);
     names.push_back(name);
-    from_function.push_back(in_function);
     from_call.push_back(at_call);
   }
   void direct(const std::string& decl, const std::string& in_function, const std::string& at_call) {
@@ -60,7 +59,6 @@ struct Caps {
     for (std::size_t i = 0; i < names.size(); ++i) out += p + "->" + names[i] + " = " + from_call[i] + "; ";
     return out;
   }
-  std::string in_function() const { return list(from_function); }
   std::string unpack() const {
     std::string out;
     for (std::size_t i = 0; i < decls.size(); ++i) out += decls[i] + " = cf_caps->" + names[i] + "; ";
@@ -121,9 +119,9 @@ class LoopRewriter : public LoopSource {
       tail += ", long cf_inner, long cf_first2, long cf_step2";
       passed += ", cf_inner, cf_first2, cf_step2";
       outer += ", cf_n2, cf_a2, cf_s2";
-      caps.add("long cf_inner", "cf_inner", "cf_inner", "cf_n2");
-      caps.add("long cf_first2", "cf_first2", "cf_first2", "cf_a2");
-      caps.add("long cf_step2", "cf_step2", "cf_step2", "cf_s2");
+      caps.add("long cf_inner", "cf_inner", "cf_n2");
+      caps.add("long cf_first2", "cf_first2", "cf_a2");
+      caps.add("long cf_step2", "cf_step2", "cf_s2");
     }
     for (const auto& [v, how] : Captures) {
       clang::QualType t = v->getType();
@@ -133,7 +131,7 @@ class LoopRewriter : public LoopSource {
         decl = print(t.getUnqualifiedType(), n);
         outer += ", " + n;
         passed += ", " + n;
-        caps.add(decl, n, n, n);
+        caps.add(decl, n, n);
       } else if (how == Capture::Array) {
         decl = print(Ctx.getDecayedType(t), n);
         outer += ", " + n;
@@ -205,9 +203,9 @@ class LoopRewriter : public LoopSource {
       const std::string leaf = name + "__leaf", block = name + "__caps", part = name + "__part";
       // The range's start, step and grain are the loop's: in the block, so that a leaf's or a
       // part's task is its range and the block's address (and the addresses it writes through).
-      caps.add("long cf_first", "cf_first", "cf_first", "cf_a");
-      caps.add("long cf_step", "cf_step", "cf_step", "cf_s");
-      caps.add("long cf_grain", "cf_grain", "cf_grain", "cf_g");
+      caps.add("long cf_first", "cf_first", "cf_a");
+      caps.add("long cf_step", "cf_step", "cf_s");
+      caps.add("long cf_grain", "cf_grain", "cf_g");
       const std::string leaf_params = "long cf_lo, long cf_hi, const struct " + block + " *cf_caps" + caps.direct_params;
       const std::string part_params = leaf_params;
       // Up to kFanOut spawns of `callee` (those `when` allows) over the parts of `step` iterations

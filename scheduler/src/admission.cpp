@@ -60,8 +60,7 @@ std::uint64_t Aggregator::admits(const Watched& w, const PortTarget& port, std::
 bool Aggregator::charges_port(const Watched& w, std::uint32_t p) {
   const auto cont = w.consumer->continuation_port();
   if (!cont || *cont != p || !w.stack || w.level >= CHANFLOW_SWEEP_MAX_LEVELS || sweeps_ == Sweeps::Off) return true;
-  const auto& port = w.consumer->ports()[p];
-  if (port_free(port, w.level) >= static_cast<std::int64_t>(std::uint64_t{wg_} * port.max_per_item)) return true;
+  if (port_has_room(w, p)) return true;
   if (!resumable_read_) {
     resumable_seen_.resize(resumable_.size() / sizeof(std::uint32_t));
     rt_.svm_read(resumable_seen_.data(), resumable_.get(), resumable_.size());

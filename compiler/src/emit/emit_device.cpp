@@ -17,8 +17,6 @@
 #include <clang/Basic/SourceManager.h>
 #include <fmt/format.h>
 
-#include <algorithm>
-
 namespace chanflow::compiler {
 namespace {
 
@@ -443,16 +441,13 @@ std::string emit_device_code(clang::ASTContext& ctx, const CilkProgram& program)
     const std::string& n = f.name;
     if (f.group) {  // a cilk_for's leaf: every work-item of a group runs its share of the iterations
       // and, once all have, lets go of the loop's block (cilk_for.cpp: the last holder frees it).
-      const bool holds = std::any_of(f.decl->param_begin(), f.decl->param_end(),
-                                     [](const clang::ParmVarDecl* p) { return p->getName() == "cf_caps"; });
-      const std::string release = holds ? "chanflow_caps_release(ctx->env, t->cf_caps);" : "";
-      out += fmt::format("#ifdef CHANFLOW_CPU_DEVICE\n"
-                         "void {0}__task_body(__global {0}__task* t, chanflow_ctx* ctx) {{ {0}__run(t, ctx); {1} }}\n"
+      out += fmt::format("void {0}__release(__global {0}__task* t, chanflow_ctx* ctx) {{ chanflow_caps_release(ctx->env, t->cf_caps); }}\n"
+                         "#ifdef CHANFLOW_CPU_DEVICE\n"
+                         "void {0}__task_body(__global {0}__task* t, chanflow_ctx* ctx) {{ {0}__run(t, ctx); {0}__release(t, ctx); }}\n"
                          "CHANFLOW_YIELDING_KERNEL_NODE({0}__spawn, {0}__task, {0}__task_body)\n#else\n"
                          "void {0}__group_body(__global {0}__task* t, __local uint* l, chanflow_ctx* ctx) {{ (void)l; {0}__run(t, ctx); }}\n"
-                         "void {0}__release(__global {0}__task* t, chanflow_ctx* ctx) {{ {1} }}\n"
                          "CHANFLOW_GROUP_KERNEL_NODE_THEN({0}__spawn, {0}__task, uint, {0}__group_body, {0}__release)\n#endif\n",
-                         n, release);
+                         n);
       continue;
     }
     if (f.spawns.empty()) {
