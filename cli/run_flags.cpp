@@ -9,7 +9,7 @@ void add_run_flags(CLI::App& cmd, RunSettings& s) {
   cmd.add_option("--capacity", s.capacity,
                  "CEs per channel or stack level (default: the workload's, sized to the device's memory on GPUs)")
       ->check(CLI::PositiveNumber);
-  cmd.add_option("--wg", s.wg_size, "work-group size (default: the device's, 64 on CPUs and 256 on GPUs; 128 on GPUs for compiled Cilk programs with cilk_for loops)")
+  cmd.add_option("--wg", s.wg_size, "work-group size (default: the device's, 64 on CPUs and 256 on GPUs; 64 on GPUs for compiled Cilk programs with cilk_for loops)")
       ->check(CLI::PositiveNumber);
   cmd.add_option_function<std::string>(
          "--dispatch", [&s](const std::string& mode) { s.dispatch = sweeps_from_string(mode); },

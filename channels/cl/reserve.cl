@@ -22,6 +22,7 @@ typedef struct {
   ulong ctrl_base; /* broadcast of enq's reservation */
   uint total;
   int ok;
+  uint bits; /* chanflow_wg_or's result */
 } chanflow_wg_scratch;
 
 #ifdef CHANFLOW_COUNT_ATOMICS
@@ -72,4 +73,15 @@ uint chanflow_wg_exclusive_scan(uint v, __local chanflow_wg_scratch* s) {
   barrier(CLK_LOCAL_MEM_FENCE); /* total visible; scan buffers free for the next call */
   return inclusive - v;
 #endif
+}
+
+/* The bitwise or of `v` across the work-group. Collective; every item gets it. */
+uint chanflow_wg_or(uint v, __local chanflow_wg_scratch* s) {
+  if (chanflow_local_id() == 0) s->bits = 0u;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (v) atomic_or(&s->bits, v);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint bits = s->bits;
+  barrier(CLK_LOCAL_MEM_FENCE); /* read by all before a next call clears it */
+  return bits;
 }

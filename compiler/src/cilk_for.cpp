@@ -59,9 +59,11 @@ struct Caps {
     for (std::size_t i = 0; i < names.size(); ++i) out += p + "->" + names[i] + " = " + from_call[i] + "; ";
     return out;
   }
-  std::string unpack() const {
+  // The values' declarations in a leaf, read from its block through `access` (`->` where the
+  // leaf gets the block's address, `.` where its task holds the block itself).
+  std::string unpack(const std::string& access) const {
     std::string out;
-    for (std::size_t i = 0; i < decls.size(); ++i) out += decls[i] + " = cf_caps->" + names[i] + "; ";
+    for (std::size_t i = 0; i < decls.size(); ++i) out += decls[i] + " = cf_caps" + access + names[i] + "; ";
     return out;
   }
 
@@ -200,13 +202,17 @@ class LoopRewriter : public LoopSource {
       // (`part`: a Cilk function spawning up to kFanOut leaves or parts again, each an equal
       // number of grains): a leaf's or a part's task is its range and the block's address, however
       // much the body reads.
-      const std::string leaf = name + "__leaf", block = name + "__caps", part = name + "__part";
+      const std::string leaf = name + "__leaf", leaf1 = name + "__leaf1", block = name + "__caps", part = name + "__part";
       // The range's start, step and grain are the loop's: in the block, so that a leaf's or a
       // part's task is its range and the block's address (and the addresses it writes through).
       caps.add("long cf_first", "cf_first", "cf_a");
       caps.add("long cf_step", "cf_step", "cf_s");
       caps.add("long cf_grain", "cf_grain", "cf_g");
       const std::string leaf_params = "long cf_lo, long cf_hi, const struct " + block + " *cf_caps" + caps.direct_params;
+      // A loop of one grain in a Cilk function shares its block with no other task: its one leaf,
+      // `leaf1`, holds the block in its task (no heap block to take and free: a wave of 16,807
+      // base cases of compiled Strassen each taking one retried the heap's list heads ~1.3 ms).
+      const std::string leaf1_params = "long cf_lo, long cf_hi, struct " + block + " cf_caps" + caps.direct_params;
       const std::string part_params = leaf_params;
       // Up to kFanOut spawns of `callee` (those `when` allows) over the parts of `step` iterations
       // of [lo, hi): a loop of constant trip count, so no batch and no sync but the one after it.
@@ -235,10 +241,13 @@ class LoopRewriter : public LoopSource {
           f->isMain()
               ? fmt::format("struct {} cf_caps = {{ {} }}; {}(0, cf_n, &cf_caps{});", block, caps.at_call("0"), part,
                             caps.direct_outer)
-              : fmt::format("long cf_leaves = (cf_n + cf_g - 1) / cf_g; struct {0} *cf_caps = __chanflow_caps_new(sizeof(struct {0})); "
-                            "{1}if (cf_leaves <= {2}) {{ {3}cilk_sync; }} else {4}(0, cf_n, cf_caps{5});",
+              : fmt::format("long cf_leaves = (cf_n + cf_g - 1) / cf_g; if (cf_leaves == 1) {{ struct {0} cf_caps = {{ {6} }}; "
+                            "cilk_spawn {7}(0, cf_n, cf_caps{5}); cilk_sync; }} else {{ "
+                            "struct {0} *cf_caps = __chanflow_caps_new(sizeof(struct {0})); "
+                            "{1}if (cf_leaves <= {2}) {{ {3}cilk_sync; }} else {4}(0, cf_n, cf_caps{5}); }}",
                             block, caps.assign("cf_caps", fmt::format("cf_leaves <= {} ? cf_leaves : 1", kFanOut)), kFanOut,
-                            spawn_loop("0", "cf_n", "cf_g", "", leaf, "cf_caps" + caps.direct_outer), part, caps.direct_outer);
+                            spawn_loop("0", "cf_n", "cf_g", "", leaf, "cf_caps" + caps.direct_outer), part, caps.direct_outer,
+                            caps.at_call("0"), leaf1);
       // On a CPU device a small loop runs where it is (__chanflow_loop_inline): its body as written,
       // over the range evaluated once above; otherwise its range is cut in the device's grains
       // (__chanflow_loop_grain). The body keeps its lines (#line), and what follows it the loop's last.
@@ -252,11 +261,17 @@ class LoopRewriter : public LoopSource {
           "\n#line {0} \"{1}\"\nvoid {2}({3}) {{ {4}for (long cf_k = cf_lo + __chanflow_group_item(); cf_k < cf_hi; "
           "cf_k += __chanflow_group_items()) {{ {5}\n#line {6} \"{1}\"\n{7}\n}} }}\n"
           "\n#line {0} \"{1}\"\nvoid {8}({9}) {{ long cf_grain = cf_caps->cf_grain; {10} }}\n",
-          line, file, leaf, leaf_params, caps.unpack(), ivs(in_function), body_line, body, part, part_params, split);
+          line, file, leaf, leaf_params, caps.unpack("->"), ivs(in_function), body_line, body, part, part_params, split);
+      if (!f->isMain())
+        Definitions += fmt::format(
+            "\n#line {0} \"{1}\"\nvoid {2}({3}) {{ {4}for (long cf_k = cf_lo + __chanflow_group_item(); cf_k < cf_hi; "
+            "cf_k += __chanflow_group_items()) {{ {5}\n#line {6} \"{1}\"\n{7}\n}} }}\n",
+            line, file, leaf1, leaf1_params, caps.unpack("."), ivs(in_function), body_line, body);
       // The block's type, then the leaf and the part, before the function holding the loop, on
       // the line it starts (no line moves; each insertion goes before those made earlier).
       Rw.InsertTextBefore(SM.getExpansionLoc(f->getBeginLoc()), fmt::format("void {}({}); ", part, part_params));
       Rw.InsertTextBefore(SM.getExpansionLoc(f->getBeginLoc()), fmt::format("void {}({}); ", leaf, leaf_params));
+      if (!f->isMain()) Rw.InsertTextBefore(SM.getExpansionLoc(f->getBeginLoc()), fmt::format("void {}({}); ", leaf1, leaf1_params));
       Rw.InsertTextBefore(SM.getExpansionLoc(f->getBeginLoc()), fmt::format("struct {} {{ {} }}; ", block, caps.fields()));
       Rw.InsertTextBefore(SM.getExpansionLoc(f->getBeginLoc()),
                           "void *__chanflow_caps_new(unsigned long); void __chanflow_caps_hold(const void *, long); ");

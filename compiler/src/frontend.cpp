@@ -9,13 +9,18 @@
 
 #include <clang/AST/ASTConsumer.h>
 #include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/CompilerInvocation.h>
 #include <clang/Frontend/FrontendAction.h>
+#include <clang/Frontend/TextDiagnosticPrinter.h>
 #include <clang/Lex/PPCallbacks.h>
 #include <clang/Lex/Preprocessor.h>
 #include <clang/Tooling/CompilationDatabase.h>
 #include <clang/Tooling/Tooling.h>
+#include <fmt/format.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
+
+#include <set>
 
 namespace chanflow::compiler {
 namespace {
@@ -174,6 +179,48 @@ std::pair<unsigned, unsigned> broken_named_escape(llvm::StringRef text) {
   return {0, 0};
 }
 
+
+// Prints each diagnostic once. A cilk_for body is in a pass's source up to three times (where
+// the loop was, for a CPU device; in its leaf; in its one-grain leaf), each copy #line'd to where
+// it was written, so a construct the device cannot run there would be reported once per copy.
+// Notes go with the diagnostic they follow.
+class OncePrinter : public clang::DiagnosticConsumer {
+ public:
+  // The options as the command line gives them (a presumed location: #line's file and line);
+  // the printer holds them by reference count, and frees them.
+  explicit OncePrinter(const std::vector<std::string>& args)
+      : printer_(llvm::errs(), options_from(args).release()) {}
+  void BeginSourceFile(const clang::LangOptions& lang, const clang::Preprocessor* pp) override {
+    printer_.BeginSourceFile(lang, pp);
+  }
+  void EndSourceFile() override { printer_.EndSourceFile(); }
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic& info) override {
+    if (level != clang::DiagnosticsEngine::Note) {
+      llvm::SmallString<128> key;
+      info.FormatDiagnostic(key);
+      if (info.getLocation().isValid() && info.hasSourceManager()) {
+        const clang::PresumedLoc at = info.getSourceManager().getPresumedLoc(info.getLocation());
+        if (at.isValid()) key += fmt::format("@{}:{}:{}", at.getFilename(), at.getLine(), at.getColumn());
+      }
+      key += fmt::format("#{}", static_cast<int>(level));
+      repeated_ = !seen_.insert(key.str().str()).second;
+    }
+    if (repeated_) return;
+    DiagnosticConsumer::HandleDiagnostic(level, info);  // counts it
+    printer_.HandleDiagnostic(level, info);
+  }
+
+ private:
+  static std::unique_ptr<clang::DiagnosticOptions> options_from(const std::vector<std::string>& args) {
+    std::vector<const char*> argv;
+    for (const std::string& a : args) argv.push_back(a.c_str());
+    return clang::CreateAndPopulateDiagOpts(argv);
+  }
+  clang::TextDiagnosticPrinter printer_;
+  std::set<std::string> seen_;
+  bool repeated_ = false;
+};
+
 }  // namespace
 
 std::optional<Translation> translate(const TranslateOptions& options) {
@@ -215,7 +262,8 @@ std::optional<Translation> translate(const TranslateOptions& options) {
     }
     clang::tooling::ClangTool tool(db, {options.input});
     if (source) tool.mapVirtualFile(options.input, *source);
-    if (options.quiet) tool.setDiagnosticConsumer(&silent);
+    OncePrinter once(args);
+    tool.setDiagnosticConsumer(options.quiet ? static_cast<clang::DiagnosticConsumer*>(&silent) : &once);
     std::optional<std::string> rewritten;
     LowerActionFactory factory(options, out, rewritten);
     if (tool.run(&factory) != 0) return std::nullopt;

@@ -23,12 +23,29 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
     }
   }
   if (children && !joins) chanflow_report(env, CHANFLOW_ERR_NO_CONTINUATION, 0u, 0u);
+#ifdef CHANFLOW_IDLE_GROUPS_LEAVE
+  /* The ports some item of the work-group has CEs for (or prepaid credits to give back): a GPU
+   * skips the others' collectives, the whole group alike. A compiled Cilk function has a port
+   * per callee and loop leaf (compiled Strassen's task node: 13) and one run spawns on one or
+   * two; each port costs a scan and three barriers even when empty. PoCL 3.1 mis-runs barriers
+   * under a condition, so a CPU device flushes every port. */
+  uint mine = 0u;
+  for (uint p = from_port; p < env->ports; ++p)
+    if (ctx->count[p] || (ctx->prepaid && ctx->prepaid[p])) mine |= 1u << p;
+  const uint used = chanflow_wg_or(mine, wg);
+#endif
   if (ctx->in_place) { /* before any child is published: the join counter they will count down */
     __global chanflow_frame* self = (__global chanflow_frame*)ctx->link;
     self->pending = children;
     if (children == 0u) ctx->ready_frame = (ulong)self;
   }
   for (uint p = 0; p < env->ports; ++p) {
+#ifdef CHANFLOW_IDLE_GROUPS_LEAVE
+    if (!(used & (1u << p))) { /* no item has anything here: as a flush of nothing, uniformly */
+      if (task && refused == CHANFLOW_NO_PORT && p + 1 > from_port) task->resume_port = p + 1;
+      continue;
+    }
+#endif
     /* A sweep's deepest level may name a level not made yet (0): nothing fits there. */
     const int missing = env->port[p] == 0ul;
     __global chanflow_channel* out = missing ? env->in : env->port[p];

@@ -81,19 +81,22 @@ __attribute__((noinline)) __global void* chanflow_malloc(__global const chanflow
   ulong unit1 = 0ul;
   if (c < CHANFLOW_HEAP_CLASSES) {
     const uint shard = chanflow_heap_shard();
-    /* Its own shard first, then the others: blocks freed by other work-groups (a frame freed by
-     * its continuation, a run before this one) are reused before the arena grows, so a program
-     * that frees what it allocates keeps to its high-water mark however often it runs (fresh
-     * units are new pages to touch on a CPU device). */
-    for (uint k = 0; !unit1 && k < CHANFLOW_HEAP_SHARDS; ++k)
+    /* Its own shard first, then a few next to it, then fresh units. A wave of allocations at
+     * once (16,807 base cases of compiled Strassen) meets ~130 per list, not the ~1,050 per list
+     * that 16 shards made retry their exchanges in turn (1.3 ms of an H100's sweep). A freed
+     * block goes back to its home shard's list whoever frees it (a frame freed by its
+     * continuation, a loop's block by a leaf's leader), so a shard's lists hold what its own
+     * allocations took: a program that frees what it allocates stops growing its arena once
+     * every shard has held its peak, however often it runs. */
+    for (uint k = 0; !unit1 && k < CHANFLOW_HEAP_PROBE; ++k)
       unit1 = chanflow_heap_pop(h, c * CHANFLOW_HEAP_SHARDS + (shard + k) % CHANFLOW_HEAP_SHARDS);
     if (!unit1) {
       unit1 = chanflow_heap_fresh(h, 1ul + chanflow_heap_class_bytes(c) / CHANFLOW_HEAP_UNIT);
-      if (unit1) atomic_xchg(&chanflow_heap_block_at(h, unit1 - 1ul)->size_class, c);
+      if (unit1) atomic_xchg(&chanflow_heap_block_at(h, unit1 - 1ul)->class_home, c | shard << 16);
     }
-    /* The arena is used up: a free block of a larger class will do (it keeps its class, and goes
-     * back to its own lists when freed); this class's shards were tried above. */
-    for (uint d = c + 1u; !unit1 && d < CHANFLOW_HEAP_CLASSES; ++d)
+    /* The arena is used up: any free block of this class, then of a larger one (it keeps its
+     * class, and goes back to its own lists when freed), before the request fails. */
+    for (uint d = c; !unit1 && d < CHANFLOW_HEAP_CLASSES; ++d)
       for (uint k = 0; !unit1 && k < CHANFLOW_HEAP_SHARDS; ++k) unit1 = chanflow_heap_pop(h, d * CHANFLOW_HEAP_SHARDS + k);
   }
   if (!unit1) {
@@ -102,7 +105,7 @@ __attribute__((noinline)) __global void* chanflow_malloc(__global const chanflow
   }
   __global chanflow_heap_block* b = chanflow_heap_block_at(h, unit1 - 1ul);
   atomic_xchg(&b->state, CHANFLOW_HEAP_USED);
-  atom_inc(&h->live[chanflow_heap_shard() * CHANFLOW_HEAP_LIVE_STRIDE]);
+  atom_inc(&h->live[chanflow_heap_shard() % CHANFLOW_HEAP_LIVE_SHARDS * CHANFLOW_HEAP_LIVE_STRIDE]);
   return (__global void*)(b + 1);
 }
 
@@ -110,9 +113,10 @@ __attribute__((noinline)) __global void* chanflow_malloc(__global const chanflow
 __global chanflow_heap_block* chanflow_heap_owner(__global const chanflow_node_env* env, __global const chanflow_heap* h,
                                                   ulong p) {
   const ulong end = h->base + h->units * CHANFLOW_HEAP_UNIT;
-  if (p < h->base + CHANFLOW_HEAP_UNIT || p >= end || (p - h->base) % CHANFLOW_HEAP_UNIT != 0ul ||
-      atomic_add(&((__global chanflow_heap_block*)p - 1)->state, 0u) != CHANFLOW_HEAP_USED ||
-      atomic_add(&((__global chanflow_heap_block*)p - 1)->size_class, 0u) >= CHANFLOW_HEAP_CLASSES) {
+  const int inside = p >= h->base + CHANFLOW_HEAP_UNIT && p < end && (p - h->base) % CHANFLOW_HEAP_UNIT == 0ul;
+  const uint w = inside ? atomic_add(&((__global chanflow_heap_block*)p - 1)->class_home, 0u) : 0u;
+  if (!inside || atomic_add(&((__global chanflow_heap_block*)p - 1)->state, 0u) != CHANFLOW_HEAP_USED ||
+      CHANFLOW_HEAP_CLASS(w) >= CHANFLOW_HEAP_CLASSES || CHANFLOW_HEAP_HOME(w) >= CHANFLOW_HEAP_SHARDS) {
     chanflow_report(env, CHANFLOW_ERR_HEAP_FREE, (uint)p, (uint)(p >> 32));
     return 0;
   }
@@ -133,9 +137,9 @@ __attribute__((noinline)) void chanflow_free(__global const chanflow_node_env* e
     return;
   }
   const ulong unit = ((ulong)b - h->base) / CHANFLOW_HEAP_UNIT;
-  const uint shard = chanflow_heap_shard();
-  atom_dec(&h->live[shard * CHANFLOW_HEAP_LIVE_STRIDE]);
-  chanflow_heap_push(h, atomic_add(&b->size_class, 0u) * CHANFLOW_HEAP_SHARDS + shard, unit);
+  atom_dec(&h->live[chanflow_heap_shard() % CHANFLOW_HEAP_LIVE_SHARDS * CHANFLOW_HEAP_LIVE_STRIDE]);
+  const uint w = atomic_add(&b->class_home, 0u);
+  chanflow_heap_push(h, CHANFLOW_HEAP_CLASS(w) * CHANFLOW_HEAP_SHARDS + CHANFLOW_HEAP_HOME(w), unit);
 }
 
 /* A block shared by the tasks that read it, the last of them freeing it: a cilk_for's block of
@@ -172,7 +176,7 @@ __global void* chanflow_realloc(__global const chanflow_node_env* env, __global 
   if (!h || (ulong)p == h->sink) return chanflow_malloc(env, bytes);
   __global chanflow_heap_block* b = chanflow_heap_owner(env, h, (ulong)p);
   if (!b) return 0;
-  const ulong have = chanflow_heap_class_bytes(atomic_add(&b->size_class, 0u));
+  const ulong have = chanflow_heap_class_bytes(CHANFLOW_HEAP_CLASS(atomic_add(&b->class_home, 0u)));
   if (bytes <= have) return p;
   __global ulong* q = (__global ulong*)chanflow_malloc(env, bytes);
   if (!q || (ulong)q == h->sink) return q;

@@ -104,7 +104,7 @@ void Aggregator::start_run(SchedulingPolicy& policy, const RunOptions& options) 
   // restart context blocked: quiescence is that).
   max_level_ = 0;
   device_us_ = enqueue_us_ = 0;
-  chain_ = 1;
+  chains_.clear();
   stalled_ = 0;
   last_fingerprint_.clear();
   unchanged_ = 0;
@@ -203,7 +203,7 @@ void Aggregator::collect(RunStats& stats) {
   device_us_ += us_between(launch_start_, collect_start_);
   ++stats.rounds;
   if (any_yielding_) {
-    std::uint32_t busy = 0;  // the most passes of this round's chain in which a planned sweep found CEs
+    std::vector<std::uint32_t> busy;  // per launch, the passes of this round's chain in which its planned sweep found CEs
     const std::uint64_t finished = collect_yields(stats, busy);
     // Sweeps that finished no CE leave the channels as they were: twice in a row is no progress.
     if (sweeps_only_ && finished == 0) {
@@ -214,24 +214,32 @@ void Aggregator::collect(RunStats& stats) {
     } else {
       stalled_ = 0;
     }
-    // A chain doubles while its passes all find work (a stack feeding itself); one that ran dry
-    // sooner is cut to the passes that found any (a wave of leaves needs one), as planned sweeps
-    // tell: every pass of a chain launches its kernels whether or not they find CEs.
+    // A stack's chain doubles while its passes all find work (a stack feeding itself); one that
+    // ran dry sooner is cut to the passes that found any, as planned sweeps tell: every pass of a
+    // chain launches its kernels whether or not they find CEs. Each stack keeps its own (a part
+    // needs two where the leaves before it needed one). A round of one pass by design (its nodes
+    // feed no stack it sweeps) says nothing of what a chain earns.
     const std::uint32_t most = std::max(1u, graph_.options().max_sweep_chain);
-    if (!sweeps_only_ || finished == 0)
-      chain_ = 1;
-    else if (!plans_.empty() && busy < passes_)
-      chain_ = std::max(1u, busy);
-    else
-      chain_ = std::min(chain_ * 2, most);
+    for (std::size_t i = 0; i < launches_.size(); ++i) {
+      const Launch& l = launches_[i];
+      if (!l.sweep || !sweeps_only_ || !feeds_itself_) continue;
+      std::uint32_t& chain = chain_of(l.sweep);
+      if (finished == 0)
+        chain = 1;
+      else if (l.planned && busy[i] < passes_)
+        chain = std::max(1u, busy[i]);
+      else
+        chain = std::min(passes_ * 2, most);
+    }
   }
   stats.max_level = std::max(stats.max_level, max_level_);
 }
 
-std::uint64_t Aggregator::collect_yields(RunStats& stats, std::uint32_t& busy) {
+std::uint64_t Aggregator::collect_yields(RunStats& stats, std::vector<std::uint32_t>& busy) {
   const auto& launches = launches_;
   const std::uint32_t passes = passes_;
   std::vector<chanflow_launch_counters> counts(launches.size());
+  busy.assign(launches.size(), 0u);
   rt_.svm_read(counts.data(), counters_.get(), counts.size() * sizeof(chanflow_launch_counters));
   std::uint64_t finished = 0;
   std::vector<chanflow_yield_record> records;
@@ -244,7 +252,7 @@ std::uint64_t Aggregator::collect_yields(RunStats& stats, std::uint32_t& busy) {
     if (launches[i].sweep) {
       // Size the stack's next sweeps by the work-groups that found CEs in these.
       batches_[launches[i].sweep] = (c.batches + passes - 1) / passes;
-      busy = std::max(busy, c.busy_passes);
+      busy[i] = c.busy_passes;
       // A sweep's restart contexts are re-published control entries, run again by a later claim.
       stats.yields += c.yields;
       stats.partial_yields += c.partial_yields;

@@ -98,6 +98,7 @@ class Aggregator {
   /// Makes the levels the round reaches and writes its environments, lists and plans to the
   /// device (launch_envs.cpp).
   void lay_out();
+  bool round_feeds_itself() const;
   /// Enqueues the round's launches, each pass followed by in-order deallocation (launch_envs.cpp).
   void launch_passes(RunStats& stats);
   /// Reads what the round's work-groups counted, keeps restart contexts, detects stalled sweeps.
@@ -171,7 +172,7 @@ class Aggregator {
 
   /// Reads the round's launch counters and keeps host restart contexts; returns the CEs the
   /// round finished (dispatched and not yielded).
-  std::uint64_t collect_yields(RunStats& stats, std::uint32_t& busy);
+  std::uint64_t collect_yields(RunStats& stats, std::vector<std::uint32_t>& busy);
 
   Graph& graph_;
   const Runtime& rt_;
@@ -214,6 +215,7 @@ class Aggregator {
   std::vector<std::uint32_t> consumed_;        // channel ids each pass deallocates behind it
   std::vector<std::vector<void*>> reach_;      // per kernel node: the SVM it reaches this round
   bool sweeps_only_ = false;                   // the round is repeated on the device (passes_)
+  bool feeds_itself_ = false;                  // a launched node spawns into a stack the round sweeps
   bool any_yielding_ = false;                  // its launches may yield: collect their counters
   std::uint32_t passes_ = 1;
   std::uint64_t live_bytes_ = 0;
@@ -222,7 +224,10 @@ class Aggregator {
   // Across rounds.
   Clock::time_point run_start_, round_start_, launch_start_, collect_start_;
   double device_us_ = 0, enqueue_us_ = 0;
-  std::uint32_t chain_ = 1;                    // sweeps per host round while rounds only sweep
+  /// Per swept stack, the passes its next round earns while rounds only sweep (first 2: a
+  /// cilk_for part's round needs two, its parts' and theirs).
+  std::map<const ChannelStackNode*, std::uint32_t> chains_;
+  std::uint32_t& chain_of(const ChannelStackNode* stack) { return chains_.try_emplace(stack, 2u).first->second; }
   std::uint32_t stalled_ = 0;                  // consecutive sweep rounds that finished no CE
   std::vector<std::uint64_t> last_fingerprint_;
   std::uint32_t unchanged_ = 0;                // consecutive rounds that changed nothing

@@ -44,13 +44,13 @@ bool DeviceHeap::contains(const void* p) const noexcept {
 }
 
 std::uint64_t DeviceHeap::live_blocks() const {
-  std::uint64_t counts[CHANFLOW_HEAP_SHARDS * CHANFLOW_HEAP_LIVE_STRIDE];
+  std::uint64_t counts[CHANFLOW_HEAP_LIVE_SHARDS * CHANFLOW_HEAP_LIVE_STRIDE];
   if (mapped())
     std::memcpy(counts, header()->live, sizeof counts);
   else
     runtime_->svm_read(counts, header()->live, sizeof counts);
   std::uint64_t live = 0;  // modulo 2^64, as the shards count
-  for (std::uint32_t s = 0; s < CHANFLOW_HEAP_SHARDS; ++s) live += counts[s * CHANFLOW_HEAP_LIVE_STRIDE];
+  for (std::uint32_t s = 0; s < CHANFLOW_HEAP_LIVE_SHARDS; ++s) live += counts[s * CHANFLOW_HEAP_LIVE_STRIDE];
   return live;
 }
 
@@ -93,12 +93,15 @@ chanflow_heap_block* DeviceHeap::block_of(const void* p) const noexcept {
       (a - arena) % CHANFLOW_HEAP_UNIT != 0)
     return nullptr;
   auto* b = reinterpret_cast<chanflow_heap_block*>(a) - 1;
-  return b->state == CHANFLOW_HEAP_USED && b->size_class < CHANFLOW_HEAP_CLASSES ? b : nullptr;
+  return b->state == CHANFLOW_HEAP_USED && CHANFLOW_HEAP_CLASS(b->class_home) < CHANFLOW_HEAP_CLASSES &&
+                 CHANFLOW_HEAP_HOME(b->class_home) < CHANFLOW_HEAP_SHARDS
+             ? b
+             : nullptr;
 }
 
 std::size_t DeviceHeap::usable_size(const void* p) const noexcept {
   const chanflow_heap_block* b = block_of(p);
-  return b ? chanflow_heap_class_bytes(b->size_class) : 0;
+  return b ? chanflow_heap_class_bytes(CHANFLOW_HEAP_CLASS(b->class_home)) : 0;
 }
 
 void DeviceHeap::free(void* p) {
@@ -109,9 +112,10 @@ void DeviceHeap::free(void* p) {
         fmt::format("free({}): not a block the device heap handed out, or one given back already", p));
   b->state = CHANFLOW_HEAP_FREE;
   chanflow_heap* h = header();
-  --h->live[0];  // shard 0's count, as for its list
+  --h->live[0];  // one shard's count: only their sum means anything
   const std::uint64_t unit = (reinterpret_cast<std::uint64_t>(b) - h->base) / CHANFLOW_HEAP_UNIT;
-  std::uint64_t& head = h->heads[b->size_class * CHANFLOW_HEAP_SHARDS];  // shard 0: no kernel runs now
+  // Its home shard's list (no kernel runs now).
+  std::uint64_t& head = h->heads[CHANFLOW_HEAP_CLASS(b->class_home) * CHANFLOW_HEAP_SHARDS + CHANFLOW_HEAP_HOME(b->class_home)];
   b->next = head & CHANFLOW_HEAP_UNIT_MASK;
   const std::uint64_t tag = (head >> CHANFLOW_HEAP_UNIT_BITS) + 1;
   head = (tag << CHANFLOW_HEAP_UNIT_BITS) | (unit + 1);

@@ -183,8 +183,16 @@ void Aggregator::lay_out() {
   consumed_.erase(std::unique(consumed_.begin(), consumed_.end()), consumed_.end());
 
   // A round that only sweeps is repeated on the device, as many times as the last such round
-  // earned (doubling while they finish work): no host round trip between the passes.
-  passes_ = sweeps_only_ ? chain_ : 1;
+  // earned (doubling while they finish work): no host round trip between the passes. Only where
+  // a pass can feed the next, though: a round whose nodes spawn into no stack it sweeps (a wave of
+  // cilk_for leaves) finds all its work in its first pass, and every later pass would launch its
+  // planning and sweep for nothing (~17 us each on an H100; three a leaf round, and a part's round
+  // after it then got one pass where its children needed two, and a round more).
+  feeds_itself_ = round_feeds_itself();
+  passes_ = 1;
+  if (sweeps_only_ && feeds_itself_)
+    for (const Launch& l : launches)
+      if (l.sweep) passes_ = std::max(passes_, chain_of(l.sweep));
   std::uint64_t stack_ready = 0;  // CEs ready in any stack: what a sweep's work-groups start from
   std::map<const ChannelStackNode*, std::uint64_t> own_ready;  // and in each stack
   for (std::size_t i = 0; i < views_.size(); ++i)
@@ -204,6 +212,20 @@ void Aggregator::lay_out() {
                         l.levels, static_cast<std::uint32_t>(l.sweep_groups)});
   }
   if (!plans_.empty()) rt_.svm_write_async(plan_pool_.get(), plans_.data(), plans_.size() * sizeof(chanflow_plan));
+}
+
+// Whether a pass of this round can make work for the next: a launched node spawns into a stack
+// the round sweeps, or the round sweeps a continuation stack (whose frames become ready as the
+// children that the round's passes run return into them).
+bool Aggregator::round_feeds_itself() const {
+  for (const Launch& l : launches_) {
+    if (l.sweep && l.sweep->kind() == StackKind::Continuations) return true;
+    for (const PortTarget& port : watched_[l.input].consumer->ports())
+      if (const auto* stack = std::get_if<ChannelStackNode*>(&port.node))
+        for (const Launch& m : launches_)
+          if (m.sweep == *stack) return true;
+  }
+  return false;
 }
 
 void Aggregator::launch_passes(RunStats& stats) {

@@ -20,6 +20,14 @@
 namespace chanflow::compiler {
 namespace {
 
+// Whether a cilk_for's leaf gets its loop's block by address (held by every leaf and part of the
+// loop: it lets go of it once done), not in its task (a loop's one leaf: cilk_for.cpp).
+bool holds_block(const CilkFunction& f) {
+  for (const clang::ParmVarDecl* p : f.decl->parameters())
+    if (p->getName() == "cf_caps") return p->getType()->isPointerType();
+  return false;
+}
+
 // Prints one Cilk function's body: spawns, syncs, returns and cilk_scope blocks lowered, the rest
 // as DevicePrinter prints device code; a resume enters the loops around its point at their heads.
 class FunctionPrinter : public ResumablePrinter {
@@ -439,6 +447,15 @@ std::string emit_device_code(clang::ASTContext& ctx, const CilkProgram& program)
     FunctionPrinter printer(ctx, program, f, spaces.cilk_function(f));
     out += "\n/* " + f.name + " */\n" + printer.run_function();
     const std::string& n = f.name;
+    if (f.group && !holds_block(f)) {  // a loop's one leaf, its block in its task: nothing to let go of
+      out += fmt::format("#ifdef CHANFLOW_CPU_DEVICE\n"
+                         "void {0}__task_body(__global {0}__task* t, chanflow_ctx* ctx) {{ {0}__run(t, ctx); }}\n"
+                         "CHANFLOW_YIELDING_KERNEL_NODE({0}__spawn, {0}__task, {0}__task_body)\n#else\n"
+                         "void {0}__group_body(__global {0}__task* t, __local uint* l, chanflow_ctx* ctx) {{ (void)l; {0}__run(t, ctx); }}\n"
+                         "CHANFLOW_GROUP_KERNEL_NODE({0}__spawn, {0}__task, uint, {0}__group_body)\n#endif\n",
+                         n);
+      continue;
+    }
     if (f.group) {  // a cilk_for's leaf: every work-item of a group runs its share of the iterations
       // and, once all have, lets go of the loop's block (cilk_for.cpp: the last holder frees it).
       out += fmt::format("void {0}__release(__global {0}__task* t, chanflow_ctx* ctx) {{ chanflow_caps_release(ctx->env, t->cf_caps); }}\n"

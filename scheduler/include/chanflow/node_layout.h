@@ -55,8 +55,9 @@
  * runtime, cilk_runtime.cpp): a leaf's work-items share its iterations, and a loop shorter than
  * the group leaves the rest idle (the 64 rows of Strassen's base case: three quarters of a
  * 256-item group, half of a 128-item one; compiled Strassen 2048 on an H200: 18.4 ms in groups
- * of 256, 11.9 in groups of 128). */
-#define CHANFLOW_LOOP_WG_GPU 128
+ * of 256, 11.9 in groups of 128; on an H100 after its one-grain loops kept their blocks in their
+ * leaves' tasks: 10.1 ms in groups of 128, 9.4 in groups of 64, 10.5 in groups of 32). */
+#define CHANFLOW_LOOP_WG_GPU 64
 
 /* Error codes a dispatch reports through chanflow_status (the first one of a run wins). */
 #define CHANFLOW_ERR_NONE 0u

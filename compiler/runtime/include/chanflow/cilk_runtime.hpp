@@ -6,7 +6,7 @@
 // How calls run is a RunSettings (chanflow/run_settings.hpp) read from the environment that
 // `chanflow run FILE.c` sets from its flags (RunSettings::from_environment): CHANFLOW_CAPACITY
 // (CEs per stack level, default 4096), CHANFLOW_WG (work-group size; default the device's: 64 on
-// CPUs, 256 on GPUs, at most 128 for a program with cilk_for leaves), CHANFLOW_POLICY (levelized | greedy), CHANFLOW_DISPATCH (auto | claimed |
+// CPUs, 256 on GPUs, at most 64 for a program with cilk_for leaves), CHANFLOW_POLICY (levelized | greedy), CHANFLOW_DISPATCH (auto | claimed |
 // planned | host), CHANFLOW_SWEEP_GROUPS, CHANFLOW_MAX_CHANNELS (channel-table slots, 1024: every
 // level of every Cilk function's stacks takes one, so it bounds the recursion depth),
 // CHANFLOW_HEAP (the device heap of a program whose device code allocates: bytes, or 512M, 2G;
