@@ -23,7 +23,7 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
     }
   }
   if (children && !joins) chanflow_report(env, CHANFLOW_ERR_NO_CONTINUATION, 0u, 0u);
-#ifdef CHANFLOW_IDLE_GROUPS_LEAVE
+#ifdef CHANFLOW_SKIP_EMPTY_PORTS
   /* The ports some item of the work-group has CEs for (or prepaid credits to give back): a GPU
    * skips the others' collectives, the whole group alike. A compiled Cilk function has a port
    * per callee and loop leaf (compiled Strassen's task node: 13) and one run spawns on one or
@@ -40,7 +40,7 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
     if (children == 0u) ctx->ready_frame = (ulong)self;
   }
   for (uint p = 0; p < env->ports; ++p) {
-#ifdef CHANFLOW_IDLE_GROUPS_LEAVE
+#ifdef CHANFLOW_SKIP_EMPTY_PORTS
     if (!(used & (1u << p))) { /* no item has anything here: as a flush of nothing, uniformly */
       if (task && refused == CHANFLOW_NO_PORT && p + 1 > from_port) task->resume_port = p + 1;
       continue;

@@ -224,9 +224,11 @@ const cl::Program& Graph::program() {
   // Kernel sources may take their shape from the device: on a CPU device a work-group is one core's
   // vectorized loop, where per-item tasks keep the lanes full (compiled cilk_for leaves do).
   if (cpu_shaped(caps)) extra += " -DCHANFLOW_CPU_DEVICE";
-  // A work-group with no CEs leaves a node kernel at once, but not on a CPU device, whatever its
-  // shape (node_macros.cl: PoCL 3.1 mis-runs a kernel whose work-groups skip barriers).
-  if (!(caps.type & CL_DEVICE_TYPE_CPU)) extra += " -DCHANFLOW_IDLE_GROUPS_LEAVE";
+  // A work-group with no CEs leaves a node kernel at once, and a flush skips the ports no item of
+  // its group has CEs for, but not on a CPU device, whatever its shape (node_macros.cl: PoCL 3.1
+  // mis-runs a kernel whose work-groups skip barriers; the tests run the flush's skip there too,
+  // asked for with CHANFLOW_BUILD_OPTIONS=-DCHANFLOW_SKIP_EMPTY_PORTS).
+  if (!(caps.type & CL_DEVICE_TYPE_CPU)) extra += " -DCHANFLOW_IDLE_GROUPS_LEAVE -DCHANFLOW_SKIP_EMPTY_PORTS";
   std::vector<std::string> ignored;  // validate() reports them
   std::string defines = port_defines(ignored);
   // Built again when edges changed what the program is built with (names or staging sizes).
