@@ -60,8 +60,10 @@ TEST_CASE("A graph runs again on new inputs, making no level and allocating noth
     // first run's deepest work already, and then fib 19 needs none more, as an H100 showed).
     const auto deeper = fib.run(19, levelized);
     CHECK(deeper.value == workloads::fib_serial(19));
-    CHECK(deeper.stats.max_level > first.max_level);
     CHECK(fib.graph().stacks().front()->depth() > deeper.stats.max_level);
+    // Host-sized dispatches see every level they reach; device sweeps may descend inside a chain
+    // of passes the host does not look between.
+    if (repeats) CHECK(deeper.stats.max_level > first.max_level);
     if (repeats) CHECK(fib.graph().stacks().front()->depth() > depth);
   }
 }

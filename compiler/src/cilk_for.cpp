@@ -26,6 +26,12 @@ enum class Capture { Value, Address, Array };
 // spawns that many children without a batch sync (--max-loop-spawns, 32 by default).
 constexpr int kFanOut = 32;
 
+// The most cilk_for loops a function may hold and still give each a one-grain leaf (`leaf1`): a
+// function's node has an output port per callee, and each loop's leaf, part and one-grain leaf
+// are three (at most CHANFLOW_MAX_PORTS, 32, a node); past it a one-grain loop takes its block
+// from the heap, as a longer one does, two ports a loop.
+constexpr std::size_t kMostOneGrainLoops = 8;
+
 // A leaf's block of values (see LoopRewriter::lower): its fields, how the function spawning a
 // leaf fills it where the loop was and in a splitter, and how the leaf reads it; and the
 // arguments that stay arguments. Its first field counts the tasks that hold it (the leaves and
@@ -174,6 +180,7 @@ class LoopRewriter : public LoopSource {
     const std::vector<std::string> in_function = {"cf_first", "cf_step", "cf_inner", "cf_first2", "cf_step2"};
     const std::vector<std::string> at_call = {"cf_a", "cf_s", "cf_n2", "cf_a2", "cf_s2"};
     const std::string& file = Path;
+    const bool one_grain_leaf = !f->isMain() && loops_in(f) <= kMostOneGrainLoops;
     const std::string body = body_text(work);
     const unsigned body_line = SM.getPresumedLineNumber(SM.getExpansionLoc(work->getBeginLoc()));
     const clang::CharSourceRange whole = loop_range(s);
@@ -241,13 +248,15 @@ class LoopRewriter : public LoopSource {
           f->isMain()
               ? fmt::format("struct {} cf_caps = {{ {} }}; {}(0, cf_n, &cf_caps{});", block, caps.at_call("0"), part,
                             caps.direct_outer)
-              : fmt::format("long cf_leaves = (cf_n + cf_g - 1) / cf_g; if (cf_leaves == 1) {{ struct {0} cf_caps = {{ {6} }}; "
-                            "cilk_spawn {7}(0, cf_n, cf_caps{5}); cilk_sync; }} else {{ "
+              : fmt::format("long cf_leaves = (cf_n + cf_g - 1) / cf_g; {6}{{ "
                             "struct {0} *cf_caps = __chanflow_caps_new(sizeof(struct {0})); "
                             "{1}if (cf_leaves <= {2}) {{ {3}cilk_sync; }} else {4}(0, cf_n, cf_caps{5}); }}",
                             block, caps.assign("cf_caps", fmt::format("cf_leaves <= {} ? cf_leaves : 1", kFanOut)), kFanOut,
                             spawn_loop("0", "cf_n", "cf_g", "", leaf, "cf_caps" + caps.direct_outer), part, caps.direct_outer,
-                            caps.at_call("0"), leaf1);
+                            one_grain_leaf ? fmt::format("if (cf_leaves == 1) {{ struct {} cf_caps = {{ {} }}; cilk_spawn {}(0, cf_n, cf_caps{}); "
+                                                         "cilk_sync; }} else ",
+                                                         block, caps.at_call("0"), leaf1, caps.direct_outer)
+                                           : "");
       // On a CPU device a small loop runs where it is (__chanflow_loop_inline): its body as written,
       // over the range evaluated once above; otherwise its range is cut in the device's grains
       // (__chanflow_loop_grain). The body keeps its lines (#line), and what follows it the loop's last.
@@ -262,7 +271,7 @@ class LoopRewriter : public LoopSource {
           "cf_k += __chanflow_group_items()) {{ {5}\n#line {6} \"{1}\"\n{7}\n}} }}\n"
           "\n#line {0} \"{1}\"\nvoid {8}({9}) {{ long cf_grain = cf_caps->cf_grain; {10} }}\n",
           line, file, leaf, leaf_params, caps.unpack("->"), ivs(in_function), body_line, body, part, part_params, split);
-      if (!f->isMain())
+      if (one_grain_leaf)
         Definitions += fmt::format(
             "\n#line {0} \"{1}\"\nvoid {2}({3}) {{ {4}for (long cf_k = cf_lo + __chanflow_group_item(); cf_k < cf_hi; "
             "cf_k += __chanflow_group_items()) {{ {5}\n#line {6} \"{1}\"\n{7}\n}} }}\n",
@@ -271,7 +280,8 @@ class LoopRewriter : public LoopSource {
       // the line it starts (no line moves; each insertion goes before those made earlier).
       Rw.InsertTextBefore(SM.getExpansionLoc(f->getBeginLoc()), fmt::format("void {}({}); ", part, part_params));
       Rw.InsertTextBefore(SM.getExpansionLoc(f->getBeginLoc()), fmt::format("void {}({}); ", leaf, leaf_params));
-      if (!f->isMain()) Rw.InsertTextBefore(SM.getExpansionLoc(f->getBeginLoc()), fmt::format("void {}({}); ", leaf1, leaf1_params));
+      if (one_grain_leaf)
+        Rw.InsertTextBefore(SM.getExpansionLoc(f->getBeginLoc()), fmt::format("void {}({}); ", leaf1, leaf1_params));
       Rw.InsertTextBefore(SM.getExpansionLoc(f->getBeginLoc()), fmt::format("struct {} {{ {} }}; ", block, caps.fields()));
       Rw.InsertTextBefore(SM.getExpansionLoc(f->getBeginLoc()),
                           "void *__chanflow_caps_new(unsigned long); void __chanflow_caps_hold(const void *, long); ");
@@ -284,6 +294,14 @@ class LoopRewriter : public LoopSource {
   std::string Definitions;
 
  private:
+  // The cilk_for loops of this pass written inside `f`.
+  std::size_t loops_in(const clang::FunctionDecl* f) const {
+    const clang::SourceLocation begin = SM.getExpansionLoc(f->getBeginLoc()), end = SM.getExpansionLoc(f->getEndLoc());
+    return std::count_if(CilkFors.begin(), CilkFors.end(), [&](clang::SourceLocation at) {
+      return !SM.isBeforeInTranslationUnit(at, begin) && !SM.isBeforeInTranslationUnit(end, at);
+    });
+  }
+
   // Whether `s` calls a Cilk function (CilkReach).
   bool calls_cilk(const clang::Stmt* s) const {
     if (!s) return false;

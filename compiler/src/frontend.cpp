@@ -212,7 +212,7 @@ class OncePrinter : public clang::DiagnosticConsumer {
 
  private:
   static std::unique_ptr<clang::DiagnosticOptions> options_from(const std::vector<std::string>& args) {
-    std::vector<const char*> argv;
+    std::vector<const char*> argv = {"chanflowc"};  // the program's name: not an option
     for (const std::string& a : args) argv.push_back(a.c_str());
     return clang::CreateAndPopulateDiagOpts(argv);
   }

@@ -30,8 +30,8 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
    * two; each port costs a scan and three barriers even when empty. PoCL 3.1 mis-runs barriers
    * under a condition, so a CPU device flushes every port. */
   uint mine = 0u;
-  for (uint p = from_port; p < env->ports; ++p)
-    if (ctx->count[p] || (ctx->prepaid && ctx->prepaid[p])) mine |= 1u << p;
+  for (uint p = 0; p < env->ports; ++p) /* prepaid credits go back even on ports this item is past */
+    if ((p >= from_port && ctx->count[p]) || (ctx->prepaid && ctx->prepaid[p])) mine |= 1u << p;
   const uint used = chanflow_wg_or(mine, wg);
 #endif
   if (ctx->in_place) { /* before any child is published: the join counter they will count down */

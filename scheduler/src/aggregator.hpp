@@ -227,7 +227,9 @@ class Aggregator {
   /// Per swept stack, the passes its next round earns while rounds only sweep (first 2: a
   /// cilk_for part's round needs two, its parts' and theirs).
   std::map<const ChannelStackNode*, std::uint32_t> chains_;
-  std::uint32_t& chain_of(const ChannelStackNode* stack) { return chains_.try_emplace(stack, 2u).first->second; }
+  std::uint32_t& chain_of(const ChannelStackNode* stack) {
+    return chains_.try_emplace(stack, std::clamp(graph_.options().max_sweep_chain, 1u, 2u)).first->second;
+  }
   std::uint32_t stalled_ = 0;                  // consecutive sweep rounds that finished no CE
   std::vector<std::uint64_t> last_fingerprint_;
   std::uint32_t unchanged_ = 0;                // consecutive rounds that changed nothing

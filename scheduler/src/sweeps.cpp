@@ -2,6 +2,8 @@
 // gives each level its range before a planned pass, and how many work-groups a sweep gets.
 #include "aggregator.hpp"
 
+#include <map>
+
 namespace chanflow {
 
 bool claimed_sweeps_hold(const DeviceCaps& caps) {
@@ -67,17 +69,36 @@ std::uint32_t Aggregator::sweep_groups(const ChannelStackNode& stack, std::uint6
   return static_cast<std::uint32_t>(std::min<std::uint64_t>(std::max(want, floor), std::min<std::uint64_t>(holds, 1u << 16)));
 }
 
-// A chain of sweeps may descend many levels in one host round: every stack gets a few levels
-// beyond the deepest work, as many as a modest amount of memory allows (levels cost
-// capacity x CE size each).
+// A chain of sweeps may descend many levels in one host round: a stack gets a few levels (at
+// least one: its children's) beyond its own deepest work and beyond that of any stack whose node
+// spawns into it, as many as a modest amount of memory allows (levels cost capacity x CE size
+// each). Not every stack to the deepest work of any: a compiled program of
+// ~40 stacks (a function's loops are two or three each) with one recursion 23 deep took 1,024
+// channel-table slots, every stack as deep as the recursion. A level a chain reaches unmade
+// refuses the spawn there (its task yields) until a later round makes it.
 void Aggregator::grow_stacks_for_sweeps() {
   constexpr std::uint64_t kLookaheadBytes = 16ull << 20;
-  for (const auto& s : graph_.stacks()) {
-    const std::uint64_t level_bytes = std::uint64_t{s->capacity_per_level()} * s->ce_bytes();
-    const std::uint32_t ahead = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(kLookaheadBytes / std::max<std::uint64_t>(level_bytes, 1), 1, 8));
-    const std::uint32_t want = std::min<std::uint32_t>(max_level_ + 1 + ahead, CHANFLOW_SWEEP_MAX_LEVELS);
-    if (s->depth() < want) s->level(want - 1);
+  auto ahead = [&](const ChannelStackNode& s) {
+    const std::uint64_t level_bytes = std::uint64_t{s.capacity_per_level()} * s.ce_bytes();
+    return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(kLookaheadBytes / std::max<std::uint64_t>(level_bytes, 1), 1, 8));
+  };
+  std::map<ChannelStackNode*, std::uint32_t> want;  // levels each stack should have
+  auto reach = [&](ChannelStackNode* s, std::uint32_t level, std::uint32_t lookahead) {
+    std::uint32_t& w = want[s];
+    w = std::max(w, std::min<std::uint32_t>(level + 1 + lookahead, CHANFLOW_SWEEP_MAX_LEVELS));
+  };
+  for (const Watched& w : watched_) {
+    if (!w.stack) continue;
+    const auto& h = w.channel->counters();
+    if (h.ctrl_published == h.ctrl_head && w.blocked.empty()) continue;
+    const std::uint32_t lookahead = ahead(*w.stack);
+    reach(w.stack, w.level, lookahead);
+    for (const PortTarget& port : w.consumer->ports())
+      if (auto* const* target = std::get_if<ChannelStackNode*>(&port.node))
+        reach(*target, w.level, std::max(lookahead, ahead(**target)));
   }
+  for (const auto& [stack, levels] : want)
+    if (stack->depth() < levels) stack->level(levels - 1);
   collect_watched();
 }
 
