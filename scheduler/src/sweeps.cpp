@@ -88,14 +88,14 @@ void Aggregator::grow_stacks_for_sweeps() {
     w = std::max(w, std::min<std::uint32_t>(level + 1 + lookahead, CHANFLOW_SWEEP_MAX_LEVELS));
   };
   for (const Watched& w : watched_) {
-    if (!w.stack) continue;
     const auto& h = w.channel->counters();
     if (h.ctrl_published == h.ctrl_head && w.blocked.empty()) continue;
-    const std::uint32_t lookahead = ahead(*w.stack);
-    reach(w.stack, w.level, lookahead);
+    // A channel node's consumer spawns at a stack's level 0 (and its children at 1).
+    const std::uint32_t level = w.stack ? w.level : 0, lookahead = w.stack ? ahead(*w.stack) : 1;
+    if (w.stack) reach(w.stack, level, lookahead);
     for (const PortTarget& port : w.consumer->ports())
       if (auto* const* target = std::get_if<ChannelStackNode*>(&port.node))
-        reach(*target, w.level, std::max(lookahead, ahead(**target)));
+        reach(*target, level, std::max(lookahead, ahead(**target)));
   }
   for (const auto& [stack, levels] : want)
     if (stack->depth() < levels) stack->level(levels - 1);
