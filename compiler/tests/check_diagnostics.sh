@@ -5,6 +5,8 @@
 set -uo pipefail
 chanflowc=$1 source=$2
 expected="${source%.*}.expected"
+[ -f "$expected" ] || { echo "FAIL: $expected is missing" >&2; exit 1; }
+expected=$(realpath "$expected")
 cd "$(dirname "$source")"
 output=$("$chanflowc" "$(basename "$source")" --emit=cl -o "${TMPDIR:-/tmp}/chanflowc-diag-$$" 2>&1)
 status=$?

@@ -159,6 +159,16 @@ void Analyzer::describe(CilkFunction& f) {
     f.spawns.push_back(site);
     f.callees.insert(target);
   }
+  // Its node has an output port per function it spawns or calls, and its continuation: at most
+  // 32 (CHANFLOW_MAX_PORTS, scheduler/include/chanflow/node_layout.h), said here rather than when
+  // the graph is checked at run time.
+  constexpr std::size_t kMostPorts = 32;
+  if (f.callees.size() + 1 > kMostPorts)
+    error(d->getLocation(),
+          "'" + d->getNameAsString() + "' spawns or calls " + std::to_string(f.callees.size()) +
+              " different Cilk functions (a cilk_for's leaves and parts count among them): a Cilk function's node "
+              "has at most " + std::to_string(kMostPorts - 1) +
+              " besides its continuation; move some of its spawns into a function of their own");
   // A cilk_for's leaf (cilk_for.cpp) asks for its work-item: it runs as a work-group task, whose
   // work-items share its iterations, unless it spawns (a body that became one by a later pass).
   for (const clang::CallExpr* call : b.calls)
