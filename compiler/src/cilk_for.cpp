@@ -27,10 +27,10 @@ enum class Capture { Value, Address, Array };
 constexpr int kFanOut = 32;
 
 // The most cilk_for loops a function may hold and still give each a one-grain leaf (`leaf1`): a
-// function's node has an output port per callee, and each loop's leaf, part and one-grain leaf
-// are three (at most CHANFLOW_MAX_PORTS, 32, a node); past it a one-grain loop takes its block
-// from the heap, as a longer one does, two ports a loop.
-constexpr std::size_t kMostOneGrainLoops = 8;
+// function's node has an output port per callee (kMostPorts in all), and each loop's leaf, part
+// and one-grain leaf are three; past it a one-grain loop takes its block from the heap, as a
+// longer one does, two ports a loop. A quarter of the ports leaves room for the other callees.
+constexpr std::size_t kMostOneGrainLoops = kMostPorts / 4;
 
 // A leaf's block of values (see LoopRewriter::lower): its fields, how the function spawning a
 // leaf fills it where the loop was and in a splitter, and how the leaf reads it; and the
@@ -265,17 +265,17 @@ class LoopRewriter : public LoopSource {
                                         "cf_k++) {{ {1}\n#line {2} \"{3}\"\n{4}\n#line {5} \"{3}\"\n}} }} else if (cf_n > 0) {{ "
                                         "long cf_g = __chanflow_loop_grain(cf_n); {6} }} }}",
                                         bounds, ivs(at_call), body_line, file, text(statement_range(work)), last_line, start));
-      Definitions += fmt::format(
-          "\nlong __chanflow_group_item(void); long __chanflow_group_items(void);"
-          "\n#line {0} \"{1}\"\nvoid {2}({3}) {{ {4}for (long cf_k = cf_lo + __chanflow_group_item(); cf_k < cf_hi; "
-          "cf_k += __chanflow_group_items()) {{ {5}\n#line {6} \"{1}\"\n{7}\n}} }}\n"
-          "\n#line {0} \"{1}\"\nvoid {8}({9}) {{ long cf_grain = cf_caps->cf_grain; {10} }}\n",
-          line, file, leaf, leaf_params, caps.unpack("->"), ivs(in_function), body_line, body, part, part_params, split);
-      if (one_grain_leaf)
-        Definitions += fmt::format(
-            "\n#line {0} \"{1}\"\nvoid {2}({3}) {{ {4}for (long cf_k = cf_lo + __chanflow_group_item(); cf_k < cf_hi; "
-            "cf_k += __chanflow_group_items()) {{ {5}\n#line {6} \"{1}\"\n{7}\n}} }}\n",
-            line, file, leaf1, leaf1_params, caps.unpack("."), ivs(in_function), body_line, body);
+      // A leaf: its work-item's share of [lo, hi), the values read from its block through `access`.
+      auto leaf_definition = [&](const std::string& callee, const std::string& params, const std::string& access) {
+        return fmt::format("\n#line {0} \"{1}\"\nvoid {2}({3}) {{ {4}for (long cf_k = cf_lo + __chanflow_group_item(); "
+                           "cf_k < cf_hi; cf_k += __chanflow_group_items()) {{ {5}\n#line {6} \"{1}\"\n{7}\n}} }}\n",
+                           line, file, callee, params, caps.unpack(access), ivs(in_function), body_line, body);
+      };
+      Definitions += "\nlong __chanflow_group_item(void); long __chanflow_group_items(void);" +
+                     leaf_definition(leaf, leaf_params, "->") +
+                     fmt::format("\n#line {0} \"{1}\"\nvoid {2}({3}) {{ long cf_grain = cf_caps->cf_grain; {4} }}\n", line,
+                                 file, part, part_params, split);
+      if (one_grain_leaf) Definitions += leaf_definition(leaf1, leaf1_params, ".");
       // The block's type, then the leaf and the part, before the function holding the loop, on
       // the line it starts (no line moves; each insertion goes before those made earlier).
       Rw.InsertTextBefore(SM.getExpansionLoc(f->getBeginLoc()), fmt::format("void {}({}); ", part, part_params));

@@ -179,7 +179,6 @@ std::pair<unsigned, unsigned> broken_named_escape(llvm::StringRef text) {
   return {0, 0};
 }
 
-
 // Prints each diagnostic once. A cilk_for body is in a pass's source up to three times (where
 // the loop was, for a CPU device; in its leaf; in its one-grain leaf), each copy #line'd to where
 // it was written, so a construct the device cannot run there would be reported once per copy.

@@ -92,7 +92,7 @@ __attribute__((noinline)) __global void* chanflow_malloc(__global const chanflow
       unit1 = chanflow_heap_pop(h, c * CHANFLOW_HEAP_SHARDS + (shard + k) % CHANFLOW_HEAP_SHARDS);
     if (!unit1) {
       unit1 = chanflow_heap_fresh(h, 1ul + chanflow_heap_class_bytes(c) / CHANFLOW_HEAP_UNIT);
-      if (unit1) atomic_xchg(&chanflow_heap_block_at(h, unit1 - 1ul)->class_home, c | shard << 16);
+      if (unit1) atomic_xchg(&chanflow_heap_block_at(h, unit1 - 1ul)->class_home, CHANFLOW_HEAP_CLASS_HOME(c, shard));
     }
     /* The arena is used up: any free block of this class, then of a larger one (it keeps its
      * class, and goes back to its own lists when freed), before the request fails. */

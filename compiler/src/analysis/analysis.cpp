@@ -159,10 +159,8 @@ void Analyzer::describe(CilkFunction& f) {
     f.spawns.push_back(site);
     f.callees.insert(target);
   }
-  // Its node has an output port per function it spawns or calls, and its continuation: at most
-  // 32 (CHANFLOW_MAX_PORTS, scheduler/include/chanflow/node_layout.h), said here rather than when
-  // the graph is checked at run time.
-  constexpr std::size_t kMostPorts = 32;
+  // Its node has an output port per function it spawns or calls, and its continuation (at most
+  // kMostPorts), said here rather than when the graph is checked at run time.
   if (f.callees.size() + 1 > kMostPorts)
     error(d->getLocation(),
           "'" + d->getNameAsString() + "' spawns or calls " + std::to_string(f.callees.size()) +

@@ -16,6 +16,11 @@
 
 namespace chanflow::compiler {
 
+/// The most output ports a kernel node has (CHANFLOW_MAX_PORTS, scheduler/include/chanflow/
+/// node_layout.h): a Cilk function's node has one per function it spawns or calls, and its
+/// continuation.
+inline constexpr std::size_t kMostPorts = 32;
+
 /// Where each keyword was written (raw locations of the token that follows it), recorded by the
 /// preprocessor callbacks of frontend.cpp.
 struct KeywordLocations {

@@ -447,24 +447,21 @@ std::string emit_device_code(clang::ASTContext& ctx, const CilkProgram& program)
     FunctionPrinter printer(ctx, program, f, spaces.cilk_function(f));
     out += "\n/* " + f.name + " */\n" + printer.run_function();
     const std::string& n = f.name;
-    if (f.group && !holds_block(f)) {  // a loop's one leaf, its block in its task: nothing to let go of
-      out += fmt::format("#ifdef CHANFLOW_CPU_DEVICE\n"
-                         "void {0}__task_body(__global {0}__task* t, chanflow_ctx* ctx) {{ {0}__run(t, ctx); }}\n"
-                         "CHANFLOW_YIELDING_KERNEL_NODE({0}__spawn, {0}__task, {0}__task_body)\n#else\n"
-                         "void {0}__group_body(__global {0}__task* t, __local uint* l, chanflow_ctx* ctx) {{ (void)l; {0}__run(t, ctx); }}\n"
-                         "CHANFLOW_GROUP_KERNEL_NODE({0}__spawn, {0}__task, uint, {0}__group_body)\n#endif\n",
-                         n);
-      continue;
-    }
     if (f.group) {  // a cilk_for's leaf: every work-item of a group runs its share of the iterations
-      // and, once all have, lets go of the loop's block (cilk_for.cpp: the last holder frees it).
-      out += fmt::format("void {0}__release(__global {0}__task* t, chanflow_ctx* ctx) {{ chanflow_caps_release(ctx->env, t->cf_caps); }}\n"
-                         "#ifdef CHANFLOW_CPU_DEVICE\n"
-                         "void {0}__task_body(__global {0}__task* t, chanflow_ctx* ctx) {{ {0}__run(t, ctx); {0}__release(t, ctx); }}\n"
+      // and, once all have, lets go of the loop's block (cilk_for.cpp: the last holder frees it);
+      // a loop's one leaf holds the block in its task, and has nothing to let go of.
+      const bool holds = holds_block(f);
+      out += fmt::format("{1}#ifdef CHANFLOW_CPU_DEVICE\n"
+                         "void {0}__task_body(__global {0}__task* t, chanflow_ctx* ctx) {{ {0}__run(t, ctx);{2} }}\n"
                          "CHANFLOW_YIELDING_KERNEL_NODE({0}__spawn, {0}__task, {0}__task_body)\n#else\n"
                          "void {0}__group_body(__global {0}__task* t, __local uint* l, chanflow_ctx* ctx) {{ (void)l; {0}__run(t, ctx); }}\n"
-                         "CHANFLOW_GROUP_KERNEL_NODE_THEN({0}__spawn, {0}__task, uint, {0}__group_body, {0}__release)\n#endif\n",
-                         n);
+                         "CHANFLOW_GROUP_KERNEL_NODE_THEN({0}__spawn, {0}__task, uint, {0}__group_body, {3})\n#endif\n",
+                         n,
+                         holds ? fmt::format("void {0}__release(__global {0}__task* t, chanflow_ctx* ctx) {{ "
+                                             "chanflow_caps_release(ctx->env, t->cf_caps); }}\n", n)
+                               : "",
+                         holds ? fmt::format(" {}__release(t, ctx);", n) : "",
+                         holds ? n + "__release" : "CHANFLOW_NOTHING_AFTER");
       continue;
     }
     if (f.spawns.empty()) {

@@ -39,6 +39,7 @@
 
 /* chanflow_heap_block::class_home: the block's size class, and above it its home shard (the
  * shard of the work-item that took it fresh), whose list it goes back to whoever frees it. */
+#define CHANFLOW_HEAP_CLASS_HOME(c, home) ((c) | (home) << 16)
 #define CHANFLOW_HEAP_CLASS(w) ((w) & 0xffffu)
 #define CHANFLOW_HEAP_HOME(w) ((w) >> 16)
 
