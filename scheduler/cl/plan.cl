@@ -69,7 +69,11 @@ __kernel void chanflow_plan_batches(__global const chanflow_plan* plans, uint co
     }
     plan->counters->claimed += (uint)planned;
     plan->counters->batches += groups;
-    if (planned) plan->counters->busy_passes += 1u;
+    const uint pass = ++plan->counters->passes;
+    if (planned) {
+      plan->counters->busy_passes += 1u;
+      plan->counters->last_busy_pass = pass;
+    }
     base += plan->levels;
   }
 }

@@ -241,6 +241,8 @@ void Aggregator::admit(RunStats& stats) {
             views_[watched_of_.at(w.channel)].ready > 0)
           add_sweep(w);
 
+  add_spawned_sweeps(held);
+
   // Host-sized launches of nodes that cannot yield go first: they were admitted against the free
   // space the host read, and must find it. Then those of yielding nodes, which may have been
   // admitted a work-group more than fits and take what is left (yielding the rest); then sweeps,

@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+#include <string_view>
+
 namespace chanflow {
 
 static_assert(sizeof(chanflow_node_env) == CHANFLOW_NODE_ENV_BYTES);
@@ -43,6 +46,8 @@ Aggregator::Aggregator(Graph& graph, const cl::Program& program)
   rt_.svm_fill_zero_async(resumable_.get(), resumable_.size());
 
   sweeps_ = graph_.options().device_sweeps;
+  const char* spawned = std::getenv("CHANFLOW_SWEEP_SPAWNED");
+  sweep_spawned_ = graph_.options().sweep_spawned && !(spawned && std::string_view(spawned) == "0");
   const bool claimable = claimed_sweeps_hold(rt_.caps());
   if (sweeps_ == Sweeps::Auto) sweeps_ = claimable ? Sweeps::Claimed : Sweeps::Planned;
   if (sweeps_ == Sweeps::Claimed && !claimable)
@@ -203,7 +208,7 @@ void Aggregator::collect(RunStats& stats) {
   device_us_ += us_between(launch_start_, collect_start_);
   ++stats.rounds;
   if (any_yielding_) {
-    std::vector<std::uint32_t> busy;  // per launch, the passes of this round's chain in which its planned sweep found CEs
+    std::vector<std::uint32_t> busy;  // per launch, the last pass of this round's chain in which its planned sweep found CEs
     const std::uint64_t finished = collect_yields(stats, busy);
     // Sweeps that finished no CE leave the channels as they were: twice in a row is no progress.
     if (sweeps_only_ && finished == 0) {
@@ -214,11 +219,12 @@ void Aggregator::collect(RunStats& stats) {
     } else {
       stalled_ = 0;
     }
-    // A stack's chain doubles while its passes all find work (a stack feeding itself); one that
-    // ran dry sooner is cut to the passes that found any, as planned sweeps tell: every pass of a
-    // chain launches its kernels whether or not they find CEs. Each stack keeps its own (a part
-    // needs two where the leaves before it needed one). A round of one pass by design (its nodes
-    // feed no stack it sweeps) says nothing of what a chain earns.
+    // A stack's chain doubles while its last pass finds work (a stack feeding itself); one that
+    // ran dry sooner is cut to the last pass that found any, as planned sweeps tell: every pass of
+    // a chain launches its kernels whether or not they find CEs. Each stack keeps its own (a part
+    // needs two where the leaves before it needed one; the leaves a task's part spawns, swept in
+    // the task's round, four). A round of one pass by design (its nodes feed no stack it sweeps)
+    // says nothing of what a chain earns.
     const std::uint32_t most = std::max(1u, graph_.options().max_sweep_chain);
     for (std::size_t i = 0; i < launches_.size(); ++i) {
       const Launch& l = launches_[i];
@@ -251,8 +257,11 @@ std::uint64_t Aggregator::collect_yields(RunStats& stats, std::vector<std::uint3
       if (c.resumed_at[p]) stats.restarts_per_port[node.name() + ":" + node.ports()[p].name] += c.resumed_at[p];
     if (launches[i].sweep) {
       // Size the stack's next sweeps by the work-groups that found CEs in these.
-      batches_[launches[i].sweep] = (c.batches + passes - 1) / passes;
-      busy[i] = c.busy_passes;
+      // (A planned sweep: per pass that found any; a stack swept for what other stacks spawn
+      // may find its one wave in one pass of many.)
+      const std::uint32_t per = launches[i].planned ? std::max(1u, c.busy_passes) : passes;
+      batches_[launches[i].sweep] = (c.batches + per - 1) / per;
+      busy[i] = c.last_busy_pass;
       // A sweep's restart contexts are re-published control entries, run again by a later claim.
       stats.yields += c.yields;
       stats.partial_yields += c.partial_yields;

@@ -74,6 +74,7 @@ class Aggregator {
     std::size_t yields_at = 0;     ///< offset (in records) into the yield pool
     ChannelStackNode* sweep = nullptr;  ///< a device sweep over this stack's levels
     bool planned = false;               ///< the sweep's ranges are planned on the device (Sweeps::Planned)
+    bool spawned = false;               ///< swept because a swept node spawns into it (GraphOptions::sweep_spawned)
     std::size_t sweep_groups = 0;       ///< work-groups per pass of the sweep
     std::size_t env_at = 0;             ///< first of its environments (one per level for a sweep)
     std::uint32_t levels = 1;           ///< environments it has: its stack's depth when they were laid out
@@ -153,12 +154,18 @@ class Aggregator {
 
   // --- Device sweeps (sweeps.cpp) ---
   /// Whether `w`'s stack may go out as a sweep this round, given the launches made so far.
-  bool sweepable(const Watched& w, const std::vector<Launch>& launches) const;
+  /// A stack a swept node spawns into (`spawned`) is not counted against the planning kernel's
+  /// levels here: lay_out() keeps those that fit once the stacks have grown.
+  bool sweepable(const Watched& w, const std::vector<Launch>& launches, bool spawned = false) const;
+  /// Adds the sweeps of the stacks the round's swept nodes spawn into, transitively.
+  void add_spawned_sweeps(const std::set<const ChannelStackNode*>& held);
+  /// Drops the spawned sweeps that would take the planning kernel past its levels.
+  void fit_spawned_sweeps();
   /// Enqueues the planning kernel for the round's planned sweeps (one pass).
   cl::Event enqueue_plan();
   /// Makes the levels a sweep of the graph's stacks may reach in a chain of sweeps.
   void grow_stacks_for_sweeps();
-  std::uint32_t sweep_groups(const ChannelStackNode& stack, std::uint64_t ready, std::uint64_t own) const;
+  std::uint32_t sweep_groups(const ChannelStackNode& stack, std::uint64_t ready, std::uint64_t own, bool spawned) const;
 
   // --- Diagnostics (diagnostics.cpp) ---
   void check_device_status() const;
@@ -197,6 +204,7 @@ class Aggregator {
   std::vector<std::uint32_t> resumable_seen_;  // its counts as charges_port read them this round
   bool resumable_read_ = false;
   Sweeps sweeps_ = Sweeps::Off;                // GraphOptions::device_sweeps, resolved for the device
+  bool sweep_spawned_ = true;                  // GraphOptions::sweep_spawned, unless the environment says 0
   cl::Kernel plan_kernel_;                     // chanflow_plan_batches (Sweeps::Planned)
   std::size_t plan_local_ = 0;                 // its work-group size
   std::vector<void*> plan_kernel_svm_;
@@ -225,10 +233,11 @@ class Aggregator {
   Clock::time_point run_start_, round_start_, launch_start_, collect_start_;
   double device_us_ = 0, enqueue_us_ = 0;
   /// Per swept stack, the passes its next round earns while rounds only sweep (first 2: a
-  /// cilk_for part's round needs two, its parts' and theirs).
+  /// cilk_for part's round needs two, its parts' and theirs; 4 for a stack swept for what
+  /// others spawn: the leaves of a part of 128 grains come in the third).
   std::map<const ChannelStackNode*, std::uint32_t> chains_;
-  std::uint32_t& chain_of(const ChannelStackNode* stack) {
-    return chains_.try_emplace(stack, std::clamp(graph_.options().max_sweep_chain, 1u, 2u)).first->second;
+  std::uint32_t& chain_of(const ChannelStackNode* stack, std::uint32_t first = 2) {
+    return chains_.try_emplace(stack, std::clamp(graph_.options().max_sweep_chain, 1u, first)).first->second;
   }
   std::uint32_t stalled_ = 0;                  // consecutive sweep rounds that finished no CE
   std::vector<std::uint64_t> last_fingerprint_;

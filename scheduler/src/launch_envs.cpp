@@ -138,6 +138,7 @@ void Aggregator::lay_out() {
   sweeps_only_ = std::all_of(launches.begin(), launches.end(), [](const Launch& l) { return l.sweep; });
   if (std::any_of(launches.begin(), launches.end(), [](const Launch& l) { return l.sweep; })) grow_stacks_for_sweeps();
   collect_watched();
+  fit_spawned_sweeps();
   std::size_t env_count = 0;
   for (auto& l : launches) {
     l.env_at = env_count;
@@ -192,7 +193,7 @@ void Aggregator::lay_out() {
   passes_ = 1;
   if (sweeps_only_ && feeds_itself_)
     for (const Launch& l : launches)
-      if (l.sweep) passes_ = std::max(passes_, chain_of(l.sweep));
+      if (l.sweep) passes_ = std::max(passes_, chain_of(l.sweep, l.spawned ? 4 : 2));
   std::uint64_t stack_ready = 0;  // CEs ready in any stack: what a sweep's work-groups start from
   std::map<const ChannelStackNode*, std::uint64_t> own_ready;  // and in each stack
   for (std::size_t i = 0; i < views_.size(); ++i)
@@ -205,7 +206,7 @@ void Aggregator::lay_out() {
   for (std::size_t i = 0; i < launches.size(); ++i) {
     Launch& l = launches[i];
     if (!l.sweep) continue;
-    l.sweep_groups = sweep_groups(*l.sweep, stack_ready, own_ready[l.sweep]);
+    l.sweep_groups = sweep_groups(*l.sweep, stack_ready, own_ready[l.sweep], l.spawned);
     if (l.planned)
       plans_.push_back({reinterpret_cast<std::uint64_t>(static_cast<chanflow_node_env*>(env_pool_.get()) + l.env_at),
                         reinterpret_cast<std::uint64_t>(static_cast<chanflow_launch_counters*>(counters_.get()) + i),

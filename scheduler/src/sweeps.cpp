@@ -19,7 +19,7 @@ bool claimed_sweeps_hold(const DeviceCaps& caps) {
 #endif
 }
 
-bool Aggregator::sweepable(const Watched& w, const std::vector<Launch>& launches) const {
+bool Aggregator::sweepable(const Watched& w, const std::vector<Launch>& launches, bool spawned) const {
   if (sweeps_ == Sweeps::Off || !w.stack) return false;
   const KernelNode& k = *w.consumer;
   if (!(k.is_yielding() || k.ports().empty())) return false;
@@ -27,12 +27,64 @@ bool Aggregator::sweepable(const Watched& w, const std::vector<Launch>& launches
   // below for its children: deeper recursion goes on with host-sized dispatches, which make
   // levels on demand.
   if (w.stack->depth() > CHANFLOW_SWEEP_MAX_LEVELS || max_level_ + 2 > CHANFLOW_SWEEP_MAX_LEVELS) return false;
-  // One planning kernel covers every level of the round's planned sweeps.
+  // One planning kernel covers every level of the round's planned sweeps: the policy's stacks
+  // are counted at the most levels a sweep spans, spawned ones by what they have (fit_spawned_sweeps).
   const auto planned = std::count_if(launches.begin(), launches.end(), [&](const Launch& l) {
-    return l.planned && l.sweep != w.stack;
+    return l.planned && !l.spawned && l.sweep != w.stack;
   });
-  return sweeps_ != Sweeps::Planned ||
+  return sweeps_ != Sweeps::Planned || spawned ||
          static_cast<std::size_t>(planned + 1) * CHANFLOW_SWEEP_MAX_LEVELS <= CHANFLOW_PLAN_MAX_LEVELS;
+}
+
+// A round of sweeps only is chained on the device; what its nodes spawn into other stacks would
+// wait for the next round (its host round trip: ~160 us on an H100, against ~60 us for a pass)
+// unless those stacks are swept in the same chain. So they are, for a node that only forwards:
+// one without a continuation, whose children complete its parent (a cilk_for part, whose leaves
+// then run in the part's round, not in one of their own), and so on for theirs. Not for every
+// node: a pass launches every stack it sweeps, found work or not, and on NVIDIA's OpenCL each
+// launch costs the host ~20 us; a compiled Strassen task, whose node spawns into nine loop
+// stacks of which a level uses one or two, took the run from 9.6 to 10.8-11.8 ms on an H100
+// with all of them in its rounds (the hand-built graph's, 7.4 to 7.6-7.8). A stack that is not
+// sweepable (a continuation node that spawns: host-sized), or holds host-kept restart contexts,
+// is left to its own rounds.
+void Aggregator::add_spawned_sweeps(const std::set<const ChannelStackNode*>& held) {
+  std::vector<Launch>& launches = launches_;
+  if (!sweep_spawned_ || launches.empty() ||
+      !std::all_of(launches.begin(), launches.end(), [](const Launch& l) { return l.sweep; }))
+    return;
+  for (std::size_t i = 0; i < launches.size(); ++i) {  // the list grows: a closure
+    const KernelNode& node = *launches[i].sweep->consumer();
+    if (node.continuation_port()) continue;
+    for (const PortTarget& port : node.ports()) {
+      auto* const* target = std::get_if<ChannelStackNode*>(&port.node);
+      if (!target || (*target)->depth() == 0) continue;
+      const Watched& w = watched_[watched_of_.at(&(*target)->level(0))];
+      if (held.count(*target) || !sweepable(w, launches, true) ||
+          std::any_of(launches.begin(), launches.end(), [&](const Launch& l) { return l.sweep == *target; }))
+        continue;
+      launches.push_back({.input = static_cast<std::uint32_t>(watched_of_.at(&w.stack->level(0))),
+                          .sweep = w.stack,
+                          .planned = sweeps_ == Sweeps::Planned,
+                          .spawned = true});
+    }
+  }
+}
+
+// After the stacks have grown for the round: the policy's sweeps always fit the planning kernel
+// (at most CHANFLOW_PLAN_MAX_LEVELS / CHANFLOW_SWEEP_MAX_LEVELS of them); spawned ones are kept,
+// in the order they were found, while their levels fit too.
+void Aggregator::fit_spawned_sweeps() {
+  if (sweeps_ != Sweeps::Planned) return;
+  std::size_t levels = 0;
+  for (const Launch& l : launches_)
+    if (l.planned && !l.spawned) levels += l.sweep->depth();
+  std::vector<Launch> kept;
+  for (Launch& l : launches_) {
+    if (l.spawned && levels + l.sweep->depth() > CHANFLOW_PLAN_MAX_LEVELS) continue;
+    if (l.spawned) levels += l.sweep->depth();
+    kept.push_back(std::move(l));
+  }
+  launches_ = std::move(kept);
 }
 
 cl::Event Aggregator::enqueue_plan() {
@@ -56,8 +108,13 @@ cl::Event Aggregator::enqueue_plan() {
 // of a stack gets room for what is ready and what it spawns; later ones a quarter more than the
 // batches the last sweeps found, and at least what the stack holds ready now (`own`: a wave of
 // leaves that arrives at once goes in one pass, not in passes and rounds growing by a quarter);
-// never more than the levels can hold.
-std::uint32_t Aggregator::sweep_groups(const ChannelStackNode& stack, std::uint64_t ready, std::uint64_t own) const {
+// never more than the levels can hold. A stack swept for what others spawn in the round holds
+// nothing yet, and its wave may be larger than any before it (a part's leaves at the next level
+// down: seven times as many): it gets at least what fills the device, 16 work-groups a compute
+// unit (idle ones leave at once there; 896 leaves of compiled Strassen's second level had gone in
+// three passes and a round sized from the 128 of the first).
+std::uint32_t Aggregator::sweep_groups(const ChannelStackNode& stack, std::uint64_t ready, std::uint64_t own,
+                                       bool spawned) const {
   if (graph_.options().sweep_groups) return graph_.options().sweep_groups;
   const std::uint64_t per = stack.consumer()->ces_per_group(wg_);
   const std::uint64_t holds = (std::uint64_t{stack.depth()} * stack.capacity_per_level() + per - 1) / per;
@@ -65,7 +122,7 @@ std::uint32_t Aggregator::sweep_groups(const ChannelStackNode& stack, std::uint6
   const std::uint64_t want = last != batches_.end()
                                  ? std::max(last->second + last->second / 4 + 2, (own + per - 1) / per)
                                  : 2 * ((ready + per - 1) / per) + 2;
-  const std::uint64_t floor = 2 * std::max(1u, rt_.caps().compute_units);
+  const std::uint64_t floor = (spawned ? 16 : 2) * std::uint64_t{std::max(1u, rt_.caps().compute_units)};
   return static_cast<std::uint32_t>(std::min<std::uint64_t>(std::max(want, floor), std::min<std::uint64_t>(holds, 1u << 16)));
 }
 
@@ -96,6 +153,29 @@ void Aggregator::grow_stacks_for_sweeps() {
     for (const PortTarget& port : w.consumer->ports())
       if (auto* const* target = std::get_if<ChannelStackNode*>(&port.node))
         reach(*target, level, std::max(lookahead, ahead(**target)));
+  }
+  // A stack swept because a swept node spawns into it may get work from levels its source
+  // reaches during the chain (a task's cilk_for part, then the part's leaves): it grows as deep.
+  auto swept = [&](const ChannelStackNode* s) {
+    return std::any_of(launches_.begin(), launches_.end(), [&](const Launch& l) { return l.sweep == s; });
+  };
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const Launch& l : launches_) {
+      if (!l.sweep || !want.count(l.sweep)) continue;
+      const std::uint32_t from = want[l.sweep];
+      for (const PortTarget& port : l.sweep->consumer()->ports()) {
+        auto* const* target = std::get_if<ChannelStackNode*>(&port.node);
+        if (!target || !swept(*target)) continue;
+        // As deep as the source (whose depth already looks a level or more past its work): a
+        // child one level down still fits, and a cycle of such stacks cannot grow them.
+        std::uint32_t& to = want[*target];
+        if (to < from) {
+          to = from;
+          grew = true;
+        }
+      }
+    }
   }
   for (const auto& [stack, levels] : want)
     if (stack->depth() < levels) stack->level(levels - 1);

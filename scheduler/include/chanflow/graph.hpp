@@ -254,6 +254,11 @@ struct GraphOptions {
   /// knob to exercise restarts, not to run with).
   bool sweep_room_check = true;
   std::uint32_t max_sweep_chain = 16;  ///< most sweeps of a stack per host round
+  /// A round that only sweeps also sweeps the stacks that its swept nodes without a
+  /// continuation (they only forward: a cilk_for part) spawn into, and so on, as far as one
+  /// planning kernel reaches, so that their children run in the chain's next passes instead of
+  /// in rounds of their own. Off where the environment says CHANFLOW_SWEEP_SPAWNED=0 (to compare).
+  bool sweep_spawned = true;
 };
 
 /// A channel-flow graph: build nodes and edges, add the OpenCL C sources holding the kernel

@@ -144,7 +144,8 @@ typedef struct chanflow_launch_counters {
   chanflow_u32 partial_yields; /* a sweep: tasks that yielded after reserving their continuation */
   chanflow_u32 restarts;       /* tasks resumed after a yield (CHANFLOW_TASK_YIELDED was set) */
   chanflow_u32 busy_passes;    /* a planned sweep: passes whose plan gave it CEs */
-  chanflow_u32 pad[2];
+  chanflow_u32 passes;         /* a planned sweep: passes planned so far this round */
+  chanflow_u32 last_busy_pass; /* a planned sweep: the last of them that gave it CEs (1-based; 0: none) */
   chanflow_u32 resumed_at[CHANFLOW_MAX_PORTS]; /* of those, per port their flush resumed at */
 } chanflow_launch_counters;
 
