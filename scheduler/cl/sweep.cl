@@ -95,12 +95,13 @@ uint chanflow_next_batch(__global const chanflow_node_env* env, ulong begin, uin
       const uint group = (uint)get_group_id(0);
       for (uint l = 0; l < levels && b->n == 0u; ++l) {
         __global const chanflow_node_env* e = env + l;
-        const uint groups = (e->range_count + per - 1u) / per;
+        const uint batch = e->batch_ces ? e->batch_ces : per;
+        const uint groups = (e->range_count + batch - 1u) / batch;
         if (group < e->group_first || group >= e->group_first + groups) continue;
-        const uint offset = (group - e->group_first) * per;
+        const uint offset = (group - e->group_first) * batch;
         b->level = l;
         b->first = e->range_begin + offset;
-        b->n = min(per, e->range_count - offset);
+        b->n = min(batch, e->range_count - offset);
       }
     } else {
       for (uint l = levels; l-- > 0u && b->n == 0u;) {

@@ -10,7 +10,7 @@
 namespace chanflow {
 
 static_assert(sizeof(chanflow_node_env) == CHANFLOW_NODE_ENV_BYTES);
-static_assert(sizeof(chanflow_plan) == 24);
+static_assert(sizeof(chanflow_plan) == 32);
 static_assert(offsetof(chanflow_node_env, max_spawns) == 296);
 static_assert(offsetof(chanflow_node_env, yield_capacity) == 700);
 static_assert(sizeof(chanflow_yield_record) == 16);

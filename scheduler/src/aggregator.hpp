@@ -76,6 +76,7 @@ class Aggregator {
     bool planned = false;               ///< the sweep's ranges are planned on the device (Sweeps::Planned)
     bool spawned = false;               ///< swept because a swept node spawns into it (GraphOptions::sweep_spawned)
     std::size_t sweep_groups = 0;       ///< work-groups per pass of the sweep
+    std::uint32_t batch = 0;            ///< a host-sized launch: CEs per work-group (spread())
     std::size_t env_at = 0;             ///< first of its environments (one per level for a sweep)
     std::uint32_t levels = 1;           ///< environments it has: its stack's depth when they were laid out
     std::vector<cl::Event> events;  ///< one per pass (traced runs only)
@@ -166,6 +167,11 @@ class Aggregator {
   /// Makes the levels a sweep of the graph's stacks may reach in a chain of sweeps.
   void grow_stacks_for_sweeps();
   std::uint32_t sweep_groups(const ChannelStackNode& stack, std::uint64_t ready, std::uint64_t own, bool spawned) const;
+  /// CEs per work-group for a host-sized launch of `count` CEs of a node whose work-groups take
+  /// `per`: fewer where it would fill fewer work-groups than twice the compute units.
+  std::uint32_t spread(std::uint64_t count, std::uint32_t per) const;
+  /// The work-groups a narrow launch is spread over: twice the device's compute units.
+  std::uint32_t spread_groups() const { return 2 * std::max(1u, rt_.caps().compute_units); }
 
   // --- Diagnostics (diagnostics.cpp) ---
   void check_device_status() const;

@@ -64,7 +64,7 @@ void Aggregator::write_env(std::size_t launch_index, const Launch& l) {
   e.depth = w.level;
   e.node = k.index_;
   e.yielding = k.is_yielding() ? 1 : 0;
-  e.group_ces = k.ces_per_group(wg_);
+  e.group_ces = l.sweep || l.stack || !l.batch ? k.ces_per_group(wg_) : l.batch;
   e.cont_port = k.continuation_port().value_or(0xffffffffu);
   e.frames = w.stack && w.stack->kind() == StackKind::Continuations ? 1 : 0;
   if (w.stack) e.in_scratch = reinterpret_cast<std::uint64_t>(w.stack->scratch_pool(w.level));
@@ -110,11 +110,12 @@ void Aggregator::write_sweep_envs(std::size_t launch_index, const Launch& l) {
 // The levels with a range get consecutive work-groups.
 void Aggregator::write_ranged_envs(std::size_t launch_index, const Launch& l) {
   write_level_envs(launch_index, l, *l.stack);
-  const std::uint32_t per = watched_[l.input].consumer->ces_per_group(wg_);
+  const std::uint32_t per = l.batch;
   std::uint32_t group = 0;
   for (std::uint32_t d = 0; d < l.levels; ++d) {
     chanflow_node_env& e = envs_[l.env_at + d];
     e.ranged = 1;
+    e.batch_ces = per;
     e.group_first = group;
     for (const auto& r : l.ranges)
       if (watched_[r.input].level == d) {
@@ -144,6 +145,7 @@ void Aggregator::lay_out() {
     l.env_at = env_count;
     l.levels = l.sweep ? l.sweep->depth() : l.stack ? l.stack->depth() : 1;
     env_count += l.levels;
+    if (!l.sweep) l.batch = spread(l.count, watched_[l.input].consumer->ces_per_group(wg_));
   }
   envs_.resize(env_count);
   ensure<chanflow_node_env>(env_pool_, env_count);
@@ -210,7 +212,7 @@ void Aggregator::lay_out() {
     if (l.planned)
       plans_.push_back({reinterpret_cast<std::uint64_t>(static_cast<chanflow_node_env*>(env_pool_.get()) + l.env_at),
                         reinterpret_cast<std::uint64_t>(static_cast<chanflow_launch_counters*>(counters_.get()) + i),
-                        l.levels, static_cast<std::uint32_t>(l.sweep_groups)});
+                        l.levels, static_cast<std::uint32_t>(l.sweep_groups), spread_groups()});
   }
   if (!plans_.empty()) rt_.svm_write_async(plan_pool_.get(), plans_.data(), plans_.size() * sizeof(chanflow_plan));
 }
@@ -253,7 +255,7 @@ void Aggregator::launch_passes(RunStats& stats) {
       set_arg(k, 1, cl_ulong{l.begin});
       set_arg(k, 2, static_cast<cl_uint>(l.count));
       set_arg_svm(k, 3, static_cast<chanflow_node_env*>(env_pool_.get()) + l.env_at);
-      const std::uint32_t per = w.consumer->ces_per_group(wg_);
+      const std::uint32_t per = l.sweep ? w.consumer->ces_per_group(wg_) : l.batch;
       std::size_t groups = (l.count + per - 1) / per;
       if (l.sweep) groups = l.sweep_groups;
       if (l.stack) {

@@ -126,6 +126,17 @@ std::uint32_t Aggregator::sweep_groups(const ChannelStackNode& stack, std::uint6
   return static_cast<std::uint32_t>(std::min<std::uint64_t>(std::max(want, floor), std::min<std::uint64_t>(holds, 1u << 16)));
 }
 
+// A narrow level packed into few work-groups runs its tasks on few compute units, each work-item
+// after its neighbours where their paths differ (compiled Strassen's continuations at its second
+// level: 49 frames in one work-group, each allocating and spawning); spread over twice as many
+// work-groups as the device has compute units, they run side by side. (Planned sweeps spread in
+// the planning kernel, over their grid.)
+std::uint32_t Aggregator::spread(std::uint64_t count, std::uint32_t per) const {
+  const std::uint64_t target = spread_groups();
+  if (per <= 1 || count >= target * per) return per;
+  return static_cast<std::uint32_t>(std::clamp<std::uint64_t>((count + target - 1) / target, 1, per));
+}
+
 // A chain of sweeps may descend many levels in one host round: a stack gets a few levels (at
 // least one: its children's) beyond its own deepest work and beyond that of any stack whose node
 // spawns into it, as many as a modest amount of memory allows (levels cost capacity x CE size

@@ -201,10 +201,14 @@ typedef struct chanflow_node_env {
    * on, and its task scratch block), so that its restart resumes at the flush and never runs its
    * body again (the thesis' saved wavefront state, 4.4). Written only by a yield. */
   CHANFLOW_SVM_STRUCT_PTR(uchar) yield_state;
-  /* CEs one work-group takes: the work-group size, or 1 for a work-group task node
-   * (CHANFLOW_GROUP_KERNEL_NODE), whose work-items all work on one CE. */
+  /* CEs one work-group takes at most: the work-group size, or 1 for a work-group task node
+   * (CHANFLOW_GROUP_KERNEL_NODE), whose work-items all work on one CE. A host-sized launch of a
+   * narrow level gives each work-group fewer (Aggregator::spread), spreading it over more of the
+   * device's compute units. */
   chanflow_u32 group_ces;
-  chanflow_u32 pad_group;
+  /* A planned sweep's level: the CEs each of its work-groups takes this pass, as the planning
+   * kernel spread them (at most group_ces; 0: group_ces). */
+  chanflow_u32 batch_ces;
   /* The graph's device heap (heap.cl: chanflow_malloc and the rest), or 0. */
   CHANFLOW_SVM_STRUCT_PTR(chanflow_heap) heap;
 } chanflow_node_env;
@@ -218,6 +222,8 @@ typedef struct chanflow_plan {
   CHANFLOW_SVM_STRUCT_PTR(chanflow_launch_counters) counters; /* the launch's: CEs and work-groups planned */
   chanflow_u32 levels;
   chanflow_u32 max_groups; /* work-groups in the node's launch: the plan assigns no more */
+  chanflow_u32 spread_groups; /* a pass filling fewer work-groups than this spreads its CEs over as many */
+  chanflow_u32 pad;
 } chanflow_plan;
 
 /* Levels one planning kernel covers (over all the planned sweeps of a round), and the channel
