@@ -101,6 +101,49 @@ void sink_body(__global SplitTask* t, chanflow_ctx* ctx) { (void)t; (void)ctx; }
 CHANFLOW_KERNEL_NODE(sink, SplitTask, sink_body)
 )CL";
 
+// The same sums by forwarding: a split node without a continuation hands its children its own
+// return (chanflow_forward_children), and each block's work-group adds its sum into a total. A
+// round that sweeps the splits may then sweep the blocks with them (GraphOptions::sweep_spawned).
+constexpr const char* kForward = R"CL(
+typedef struct { __global const ulong* data; __global uint* visits; __global ulong* total; } ForwardArgs;
+void fblock_body(__global SplitTask* t, __local Partials* local_sums, chanflow_ctx* ctx) {
+  __global const ForwardArgs* args = CHANFLOW_ARGS(ctx, ForwardArgs);
+  const uint lid = chanflow_local_id();
+  atomic_inc(&args->visits[t->lo]);
+  ulong sum = 0;
+  for (uint i = lid; i < BLOCK; i += CHANFLOW_WG_SIZE) sum += args->data[(ulong)t->lo * BLOCK + i];
+  local_sums->part[lid] = sum;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (lid == 0u) {
+    ulong all = 0;
+    for (uint i = 0; i < CHANFLOW_WG_SIZE; ++i) all += local_sums->part[i];
+    atom_add(args->total, all);
+  }
+}
+CHANFLOW_GROUP_KERNEL_NODE(fblock_sum, SplitTask, Partials, fblock_body)
+void fsplit_body(__global SplitTask* t, chanflow_ctx* ctx) {
+  if (t->hi - t->lo <= FANOUT) {
+    for (uint b = t->lo; b < t->hi; ++b) {
+      const SplitTask block = {CHANFLOW_TASK_INIT, b, b + 1u};
+      chanflow_spawn_void_child(ctx, CHANFLOW_PORT(fsplit, blocks), block);
+    }
+  } else {
+    const uint mid = t->lo + (t->hi - t->lo) / 2u;
+    const SplitTask left = {CHANFLOW_TASK_INIT, t->lo, mid}, right = {CHANFLOW_TASK_INIT, mid, t->hi};
+    chanflow_spawn_void_child(ctx, CHANFLOW_PORT(fsplit, split), left);
+    chanflow_spawn_void_child(ctx, CHANFLOW_PORT(fsplit, split), right);
+  }
+  chanflow_forward_children(ctx);
+}
+CHANFLOW_YIELDING_KERNEL_NODE(fsplit, SplitTask, fsplit_body)
+)CL";
+
+struct ForwardArgs {
+  const std::uint64_t* data;
+  std::uint32_t* visits;
+  std::uint64_t* total;
+};
+
 // The split/sum graph over `blocks` blocks of `data`.
 struct BlockSums {
   BlockSums(const SvmBuffer& data, const SvmBuffer& visits, const SvmBuffer& result, std::uint32_t capacity,
@@ -123,6 +166,29 @@ struct BlockSums {
     const SumArgs args{static_cast<const std::uint64_t*>(data.get()), static_cast<std::uint32_t*>(visits.get())};
     sum.set_args(args).uses(data).uses(visits);
     sync.uses(result);
+    tasks = &split;
+  }
+  Graph graph;
+  ChannelStackNode* tasks = nullptr;
+};
+
+// The forwarding graph (kForward).
+struct ForwardSums {
+  ForwardSums(const SvmBuffer& data, const SvmBuffer& visits, const SvmBuffer& total, Sweeps mode, bool spawned)
+      : graph(runtime(), {.wg_size = 16, .device_sweeps = mode, .sweep_spawned = spawned}) {
+    graph.add_source(kCommon);
+    graph.add_source(kForward);
+    auto& split = graph.channel_stack<SplitTask>("split", 4096);
+    auto& blocks = graph.channel_stack<SplitTask>("blocks", 4096);
+    auto& spawn = graph.kernel<SplitTask>("fsplit", "fsplit");
+    auto& sum = graph.kernel<SplitTask>("fblock_sum", "fblock_sum");
+    make_edge(split, spawn);
+    make_edge(spawn, split, Children{.max_per_item = 2});
+    make_edge(spawn, blocks, Children{.max_per_item = kFanout});
+    make_edge(blocks, sum);
+    const ForwardArgs args{static_cast<const std::uint64_t*>(data.get()), static_cast<std::uint32_t*>(visits.get()),
+                           static_cast<std::uint64_t*>(total.get())};
+    sum.set_args(args).uses(data).uses(visits).uses(total);
     tasks = &split;
   }
   Graph graph;
@@ -168,6 +234,44 @@ TEST_CASE("A work-group task runs on every work-item of its group and returns in
             CHECK(block_tasks == kBlocks);
           }
         }
+}
+
+TEST_CASE("A round that sweeps a forwarding node sweeps the stack it spawns into too: the same sums, fewer rounds") {
+  constexpr std::uint32_t kBlocks = 300;
+  std::vector<std::uint64_t> values(std::size_t{kBlocks} * kBlock);
+  std::iota(values.begin(), values.end(), std::uint64_t{3});
+  const std::uint64_t expected = std::accumulate(values.begin(), values.end(), std::uint64_t{0});
+  SvmBuffer data(runtime(), values.size() * sizeof(std::uint64_t));
+  SvmBuffer visits(runtime(), kBlocks * sizeof(std::uint32_t));
+  SvmBuffer total(runtime(), sizeof(std::uint64_t));
+  runtime().svm_write(data.get(), values.data(), values.size() * sizeof(std::uint64_t));
+  Levelized levelized;
+  for (const Sweeps mode : dispatch_modes()) {
+    const std::string dispatch = to_string(mode);
+    CAPTURE(dispatch);
+    std::uint32_t rounds[2] = {0, 0};
+    for (const bool spawned : {false, true}) {
+      CAPTURE(spawned);
+      ForwardSums g(data, visits, total, mode, spawned);
+      for (int run = 0; run < 2; ++run) {
+        runtime().svm_fill_zero(visits.get(), visits.size());
+        runtime().svm_fill_zero(total.get(), total.size());
+        g.tasks->push(0, SplitTask{{0, 0, 0, 0}, 0, kBlocks});
+        const RunStats stats = g.graph.run(levelized);
+        std::uint64_t sum = 0;
+        runtime().svm_read(&sum, total.get(), sizeof sum);
+        CHECK(sum == expected);
+        std::vector<std::uint32_t> seen(kBlocks);
+        runtime().svm_read(seen.data(), visits.get(), visits.size());
+        CHECK(std::all_of(seen.begin(), seen.end(), [](std::uint32_t v) { return v == 16u; }));
+        rounds[spawned] = stats.rounds;
+      }
+    }
+    // Planned sweeps chain the blocks behind the splits that spawn them; with host-sized
+    // dispatches there is nothing to chain.
+    if (mode == Sweeps::Planned) CHECK(rounds[1] < rounds[0]);
+    if (mode == Sweeps::Off) CHECK(rounds[1] == rounds[0]);
+  }
 }
 
 TEST_CASE("A work-group task's node kind is read from its program, and what it cannot do is refused") {
