@@ -49,6 +49,7 @@ int list_devices_command() {
     fmt::print("    sub-groups:          {}\n", yes_no(d.subgroups));
     fmt::print("    work-group scan:     advertised {}, builds under CL2.0 {}\n", yes_no(d.work_group_collectives),
                yes_no(d.work_group_scan_builds));
+    fmt::print("    order across groups: {}\n", to_string(device_order(d)));
     const auto missing = d.missing_requirements();
     fmt::print("    usable by chanflow:  {}\n",
                missing.empty() ? std::string("yes") : "no (lacks " + fmt::format("{}", fmt::join(missing, ", ")) + ")");

@@ -391,6 +391,27 @@ ScanPath resolve_scan_path(const Runtime& runtime, ScanPath requested) {
   return caps.work_group_scan_builds ? ScanPath::Collective : ScanPath::HillisSteele;
 }
 
+DeviceOrder device_order(const DeviceCaps& caps) {
+  // NVIDIA's GPUs since Volta (compute capability 7, sm_70) have PTX's .release and .acquire at
+  // .gpu scope; an older one (or one that does not say) gets none: its programs must not
+  // hold the instructions at all, or they would not build.
+  if ((caps.type & CL_DEVICE_TYPE_GPU) && caps.vendor.find("NVIDIA") != std::string::npos && caps.nv_compute_major >= 7)
+    return DeviceOrder::Ptx;
+#if defined(__x86_64__)
+  if (caps.type & CL_DEVICE_TYPE_CPU) return DeviceOrder::Tso;  // a CPU device runs on this host
+#endif
+  return DeviceOrder::None;
+}
+
+const char* to_string(DeviceOrder order) {
+  switch (order) {
+    case DeviceOrder::Ptx: return "PTX release/acquire at GPU scope";
+    case DeviceOrder::Tso: return "x86-64 store order (TSO)";
+    case DeviceOrder::None: break;
+  }
+  return "none";
+}
+
 cl::Program build_channel_program(const Runtime& runtime, std::string_view user_source,
                                   const ChannelProgramOptions& options) {
   return build_channel_program(runtime, std::vector<std::string_view>{user_source}, options);
@@ -409,9 +430,15 @@ cl::Program build_channel_program(const Runtime& runtime, const std::vector<std:
     default: break;
   }
   if (options.count_atomics) opts += " -DCHANFLOW_COUNT_ATOMICS";
+  switch (device_order(runtime.caps())) {
+    case DeviceOrder::Ptx: opts += " -DCHANFLOW_ORDER_PTX"; break;
+    case DeviceOrder::Tso: opts += " -DCHANFLOW_ORDER_TSO"; break;
+    case DeviceOrder::None: break;
+  }
   if (!options.extra.empty()) opts += " " + options.extra;
-  std::vector<std::string_view> sources{channels_cl::channel_layout_h(), channels_cl::reserve_cl(),
-                                        channels_cl::channel_cl(), channels_cl::channel_per_item_cl()};
+  std::vector<std::string_view> sources{channels_cl::channel_layout_h(), channels_cl::order_cl(),
+                                        channels_cl::reserve_cl(), channels_cl::channel_cl(),
+                                        channels_cl::channel_per_item_cl()};
   sources.insert(sources.end(), user_sources.begin(), user_sources.end());
   return runtime.build(sources, opts);
 }

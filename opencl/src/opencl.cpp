@@ -1,6 +1,7 @@
 // The OpenCL runtime layer: device discovery and choice, capability probe, builds, SVM.
 #include "chanflow/opencl.hpp"
 
+#include <CL/cl_ext.h>  // CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -102,6 +103,11 @@ DeviceCaps probe(cl_platform_id platform, cl_device_id dev, unsigned index) {
     c.svm_fine_buffer = svm & CL_DEVICE_SVM_FINE_GRAIN_BUFFER;
     c.svm_fine_system = svm & CL_DEVICE_SVM_FINE_GRAIN_SYSTEM;
     c.svm_atomics = svm & CL_DEVICE_SVM_ATOMICS;
+  }
+  if (c.has_extension("cl_nv_device_attribute_query")) {
+    cl_uint major = 0;
+    if (clGetDeviceInfo(dev, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof major, &major, nullptr) == CL_SUCCESS)
+      c.nv_compute_major = major;
   }
   c.int64_atomics = c.has_extension("cl_khr_int64_base_atomics");
   c.fp64 = c.has_extension("cl_khr_fp64");

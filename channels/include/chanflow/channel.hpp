@@ -201,8 +201,16 @@ struct ChannelProgramOptions {
 /// builds, Hillis-Steele otherwise.
 ScanPath resolve_scan_path(const Runtime& runtime, ScanPath requested);
 
+/// How the work-groups of one launch may order what they hand each other (`cl/order.cl`:
+/// chanflow_store_release, chanflow_load_acquire): PTX's device-scope release and acquire on
+/// NVIDIA, x86-64's store order on a CPU device of an x86-64 host, or none promised.
+enum class DeviceOrder { Ptx, Tso, None };
+DeviceOrder device_order(const DeviceCaps& caps);
+const char* to_string(DeviceOrder order);
+
 /// Builds `user_source` after the channel's device API (layout, reservation, talloc/enq/deq/
-/// tfree and the per-work-item baseline), with CHANFLOW_WG_SIZE = options.wg_size.
+/// tfree, the per-work-item baseline and device-scope ordering), with CHANFLOW_WG_SIZE =
+/// options.wg_size and the device's CHANFLOW_ORDER_* (device_order).
 cl::Program build_channel_program(const Runtime& runtime, std::string_view user_source,
                                   const ChannelProgramOptions& options);
 /// The same with several sources, concatenated in order after the channel's API.

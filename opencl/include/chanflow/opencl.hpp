@@ -78,6 +78,8 @@ struct DeviceCaps {
   // otherwise kernels add with a compare-and-swap loop (scheduler/cl/scratch.cl).
   bool fp32_atomic_add = false;
   bool fp64_atomic_add = false;
+  // An NVIDIA device's compute capability, major (cl_nv_device_attribute_query); 0 elsewhere.
+  unsigned nv_compute_major = 0;
   std::vector<std::string> extensions;
 
   bool has_extension(std::string_view ext) const;
