@@ -129,8 +129,8 @@ std::uint32_t Aggregator::sweep_groups(const ChannelStackNode& stack, std::uint6
 // A narrow level packed into few work-groups runs its tasks on few compute units, each work-item
 // after its neighbours where their paths differ (compiled Strassen's continuations at its second
 // level: 49 frames in one work-group, each allocating and spawning); spread over twice as many
-// work-groups as the device has compute units, they run side by side. (Planned sweeps spread in
-// the planning kernel, over their grid.)
+// work-groups as the device has compute units, they run side by side. (A planned pass spreads in
+// the planning kernel, over as many: chanflow_plan::spread_groups.)
 std::uint32_t Aggregator::spread(std::uint64_t count, std::uint32_t per) const {
   const std::uint64_t target = spread_groups();
   if (per <= 1 || count >= target * per) return per;
