@@ -195,19 +195,36 @@ struct ForwardSums {
   ChannelStackNode* tasks = nullptr;
 };
 
+// kBlocks blocks of consecutive values in SVM, a count of visits per block, and a result word:
+// what both sum graphs read and write, and the checks of what they left.
+struct Blocks {
+  static constexpr std::uint32_t kBlocks = 300;
+  explicit Blocks(std::uint64_t first) : values(std::size_t{kBlocks} * kBlock) {
+    std::iota(values.begin(), values.end(), first);
+    expected = std::accumulate(values.begin(), values.end(), std::uint64_t{0});
+    runtime().svm_write(data.get(), values.data(), values.size() * sizeof(std::uint64_t));
+  }
+  void check(std::uint32_t wg) const {
+    std::uint64_t sum = 0;
+    runtime().svm_read(&sum, result.get(), sizeof sum);
+    CHECK(sum == expected);
+    std::vector<std::uint32_t> seen(kBlocks);
+    runtime().svm_read(seen.data(), visits.get(), visits.size());
+    CHECK(std::all_of(seen.begin(), seen.end(), [&](std::uint32_t v) { return v == wg; }));
+  }
+  std::vector<std::uint64_t> values;
+  std::uint64_t expected = 0;
+  SvmBuffer data{runtime(), std::size_t{kBlocks} * kBlock * sizeof(std::uint64_t)};
+  SvmBuffer visits{runtime(), kBlocks * sizeof(std::uint32_t)};
+  SvmBuffer result{runtime(), sizeof(std::uint64_t)};
+};
+
 }  // namespace
 
 TEST_SUITE("group") {
 
 TEST_CASE("A work-group task runs on every work-item of its group and returns into its parent's frame") {
-  constexpr std::uint32_t kBlocks = 300;
-  std::vector<std::uint64_t> values(std::size_t{kBlocks} * kBlock);
-  std::iota(values.begin(), values.end(), std::uint64_t{7});
-  const std::uint64_t expected = std::accumulate(values.begin(), values.end(), std::uint64_t{0});
-  SvmBuffer data(runtime(), values.size() * sizeof(std::uint64_t));
-  SvmBuffer visits(runtime(), kBlocks * sizeof(std::uint32_t));
-  SvmBuffer result(runtime(), sizeof(std::uint64_t));
-  runtime().svm_write(data.get(), values.data(), values.size() * sizeof(std::uint64_t));
+  const Blocks in(7);
   Levelized levelized;
   Greedy greedy;
   for (SchedulingPolicy* policy : {static_cast<SchedulingPolicy*>(&levelized), static_cast<SchedulingPolicy*>(&greedy)})
@@ -218,33 +235,21 @@ TEST_CASE("A work-group task runs on every work-item of its group and returns in
           CAPTURE(dispatch);
           CAPTURE(wg);
           CAPTURE(capacity);
-          BlockSums g(data, visits, result, capacity, wg, mode);
+          BlockSums g(in.data, in.visits, in.result, capacity, wg, mode);
           for (int run = 0; run < 2; ++run) {  // a graph of work-group tasks runs again
-            runtime().svm_fill_zero(visits.get(), visits.size());
-            g.tasks->push(0, SplitTask{{reinterpret_cast<std::uint64_t>(result.get()), 0, 0, 0}, 0, kBlocks});
+            runtime().svm_fill_zero(in.visits.get(), in.visits.size());
+            g.tasks->push(0, SplitTask{{reinterpret_cast<std::uint64_t>(in.result.get()), 0, 0, 0}, 0, Blocks::kBlocks});
             const RunStats stats = g.graph.run(*policy);
-            std::uint64_t sum = 0;
-            runtime().svm_read(&sum, result.get(), sizeof sum);
-            CHECK(sum == expected);
-            std::vector<std::uint32_t> seen(kBlocks);
-            runtime().svm_read(seen.data(), visits.get(), visits.size());
-            CHECK(std::all_of(seen.begin(), seen.end(), [&](std::uint32_t v) { return v == wg; }));
+            in.check(wg);
             std::uint64_t block_tasks = 0;  // over the levels of the work-group tasks' stack
             for (const auto& [name, ces] : stats.ces_per_channel) block_tasks += name.rfind("blocks", 0) == 0 ? ces : 0;
-            CHECK(block_tasks == kBlocks);
+            CHECK(block_tasks == Blocks::kBlocks);
           }
         }
 }
 
 TEST_CASE("A round that sweeps a forwarding node sweeps the stack it spawns into too: the same sums, fewer rounds") {
-  constexpr std::uint32_t kBlocks = 300;
-  std::vector<std::uint64_t> values(std::size_t{kBlocks} * kBlock);
-  std::iota(values.begin(), values.end(), std::uint64_t{3});
-  const std::uint64_t expected = std::accumulate(values.begin(), values.end(), std::uint64_t{0});
-  SvmBuffer data(runtime(), values.size() * sizeof(std::uint64_t));
-  SvmBuffer visits(runtime(), kBlocks * sizeof(std::uint32_t));
-  SvmBuffer total(runtime(), sizeof(std::uint64_t));
-  runtime().svm_write(data.get(), values.data(), values.size() * sizeof(std::uint64_t));
+  const Blocks in(3);
   Levelized levelized;
   for (const Sweeps mode : dispatch_modes()) {
     const std::string dispatch = to_string(mode);
@@ -252,19 +257,13 @@ TEST_CASE("A round that sweeps a forwarding node sweeps the stack it spawns into
     std::uint32_t rounds[2] = {0, 0};
     for (const bool spawned : {false, true}) {
       CAPTURE(spawned);
-      ForwardSums g(data, visits, total, mode, spawned);
+      ForwardSums g(in.data, in.visits, in.result, mode, spawned);
       for (int run = 0; run < 2; ++run) {
-        runtime().svm_fill_zero(visits.get(), visits.size());
-        runtime().svm_fill_zero(total.get(), total.size());
-        g.tasks->push(0, SplitTask{{0, 0, 0, 0}, 0, kBlocks});
-        const RunStats stats = g.graph.run(levelized);
-        std::uint64_t sum = 0;
-        runtime().svm_read(&sum, total.get(), sizeof sum);
-        CHECK(sum == expected);
-        std::vector<std::uint32_t> seen(kBlocks);
-        runtime().svm_read(seen.data(), visits.get(), visits.size());
-        CHECK(std::all_of(seen.begin(), seen.end(), [](std::uint32_t v) { return v == 16u; }));
-        rounds[spawned] = stats.rounds;
+        runtime().svm_fill_zero(in.visits.get(), in.visits.size());
+        runtime().svm_fill_zero(in.result.get(), in.result.size());
+        g.tasks->push(0, SplitTask{{0, 0, 0, 0}, 0, Blocks::kBlocks});
+        rounds[spawned] = g.graph.run(levelized).rounds;
+        in.check(16);
       }
     }
     // Planned sweeps chain the blocks behind the splits that spawn them; with host-sized

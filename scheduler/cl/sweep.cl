@@ -82,7 +82,9 @@ uint chanflow_next_batch(__global const chanflow_node_env* env, ulong begin, uin
                          ulong* pos, uint* index, int* active) {
   const uint lid = chanflow_local_id();
   const uint per = env->group_ces; /* the same in every level's environment */
-  const uint group_base = (uint)get_group_id(0) * per;
+  /* A range or list dispatch's share: group_ces, or fewer where the host spread a narrow launch. */
+  const uint share = env->batch_ces ? env->batch_ces : per;
+  const uint group_base = (uint)get_group_id(0) * share;
   const uint levels = env->sweep_levels;
   if (lid == 0) {
     b->n = 0;
@@ -90,7 +92,7 @@ uint chanflow_next_batch(__global const chanflow_node_env* env, ulong begin, uin
     b->first = begin + group_base;
     for (uint p = 0; p < CHANFLOW_NODE_PORTS; ++p) b->prepaid[p] = 0u;
     if (levels == 0u) {
-      b->n = count > group_base ? min(per, count - group_base) : 0u;
+      b->n = count > group_base ? min(share, count - group_base) : 0u;
     } else if (env->ranged) {
       const uint group = (uint)get_group_id(0);
       for (uint l = 0; l < levels && b->n == 0u; ++l) {

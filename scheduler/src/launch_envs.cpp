@@ -64,7 +64,8 @@ void Aggregator::write_env(std::size_t launch_index, const Launch& l) {
   e.depth = w.level;
   e.node = k.index_;
   e.yielding = k.is_yielding() ? 1 : 0;
-  e.group_ces = l.sweep || l.stack || !l.batch ? k.ces_per_group(wg_) : l.batch;
+  e.group_ces = k.ces_per_group(wg_);
+  e.batch_ces = l.sweep ? 0 : l.batch;  // a planned sweep's: written by the planning kernel
   e.cont_port = k.continuation_port().value_or(0xffffffffu);
   e.frames = w.stack && w.stack->kind() == StackKind::Continuations ? 1 : 0;
   if (w.stack) e.in_scratch = reinterpret_cast<std::uint64_t>(w.stack->scratch_pool(w.level));
@@ -115,7 +116,6 @@ void Aggregator::write_ranged_envs(std::size_t launch_index, const Launch& l) {
   for (std::uint32_t d = 0; d < l.levels; ++d) {
     chanflow_node_env& e = envs_[l.env_at + d];
     e.ranged = 1;
-    e.batch_ces = per;
     e.group_first = group;
     for (const auto& r : l.ranges)
       if (watched_[r.input].level == d) {

@@ -202,12 +202,11 @@ typedef struct chanflow_node_env {
    * body again (the thesis' saved wavefront state, 4.4). Written only by a yield. */
   CHANFLOW_SVM_STRUCT_PTR(uchar) yield_state;
   /* CEs one work-group takes at most: the work-group size, or 1 for a work-group task node
-   * (CHANFLOW_GROUP_KERNEL_NODE), whose work-items all work on one CE. A host-sized launch of a
-   * narrow level gives each work-group fewer (Aggregator::spread), spreading it over more of the
-   * device's compute units. */
+   * (CHANFLOW_GROUP_KERNEL_NODE), whose work-items all work on one CE. */
   chanflow_u32 group_ces;
-  /* A planned sweep's level: the CEs each of its work-groups takes this pass, as the planning
-   * kernel spread them (at most group_ces; 0: group_ces). */
+  /* The CEs each work-group of a range or list dispatch takes (at most group_ces; 0: group_ces):
+   * fewer where a narrow launch is spread over more of the device's compute units, by the host
+   * (Aggregator::spread) or, for a planned sweep's level, by the planning kernel each pass. */
   chanflow_u32 batch_ces;
   /* The graph's device heap (heap.cl: chanflow_malloc and the rest), or 0. */
   CHANFLOW_SVM_STRUCT_PTR(chanflow_heap) heap;
