@@ -13,8 +13,13 @@ namespace chanflow::workloads {
 namespace {
 
 void print_stats(std::FILE* out, const RunStats& st) {
-  fmt::print(out, "policy {}: {} rounds, {} dispatches ({} device sweeps), {} CEs ({:.1f} per dispatch), depth {}\n",
-             st.policy, st.rounds, st.dispatches, st.sweeps, st.ces, st.mean_ces_per_dispatch(), st.max_level);
+  fmt::print(out, "policy {} ({} scheduler): {} rounds, {} dispatches ({} device sweeps), {} CEs ({:.1f} per dispatch), depth {}\n",
+             st.policy, st.scheduler, st.rounds, st.dispatches, st.sweeps, st.ces, st.mean_ces_per_dispatch(), st.max_level);
+  if (st.scheduler == "device")
+    fmt::print(out, "device scheduler: {} launches, {} batches, {} empty polls; work-groups left idle {}, after their "
+               "polls {}\n",
+               st.device_scheduler.launches, st.device_scheduler.batches, st.device_scheduler.empty_polls,
+               st.device_scheduler.left_idle, st.device_scheduler.left_polls);
   fmt::print(out, "yields {} ({} after the continuation), restarts {} in {} dispatches\n", st.yields,
              st.partial_yields, st.restarts, st.restart_dispatches);
   fmt::print(out, "memory: peak live {} bytes, channels allocated {} bytes\n", st.peak_live_bytes,

@@ -16,6 +16,11 @@ void add_run_flags(CLI::App& cmd, RunSettings& s) {
          "claimed device sweeps (CPU devices), planned device sweeps, host-sized dispatches of each level (host), "
          "or auto (the default): claimed on CPU devices, planned elsewhere")
       ->check(CLI::IsMember({"auto", "claimed", "planned", "host"}));
+  cmd.add_option_function<std::string>(
+         "--scheduler", [&s](const std::string& where) { s.scheduler = scheduler_from_string(where); },
+         "where the aggregator's loop runs: device (a persistent launch takes every channel's batches; needs "
+         "device-scope ordering), rounds (the host launches each round), or auto (the default): device where it holds")
+      ->check(CLI::IsMember({"auto", "device", "rounds"}));
   cmd.add_option("--sweep-groups", s.sweep_groups, "work-groups per device sweep (0: chosen per round)")
       ->capture_default_str();
   cmd.add_option("--max-channels", s.max_channels,

@@ -129,10 +129,10 @@ void enq(__global chanflow_channel* ch, const chanflow_ticket* t, __local chanfl
    * counts them as published. */
   barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
   if (lid == 0 && t->total > 0) {
-    /* On a CPU device the work-group is one thread: this orders its CE and control-entry stores
-     * before the count, for the compiler (and for a weakly ordered CPU). A claimed sweep reads
-     * them in the same launch (see scheduler/README.md); nothing else does before the launch ends. */
-    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    /* A release at device scope (order.cl): the group's CE and control-entry stores, which the
+     * barrier showed this item, are visible to any work-group of the launch whose acquire reads
+     * the count (a claim: scheduler/cl/sweep.cl); on a CPU device it orders them for the compiler. */
+    chanflow_fence_acq_rel();
     atom_add(&ch->ctrl_published, (ulong)t->total);
     CHANFLOW_COUNT_ATOMIC(ch);
   }

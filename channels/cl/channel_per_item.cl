@@ -18,7 +18,7 @@ void chanflow_enq_per_item(__global chanflow_channel* ch, const chanflow_ticket*
   const ulong first = atom_add(&ch->ctrl_reserve_tail, (ulong)t->n);
   CHANFLOW_COUNT_ATOMIC(ch);
   chanflow_write_ctrl(ch, first, t);
-  mem_fence(CLK_GLOBAL_MEM_FENCE); /* entries before the count that publishes them */
+  chanflow_fence_acq_rel(); /* release: entries before the count that publishes them */
   atom_add(&ch->ctrl_published, (ulong)t->n);
   CHANFLOW_COUNT_ATOMIC(ch);
 }

@@ -19,6 +19,8 @@
 
 void chanflow_store_release(volatile __global ulong* p, ulong v) { *p = v; }
 ulong chanflow_load_acquire(volatile __global ulong* p) { return *p; }
+void chanflow_fence_acq_rel(void) {}
+void chanflow_backoff(uint polls) { (void)polls; }
 
 #elif defined(CHANFLOW_ORDER_PTX)
 
@@ -29,6 +31,17 @@ ulong chanflow_load_acquire(volatile __global ulong* p) {
   ulong v;
   asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
   return v;
+}
+/* Both at once, for what an atomic read-modify-write publishes or takes: after this item's stores
+ * (and those its work-group's barrier showed it) and before a relaxed atomic that publishes them,
+ * or after a relaxed atomic that read another work-group's publication and before the loads that
+ * depend on it. */
+void chanflow_fence_acq_rel(void) { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+/* A work-group polling for work steps aside for a while (sm_70 on), so that polling groups leave
+ * the memory system to the groups that work. */
+void chanflow_backoff(uint polls) {
+  const uint ns = min(64u << min(polls, 5u), 2048u); /* doubling from 64 ns to about 2 us */
+  asm volatile("nanosleep.u32 %0;" ::"r"(ns) : "memory");
 }
 
 #elif defined(CHANFLOW_ORDER_TSO)
@@ -42,10 +55,14 @@ ulong chanflow_load_acquire(volatile __global ulong* p) {
   __asm__ volatile("" ::: "memory");
   return v;
 }
+void chanflow_fence_acq_rel(void) { __asm__ volatile("" ::: "memory"); }
+void chanflow_backoff(uint polls) { (void)polls; }
 
 #else
 
 void chanflow_store_release(volatile __global ulong* p, ulong v) { *p = v; }
 ulong chanflow_load_acquire(volatile __global ulong* p) { return *p; }
+void chanflow_fence_acq_rel(void) { mem_fence(CLK_GLOBAL_MEM_FENCE); }
+void chanflow_backoff(uint polls) { (void)polls; }
 
 #endif

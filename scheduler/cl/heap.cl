@@ -36,7 +36,7 @@ void chanflow_heap_push(__global chanflow_heap* h, uint list, ulong unit) {
   ulong old = atom_add(head, 0ul);
   for (;;) {
     atom_xchg(&b->next, old & CHANFLOW_HEAP_UNIT_MASK);
-    mem_fence(CLK_GLOBAL_MEM_FENCE); /* the link before the head that publishes it */
+    chanflow_fence_acq_rel(); /* release: the block's payload and link before the head that publishes it */
     const ulong tag = (old >> CHANFLOW_HEAP_UNIT_BITS) + 1ul;
     const ulong seen = atom_cmpxchg(head, old, (tag << CHANFLOW_HEAP_UNIT_BITS) | (unit + 1ul));
     if (seen == old) return;
@@ -56,7 +56,10 @@ ulong chanflow_heap_pop(__global chanflow_heap* h, uint list) {
     const ulong next = atom_add(&chanflow_heap_block_at(h, top - 1ul)->next, 0ul) & CHANFLOW_HEAP_UNIT_MASK;
     const ulong tag = (old >> CHANFLOW_HEAP_UNIT_BITS) + 1ul;
     const ulong seen = atom_cmpxchg(head, old, (tag << CHANFLOW_HEAP_UNIT_BITS) | next);
-    if (seen == old) return top;
+    if (seen == old) {
+      chanflow_fence_acq_rel(); /* acquire: after the stores of the block's last owner (push) */
+      return top;
+    }
     old = seen;
   }
 }

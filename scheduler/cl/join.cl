@@ -11,9 +11,12 @@ void chanflow_join(ulong frame, ulong own, __local chanflow_wg_scratch* wg) {
   __global chanflow_frame* f = (__global chanflow_frame*)own;
   int todo = own != 0ul;
   if (frame) {
-    mem_fence(CLK_GLOBAL_MEM_FENCE); /* the result slot is written before the count drops */
+    /* Release (order.cl): the result slot is written before the count drops, for the child that
+     * makes the frame ready, possibly in another work-group of the launch. */
+    chanflow_fence_acq_rel();
     __global chanflow_frame* parent = (__global chanflow_frame*)frame;
     if (atomic_dec((volatile __global uint*)&parent->pending) == 1u) {
+      chanflow_fence_acq_rel(); /* acquire: every sibling's slot, before the frame is published */
       f = parent;
       todo = 1;
     }

@@ -10,6 +10,19 @@
   CHANFLOW_NODE_KERNEL_HEAD(name, kind) {                                                       \
     CHANFLOW_NODE_KERNEL_BATCH                                                                  \
     name##_batch(level_env, pos, index, active, batch.prepaid, &wg);                            \
+  }                                                                                             \
+  CHANFLOW_SCHED_RUN(name, uchar, name##_batch(env, pos, index, active, prepaid, wg))
+
+/* What the device scheduler (schedule.cl) calls for a batch of this node, the same for every kind,
+ * and the local memory the node's work-group needs besides the scheduler's own. */
+#define CHANFLOW_SCHED_RUN(name, local_type, call)                                              \
+  typedef local_type name##__chanflow_local;                                                    \
+  void name##__chanflow_run(__global const chanflow_node_env* env, ulong pos, uint index, int active, \
+                            __local const uint* prepaid, __local chanflow_wg_scratch* wg,       \
+                            __local void* group_local, __local ulong* group_ce) {               \
+    (void)group_local;                                                                          \
+    (void)group_ce;                                                                             \
+    call;                                                                                       \
   }
 
 /* The parts every node kernel shares (OpenCL C 1.2 has no variadic macros to pass a batch
@@ -156,7 +169,9 @@
     __local ulong group_ce;                                                                     \
     CHANFLOW_NODE_KERNEL_BATCH                                                                  \
     name##_batch(level_env, pos, index, active, batch.prepaid, &wg, &group_local, &group_ce);   \
-  }
+  }                                                                                             \
+  CHANFLOW_SCHED_RUN(name, local_type,                                                          \
+                     name##_batch(env, pos, index, active, prepaid, wg, (__local local_type*)group_local, group_ce))
 
 /* Loops chanflowc compiles from cilk_for (compiler/src/cilk_for.cpp), shaped by the device: on a
  * GPU a leaf of the range is a work-group task whose work-items share its iterations and no loop

@@ -30,7 +30,10 @@ ulong chanflow_scratch_take(__global const chanflow_scratch_pool* pool, uint hin
       const uint free_bits = ~bits;
       const uint bit = 31u - clz(free_bits & (0u - free_bits)); /* the lowest free bit */
       const uint old = atomic_or(word, 1u << bit);
-      if ((old & (1u << bit)) == 0u) return pool->base + (ulong)(w * 32u + bit) * pool->block_bytes;
+      if ((old & (1u << bit)) == 0u) {
+        chanflow_fence_acq_rel(); /* acquire: after the last holder's stores (chanflow_scratch_give) */
+        return pool->base + (ulong)(w * 32u + bit) * pool->block_bytes;
+      }
       bits = old;
     }
   }
@@ -40,7 +43,7 @@ ulong chanflow_scratch_take(__global const chanflow_scratch_pool* pool, uint hin
 /* Gives `block` (from chanflow_scratch_take on `pool`) back, after the stores made in it. */
 void chanflow_scratch_give(__global const chanflow_scratch_pool* pool, ulong block) {
   const uint b = (uint)((block - pool->base) / pool->block_bytes);
-  mem_fence(CLK_GLOBAL_MEM_FENCE);
+  chanflow_fence_acq_rel(); /* release: the stores made in it, before another frame may take it */
   atomic_and(pool->bitmap + b / 32u, ~(1u << (b % 32u)));
 }
 

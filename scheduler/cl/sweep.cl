@@ -11,6 +11,8 @@ ulong chanflow_claim(__global chanflow_channel* ch, uint most, uint* n, __local 
     const ulong head = atom_add(&ch->ctrl_head, 0ul);
     const ulong published = atom_add(&ch->ctrl_published, 0ul);
     if (head >= published) break;
+    /* Acquire (order.cl): the entries and CEs counted in `published` are read after it. */
+    chanflow_fence_acq_rel();
     uint take = (uint)min((ulong)most, published - head);
     const uint ccap = ch->ctrl_capacity;
     for (uint k = 0; k < take; ++k) {
@@ -24,7 +26,6 @@ ulong chanflow_claim(__global chanflow_channel* ch, uint most, uint* n, __local 
     }
     if (take == 0) break;
     if (atom_cmpxchg(&ch->ctrl_head, head, head + take) == head) {
-      mem_fence(CLK_GLOBAL_MEM_FENCE); /* the CEs are read after the entries that named them */
       *n = take;
       return head;
     }

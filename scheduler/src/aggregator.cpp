@@ -18,14 +18,6 @@ static_assert(sizeof(chanflow_launch_counters) == 160);
 static_assert(sizeof(chanflow_task) == 24);
 static_assert(sizeof(chanflow_frame) == CHANFLOW_FRAME_BYTES);
 
-namespace {
-
-double us_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
-  return std::chrono::duration<double, std::micro>(b - a).count();
-}
-
-}  // namespace
-
 Aggregator::Aggregator(Graph& graph, const cl::Program& program)
     : graph_(graph), rt_(graph.runtime()), wg_(graph.options().wg_size), program_(program) {
   for (const auto& k : graph_.kernels()) {
@@ -49,11 +41,13 @@ Aggregator::Aggregator(Graph& graph, const cl::Program& program)
   const char* spawned = std::getenv("CHANFLOW_SWEEP_SPAWNED");
   sweep_spawned_ = graph_.options().sweep_spawned && !(spawned && std::string_view(spawned) == "0");
   const bool claimable = claimed_sweeps_hold(rt_.caps());
-  if (sweeps_ == Sweeps::Auto) sweeps_ = claimable ? Sweeps::Claimed : Sweeps::Planned;
+  const bool cpu = (rt_.caps().type & CL_DEVICE_TYPE_CPU) != 0;
+  if (sweeps_ == Sweeps::Auto) sweeps_ = claimable && cpu ? Sweeps::Claimed : Sweeps::Planned;
   if (sweeps_ == Sweeps::Claimed && !claimable)
     throw RunError(fmt::format("claimed device sweeps need a device whose work-groups see each other's stores in "
-                               "order within a launch: '{}' is not an x86-64 CPU device (a claimed sweep reads CEs "
-                               "other work-groups wrote in the same launch; use Sweeps::Planned, Auto or Off)",
+                               "order within a launch: '{}' has no device-scope ordering chanflow knows (a claimed "
+                               "sweep reads CEs other work-groups wrote in the same launch; use Sweeps::Planned, Auto "
+                               "or Off)",
                                rt_.caps().name));
   if (sweeps_ == Sweeps::Planned && graph_.options().max_channels > CHANFLOW_PLAN_MAX_CHANNELS) {
     if (graph_.options().device_sweeps == Sweeps::Auto) sweeps_ = Sweeps::Off;  // host-sized dispatches
@@ -70,6 +64,11 @@ Aggregator::Aggregator(Graph& graph, const cl::Program& program)
     plan_local_ = std::min<std::size_t>({CHANFLOW_PLAN_MAX_LEVELS, rt_.caps().max_work_group_size, kernel_max});
     plan_pool_ = SvmBuffer(rt_, CHANFLOW_PLAN_MAX_LEVELS * sizeof(chanflow_plan));
   }
+  if (!graph_.scheduler_source_.empty()) {  // the program holds the device scheduler
+    sched_kernel_ = rt_.kernel(program, "chanflow_schedule");
+    sched_block_.reset(graph_.table_, rt_, sizeof(chanflow_sched));
+    ensure<chanflow_sched_entry>(sched_entries_, 256);
+  }
 }
 
 Aggregator::~Aggregator() { rt_.finish_quietly(); }
@@ -85,6 +84,12 @@ void Aggregator::ControlBlock::reset(ChannelTable& table, const Runtime& rt, std
 }
 
 void Aggregator::start_run(SchedulingPolicy& policy, const RunOptions& options) {
+  device_ = uses_device_scheduler(policy);  // throws for what cannot run, before anything changes
+  switch (policy.device_form().kind) {
+    case SchedulingPolicy::DeviceForm::Kind::Greedy: sched_policy_ = CHANFLOW_POLICY_GREEDY; break;
+    case SchedulingPolicy::DeviceForm::Kind::Source: sched_policy_ = CHANFLOW_POLICY_USER; break;
+    default: sched_policy_ = CHANFLOW_POLICY_LEVELIZED; break;
+  }
   policy_ = &policy;
   options_ = options;
   trace_ = Trace(!options.trace_path.empty());
@@ -118,6 +123,7 @@ void Aggregator::start_run(SchedulingPolicy& policy, const RunOptions& options) 
 RunStats Aggregator::run() {
   RunStats stats;
   stats.policy = policy_->name();
+  stats.scheduler = device_ ? "device" : "rounds";
   run_start_ = Clock::now();
   for (;;) {
     if (options_.max_rounds && stats.rounds >= options_.max_rounds)
@@ -137,6 +143,16 @@ RunStats Aggregator::run() {
     const bool more = observe(stats);
     step(stats.host.observe_ms, step_end);
     if (!more) break;
+    if (device_) {  // the host only watches: one launch takes every channel's work
+      lay_out_device();
+      step(stats.host.lay_out_ms, step_end);
+      launch_device(stats);
+      collect_device(stats);
+      step(stats.host.collect_ms, collect_start_);
+      if (trace_.enabled()) trace_device(stats);
+      if (options_.progress) options_.progress(stats, us_between(run_start_, step_end) / 1e3);
+      continue;
+    }
     admit(stats);
     step(stats.host.admit_ms, step_end);
     lay_out();
@@ -255,6 +271,15 @@ std::uint64_t Aggregator::collect_yields(RunStats& stats, std::vector<std::uint3
     const KernelNode& node = *watched_[launches[i].input].consumer;
     for (std::size_t p = 0; p < node.ports().size(); ++p)
       if (c.resumed_at[p]) stats.restarts_per_port[node.name() + ":" + node.ports()[p].name] += c.resumed_at[p];
+    if (launches[i].device) {  // the device scheduler's: claimed batches, never yielded (all prepaid)
+      const Watched& w = watched_[launches[i].input];
+      stats.yields += c.yields;
+      stats.ces += c.claimed;
+      if (c.claimed)
+        stats.ces_per_channel[launches[i].sweep ? launches[i].sweep->name() + "[*]" : w.channel->config().name] += c.claimed;
+      finished += c.claimed - std::min(c.claimed, c.yields);
+      continue;
+    }
     if (launches[i].sweep) {
       // Size the stack's next sweeps by the work-groups that found CEs in these.
       // (A planned sweep: per pass that found any; a stack swept for what other stacks spawn

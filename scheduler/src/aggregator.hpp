@@ -22,6 +22,10 @@
 
 namespace chanflow {
 
+inline double us_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double, std::micro>(b - a).count();
+}
+
 /// Round-based protocol (DESIGN.md decision 4): read every header in one transfer, ask the
 /// policy, launch the dispatches it chose (ranges of ready CEs, or lists of restarted CEs) and,
 /// behind them, in-order deallocation of the channels they consumed; wait; collect the restart
@@ -79,6 +83,7 @@ class Aggregator {
     std::uint32_t batch = 0;            ///< a host-sized launch: CEs per work-group (spread())
     std::size_t env_at = 0;             ///< first of its environments (one per level for a sweep)
     std::uint32_t levels = 1;           ///< environments it has: its stack's depth when they were laid out
+    bool device = false;                ///< a channel the device scheduler watches (all of its levels)
     std::vector<cl::Event> events;  ///< one per pass (traced runs only)
     /// A multi-level range dispatch: the ranges of several levels of one stack in one launch.
     struct LevelRange {
@@ -173,6 +178,18 @@ class Aggregator {
   /// The work-groups a narrow launch is spread over: twice the device's compute units.
   std::uint32_t spread_groups() const { return 2 * std::max(1u, rt_.caps().compute_units); }
 
+  // --- The device scheduler (device_scheduler.cpp) ---
+  /// Whether this run's policy runs on the device scheduler; throws for a combination that cannot run.
+  bool uses_device_scheduler(const SchedulingPolicy& policy) const;
+  std::uint32_t scheduler_groups(std::uint64_t ready) const;
+  /// Makes the levels the recursion reaches and writes every watched channel's environment and entry.
+  void lay_out_device();
+  /// Launches the scheduler and in-order deallocation of every channel behind it.
+  void launch_device(RunStats& stats);
+  /// Waits, reads what the launch counted, detects launches that finished nothing.
+  void collect_device(RunStats& stats);
+  void trace_device(const RunStats& stats);
+
   // --- Diagnostics (diagnostics.cpp) ---
   void check_device_status() const;
   [[noreturn]] void no_progress(Stall why) const;
@@ -218,6 +235,17 @@ class Aggregator {
   ControlBlock census_pools_, census_taken_;
   SvmBuffer plan_pool_;
   Trace trace_;
+  bool device_ = false;                        // this run uses the device scheduler
+  cl::Kernel sched_kernel_;                    // chanflow_schedule, if the program holds it
+  std::vector<void*> sched_svm_;
+  ControlBlock sched_entries_;                 // chanflow_sched_entry per watched channel
+  ControlBlock sched_block_;                   // chanflow_sched
+  std::uint32_t sched_policy_ = CHANFLOW_POLICY_LEVELIZED;
+  std::uint32_t sched_groups_ = 0;
+  std::vector<cl::Event> sched_events_;        // traced runs only
+  std::vector<chanflow_sched_entry> sched_entries_host_;  // host staging of the entries
+  std::vector<std::uint64_t> sched_case_envs_;  // an environment per case of the scheduler's switch
+  chanflow_sched sched_head_host_{};           // and of the launch's header
 
   // The round in progress (what one step leaves for the next).
   std::vector<Dispatch> decisions_;

@@ -233,6 +233,21 @@ const char* to_string(Sweeps sweeps) {
   return "?";
 }
 
+const char* to_string(Scheduler scheduler) {
+  switch (scheduler) {
+    case Scheduler::Auto: return "auto";
+    case Scheduler::Device: return "device";
+    case Scheduler::Rounds: return "rounds";
+  }
+  return "?";
+}
+
+Scheduler scheduler_from_string(std::string_view name) {
+  for (Scheduler s : {Scheduler::Auto, Scheduler::Device, Scheduler::Rounds})
+    if (name == to_string(s)) return s;
+  throw std::invalid_argument(fmt::format("unknown scheduler '{}' (auto, device or rounds)", name));
+}
+
 Sweeps sweeps_from_string(std::string_view name) {
   for (Sweeps s : {Sweeps::Auto, Sweeps::Claimed, Sweeps::Planned, Sweeps::Off})
     if (name == to_string(s)) return s;
@@ -244,6 +259,9 @@ RunStats Graph::run(SchedulingPolicy& policy, const RunOptions& options) {
     throw RunError(fmt::format("this graph's last run did not finish ({}): its channels may still hold CEs; make a "
                                "new Graph to run again",
                                unfinished_));
+  // A device policy's OpenCL C is part of the program (the scheduler kernel calls it).
+  const auto form = policy.device_form();
+  if (form.kind == SchedulingPolicy::DeviceForm::Kind::Source) device_policy_ = form.source;
   validate();
   // The aggregator, its kernels and pools outlive a run; a graph whose program was rebuilt (edges
   // added since) gets a new one.

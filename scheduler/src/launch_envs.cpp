@@ -77,8 +77,9 @@ void Aggregator::write_env(std::size_t launch_index, const Launch& l) {
   if (k.is_yielding()) {
     e.yields = reinterpret_cast<std::uint64_t>(static_cast<chanflow_yield_record*>(yield_pool_.get()) + l.yields_at);
     e.yield_capacity = static_cast<std::uint32_t>(l.count);
-    // Where a yielded task keeps its records; a planned sweep admits only what fits, so never yields.
-    if (!(l.sweep && l.planned)) {
+    // Where a yielded task keeps its records; a planned sweep admits only what fits, and the device
+    // scheduler prepays every batch's outputs, so neither yields.
+    if (!(l.sweep && l.planned) && !l.device) {
       void* state = w.stack ? w.stack->yield_state(w.level) : w.node->yield_state(graph_.table_);
       e.yield_state = reinterpret_cast<std::uint64_t>(state);
       e.yield_state_bytes = state ? (w.stack ? w.stack->yield_state_bytes_ : w.node->yield_state_bytes_) : 0;

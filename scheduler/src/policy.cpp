@@ -2,6 +2,7 @@
 #include "chanflow/policy.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace chanflow {
 
@@ -24,6 +25,12 @@ void Levelized::decide(const GraphView& view, std::vector<Dispatch>& out) {
     if (!c->in_stack && !c->predicate && c->restartable == 0) continue;
     out.push_back({c->id, c->in_stack || c->predicate ? c->admissible : 0, c->restartable});
   }
+}
+
+void DevicePolicy::decide(const GraphView& view, std::vector<Dispatch>& out) {
+  if (!fallback_)
+    throw std::logic_error("device policy '" + name_ + "' has no host form: it runs on the device scheduler only");
+  fallback_(view, out);
 }
 
 }  // namespace chanflow

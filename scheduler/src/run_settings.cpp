@@ -55,6 +55,15 @@ const Variable kVariables[] = {
              fmt::format("{}={} is not a dispatch mode (auto, claimed, planned or host)", n, v));
        }
      }},
+    {"CHANFLOW_SCHEDULER",
+     [](const RunSettings& s) { return std::string(to_string(s.scheduler)); },
+     [](RunSettings& s, const char* n, std::string_view v) {
+       try {
+         s.scheduler = scheduler_from_string(v);
+       } catch (const std::invalid_argument&) {
+         throw std::invalid_argument(fmt::format("{}={} is not a scheduler (auto, device or rounds)", n, v));
+       }
+     }},
     {"CHANFLOW_SWEEP_GROUPS", [](const RunSettings& s) { return std::to_string(s.sweep_groups); },
      [](RunSettings& s, const char* n, std::string_view v) { s.sweep_groups = positive_u32(n, v, true); }},
     {"CHANFLOW_MAX_CHANNELS", [](const RunSettings& s) { return std::to_string(s.max_channels); },
@@ -97,7 +106,7 @@ RunSettings RunSettings::for_device(const DeviceCaps& caps, const StackFootprint
 GraphOptions RunSettings::graph_options() const {
   if (!wg_size) throw std::logic_error("RunSettings::graph_options: the work-group size is not set (for_device())");
   return {.wg_size = wg_size, .max_channels = max_channels, .device_sweeps = dispatch, .sweep_groups = sweep_groups,
-          .sweep_room_check = sweep_room_check};
+          .sweep_room_check = sweep_room_check, .scheduler = scheduler};
 }
 
 std::unique_ptr<SchedulingPolicy> RunSettings::make_policy() const { return chanflow::make_policy(policy); }

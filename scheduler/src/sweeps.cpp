@@ -7,16 +7,10 @@
 namespace chanflow {
 
 bool claimed_sweeps_hold(const DeviceCaps& caps) {
-#if defined(__x86_64__)
-  // A CPU device runs on this host; x86-64 keeps stores in order (TSO), and the kernels fence
-  // against the compiler (enq before publishing, a claim before reading CEs).
-  return (caps.type & CL_DEVICE_TYPE_CPU) != 0;
-#else
-  // Elsewhere (aarch64, say) nothing here has checked that PoCL's fences order stores between
-  // cores: planned sweeps read only what earlier launches wrote.
-  (void)caps;
-  return false;
-#endif
+  // A claim reads CEs other work-groups of the launch published: the device must order their
+  // stores before the publication at device scope (channels/cl/order.cl), as NVIDIA's GPUs do from
+  // compute capability 7 through PTX release/acquire, and an x86-64 host's CPU device does (TSO).
+  return device_order(caps) != DeviceOrder::None;
 }
 
 bool Aggregator::sweepable(const Watched& w, const std::vector<Launch>& launches, bool spawned) const {

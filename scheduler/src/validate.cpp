@@ -231,10 +231,16 @@ const cl::Program& Graph::program() {
   if (!(caps.type & CL_DEVICE_TYPE_CPU)) extra += " -DCHANFLOW_IDLE_GROUPS_LEAVE -DCHANFLOW_SKIP_EMPTY_PORTS";
   std::vector<std::string> ignored;  // validate() reports them
   std::string defines = port_defines(ignored);
+  // The device scheduler's kernel calls every node's body; on a CPU device each work-group polls
+  // once (schedule.cl: PoCL 3.1 mis-runs barriers in loops).
+  std::string scheduler = scheduler_wanted() ? scheduler_source() : std::string();
+  if (!scheduler.empty() && (caps.type & CL_DEVICE_TYPE_CPU)) extra += " -DCHANFLOW_SCHED_ONE_POLL";
   // Built again when edges changed what the program is built with (names or staging sizes).
-  if (program_ && defines == port_defines_ && extra == build_extra_) return *program_;
+  if (program_ && defines == port_defines_ && extra == build_extra_ && scheduler == scheduler_source_) return *program_;
   port_defines_ = std::move(defines);
   build_extra_ = extra;
+  scheduler_source_ = std::move(scheduler);
+  scheduler_error_.clear();
   // The kernel-node convention, one concern per file, in dependency order; then the ports' names.
   std::vector<std::string_view> sources{scheduler_cl::heap_layout_h(), scheduler_cl::node_layout_h(),
                                         scheduler_cl::spawn_cl(),      scheduler_cl::heap_cl(),
@@ -243,10 +249,26 @@ const cl::Program& Graph::program() {
                                         scheduler_cl::plan_cl(),       scheduler_cl::node_macros_cl(),
                                         port_defines_};
   for (const auto& s : sources_) sources.push_back(s);
+  const ChannelProgramOptions build{.wg_size = options_.wg_size, .scan = options_.scan, .extra = build_extra_};
   try {
     program_.reset();
-    program_ = build_channel_program(runtime_, sources,
-                                     {.wg_size = options_.wg_size, .scan = options_.scan, .extra = build_extra_});
+    if (!scheduler_source_.empty()) {
+      std::vector<std::string_view> with = sources;
+      with.push_back(scheduler_source_);
+      with.push_back(scheduler_cl::schedule_cl());
+      try {
+        program_ = build_channel_program(runtime_, with, build);
+        return *program_;
+      } catch (const OpenCLError& e) {
+        // Built again without it: a graph whose own sources fail reports that, one with a kernel
+        // not made by a node macro is refused by validate(), and a run that asks for the device
+        // scheduler learns why it failed (Aggregator: scheduler_error()).
+        scheduler_error_ = fmt::format("{} (the device scheduler's kernel did not build; its log:\n{})", e.what(),
+                                       e.build_log());
+        scheduler_source_.clear();
+      }
+    }
+    program_ = build_channel_program(runtime_, sources, build);
   } catch (const OpenCLError& e) {
     if (e.build_log().find("chanflow_port__") == std::string::npos) throw;
     throw OpenCLError(e.call() + " (a CHANFLOW_PORT(kernel, port) names a port that no node of this graph running "

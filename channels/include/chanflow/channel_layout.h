@@ -68,9 +68,12 @@ typedef struct chanflow_channel {
    * cleared by tfree, so a tfree of a CE that is not allocated is caught at once; 0: unchecked
    * (only more frees than allocations in a done-count group are caught, by deallocation). */
   CHANFLOW_SVM_PTR(uint) live;
+  /* The device scheduler's in-order deallocation inside a launch (scheduler/cl/schedule.cl): 1
+   * while a work-group deallocates this channel, which the others then leave alone. */
+  chanflow_u64 dealloc_lock;
 } chanflow_channel;
 
-#define CHANFLOW_CHANNEL_BYTES 136
+#define CHANFLOW_CHANNEL_BYTES 144
 
 /* chanflow_channel::errors. Device code sets them with a 32-bit atomic_or on the low word. */
 #define CHANFLOW_CHANNEL_ERR_OVERFREE 1u    /* a done-count group got more frees than it had CEs */

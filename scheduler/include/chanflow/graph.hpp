@@ -211,15 +211,27 @@ enum class Sweeps {
   Off,      ///< host-sized range dispatches of each level, restarts kept by the host
 };
 
+/// Where the aggregator's loop runs (scheduler/README.md, "The device scheduler").
+enum class Scheduler {
+  Auto,    ///< Device where it holds (device_scheduler_holds) and the policy has a device form; else Rounds
+  Device,  ///< one persistent launch takes batches of every channel on the device; the host only watches
+  Rounds,  ///< the host reads every channel and launches each round's dispatches (any device, any policy)
+};
+/// "auto", "device" or "rounds"; scheduler_from_string throws std::invalid_argument for any other.
+const char* to_string(Scheduler scheduler);
+Scheduler scheduler_from_string(std::string_view name);
+
 /// "auto", "claimed", "planned" or "host" (Off); sweeps_from_string throws std::invalid_argument
 /// for any other name.
 const char* to_string(Sweeps sweeps);
 Sweeps sweeps_from_string(std::string_view name);
-/// Whether Sweeps::Claimed is allowed on this device: a claimed sweep reads CEs that other
-/// work-groups wrote in the same launch, which holds only where their stores are seen in order:
-/// CPU devices on an x86-64 host (GPUs' L1 caches are not coherent within a launch, and weakly
-/// ordered CPUs are unverified).
+/// Whether Sweeps::Claimed (and the device scheduler) is allowed on this device: a claim reads
+/// CEs that other work-groups wrote in the same launch, which holds only where the device orders
+/// stores at device scope (device_order: NVIDIA from compute capability 7 through PTX
+/// release/acquire, a CPU device of an x86-64 host).
 bool claimed_sweeps_hold(const DeviceCaps& caps);
+/// Whether Scheduler::Device may run on this device: its claims need the same ordering.
+inline bool device_scheduler_holds(const DeviceCaps& caps) { return claimed_sweeps_hold(caps); }
 
 struct GraphOptions {
   std::uint32_t wg_size = 64;
@@ -235,9 +247,10 @@ struct GraphOptions {
   ///   the deepest level whose outputs have room, so later work-groups take what earlier ones
   ///   produced in the same launch. That reads CEs other work-groups wrote in the same launch,
   ///   which OpenCL 1.2 does not make visible without atomics: CPU caches are coherent, a GPU's
-  ///   L1 is not (on an H200 claimed sweeps gave wrong fib-cilk results at n = 30, and NVIDIA
-  ///   compiles mem_fence(CLK_GLOBAL_MEM_FENCE) to a work-group-scope membar.cta). So Claimed
-  ///   is refused on any device but a CPU.
+  ///   L1 is not (on an H200 claimed sweeps gave wrong fib-cilk results at n = 30 with OpenCL's
+  ///   mem_fence, which NVIDIA compiles to a work-group-scope membar.cta). So Claimed needs the
+  ///   device-scope release/acquire of channels/cl/order.cl and is refused where the device has
+  ///   none (claimed_sweeps_hold); Auto picks it on CPU devices only.
   /// - Planned: a one-work-group planning kernel before each pass gives every level the range
   ///   of ready CEs its outputs can take in the worst case (deepest first), and the pass's
   ///   work-groups take their share of those ranges. A pass reads only what earlier launches
@@ -259,6 +272,17 @@ struct GraphOptions {
   /// planning kernel reaches, so that their children run in the chain's next passes instead of
   /// in rounds of their own. Off where the environment says CHANFLOW_SWEEP_SPAWNED=0 (to compare).
   bool sweep_spawned = true;
+  /// Where the aggregator's loop runs: on the device (a persistent launch whose work-groups take
+  /// batches of every channel under the policy's device form) or in host rounds.
+  Scheduler scheduler = Scheduler::Auto;
+  /// Device scheduler: work-groups per launch (0: as many as the device keeps resident), and the
+  /// empty polls in a row after which a work-group leaves while others still hold work.
+  std::uint32_t scheduler_groups = 0;
+  std::uint32_t scheduler_polls = 4096;
+  /// Device scheduler: polls in a row in which a work-group takes only full batches (a
+  /// work-group's worth of ready CEs) before it takes what it finds; a CPU device takes what it
+  /// finds at once (its work-groups poll once).
+  std::uint32_t scheduler_patience = 2;
 };
 
 /// A channel-flow graph: build nodes and edges, add the OpenCL C sources holding the kernel
@@ -335,6 +359,17 @@ class Graph {
   std::string port_defines(std::vector<std::string>& problems) const;
   std::string port_defines_;  // what program_ was built with
   std::string build_extra_;
+  std::string scheduler_source_;  // the device scheduler's generated part, or empty: not in the program
+  /// Whether the program holds the device scheduler: asked for (or Auto) and the device orders
+  /// stores at device scope.
+  bool scheduler_wanted() const;
+  /// The device scheduler's part of the program that depends on the graph (schedule.cl).
+  std::string scheduler_source() const;
+  std::string device_policy_;  // the user's device policy (DevicePolicy) the program is built with
+  std::string scheduler_error_;  // why the program was built without the scheduler it wanted
+  /// The kernel functions the scheduler kernel's switch calls, one case each, and node `k`'s case.
+  std::vector<std::string> scheduler_kernels() const;
+  std::uint32_t scheduler_case(const KernelNode& k) const;
 
   const Runtime& runtime_;
   GraphOptions options_;

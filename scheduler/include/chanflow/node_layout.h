@@ -234,4 +234,57 @@ typedef struct chanflow_plan {
  * all, deepest first, for CEs to claim). */
 #define CHANFLOW_SWEEP_MAX_LEVELS 64
 
+/* The device scheduler (scheduler/cl/schedule.cl): one launch whose work-groups loop, each
+ * taking a batch of ready CEs from whichever channel the policy scores highest and running its
+ * node's body, until nothing is left for them. */
+
+/* One channel the scheduler watches: a stack level or a channel node, with its consumer. */
+typedef struct chanflow_sched_entry {
+  CHANFLOW_SVM_STRUCT_PTR(chanflow_node_env) env; /* the level's environment */
+  CHANFLOW_SVM_STRUCT_PTR(chanflow_channel) in;   /* the channel (env->in) */
+  chanflow_u32 body;    /* which node body runs it: the case of chanflow_sched_run's switch */
+  chanflow_u32 node;    /* the consuming kernel node's index in the graph */
+  chanflow_u32 level;   /* depth in its stack; 0 for a channel node */
+  chanflow_u32 flags;   /* CHANFLOW_SCHED_IN_STACK, CHANFLOW_SCHED_CONTINUATION */
+} chanflow_sched_entry;
+
+#define CHANFLOW_SCHED_IN_STACK 1u
+#define CHANFLOW_SCHED_CONTINUATION 2u
+/* Most entries one scheduler launch watches (a work-group keeps a bit per entry it tried). */
+#define CHANFLOW_SCHED_MAX_ENTRIES 2048
+
+/* What a launch of the scheduler reads and counts. */
+typedef struct chanflow_sched {
+  CHANFLOW_SVM_STRUCT_PTR(chanflow_sched_entry) entries;
+  /* Per case of chanflow_sched_run, an environment of its node (a CPU device runs every node's
+   * collectives for each batch, the others inactive: schedule.cl). */
+  CHANFLOW_SVM_STRUCT_PTR(ulong) envs;
+  chanflow_u32 count;      /* entries */
+  chanflow_u32 policy;     /* CHANFLOW_POLICY_* */
+  chanflow_u32 polls;      /* empty polls in a row after which a work-group leaves */
+  chanflow_u32 patience;   /* polls in a row a work-group takes only full batches */
+  chanflow_u32 spread;     /* work-groups a narrow level's ready CEs are spread over */
+  chanflow_u32 busy;       /* work-groups holding a batch now */
+  chanflow_u32 batches;    /* batches run in this launch */
+  chanflow_u32 empty_polls;/* polls that found nothing to take */
+  chanflow_u32 left_idle;  /* work-groups that left because nothing was ready and none was busy */
+  chanflow_u32 left_polls; /* work-groups that left after `polls` empty polls */
+} chanflow_sched;
+
+#define CHANFLOW_POLICY_LEVELIZED 0u
+#define CHANFLOW_POLICY_GREEDY 1u
+#define CHANFLOW_POLICY_USER 2u
+
+/* What a device policy sees of one channel with ready CEs (chanflow_policy_score). */
+typedef struct chanflow_policy_view {
+  chanflow_u64 ready;        /* CEs ready (a snapshot: other work-groups take and add meanwhile) */
+  chanflow_u64 free;         /* unreserved slots of the channel itself */
+  chanflow_u32 level;        /* depth in its stack; 0 for a channel node */
+  chanflow_u32 in_stack;
+  chanflow_u32 continuation;
+  chanflow_u32 node;         /* the consuming kernel node's index in the graph */
+  chanflow_u32 group_ces;    /* CEs one work-group takes at most */
+  chanflow_u32 pad;
+} chanflow_policy_view;
+
 #endif /* CHANFLOW_NODE_LAYOUT_H */

@@ -62,9 +62,17 @@ struct Dispatch {
 /// aggregator as no progress.
 class SchedulingPolicy {
  public:
+  /// How a policy runs on the device scheduler (scheduler/cl/schedule.cl): as one of the built-in
+  /// device policies, as OpenCL C of its own, or not at all (a host policy keeps the rounds).
+  struct DeviceForm {
+    enum class Kind { None, Levelized, Greedy, Source } kind = Kind::None;
+    /// Kind::Source: OpenCL C defining `int chanflow_user_policy_score(const chanflow_policy_view* v)`.
+    std::string source;
+  };
   virtual ~SchedulingPolicy() = default;
   virtual std::string name() const = 0;
   virtual void decide(const GraphView& view, std::vector<Dispatch>& out) = 0;
+  virtual DeviceForm device_form() const { return {}; }
 };
 
 /// Dispatches every channel whose predicate holds, all its admissible CEs.
@@ -72,6 +80,8 @@ class Greedy final : public SchedulingPolicy {
  public:
   std::string name() const override { return "greedy"; }
   void decide(const GraphView& view, std::vector<Dispatch>& out) override;
+  /// On the device: the channel with the fullest batch first (chanflow_greedy_score).
+  DeviceForm device_form() const override { return {DeviceForm::Kind::Greedy, {}}; }
 };
 
 /// Levelization (thesis 4.3.2): stack levels are offered space deepest first (restarts
@@ -83,6 +93,31 @@ class Levelized final : public SchedulingPolicy {
  public:
   std::string name() const override { return "levelized"; }
   void decide(const GraphView& view, std::vector<Dispatch>& out) override;
+  /// On the device: the deepest level first, a continuation level before a task level of the
+  /// same depth, channel nodes last (chanflow_levelized_score).
+  DeviceForm device_form() const override { return {DeviceForm::Kind::Levelized, {}}; }
+};
+
+/// A policy written for the device scheduler: OpenCL C that scores a channel holding ready CEs,
+///   int chanflow_user_policy_score(const chanflow_policy_view* v)
+/// (node_layout.h: ready, free, level, in_stack, continuation, node, group_ces), compiled into the
+/// scheduler kernel with the graph's program. Each work-group takes its next batch from the
+/// channel scoring highest whose outputs can take the batch's spawns; a score below 0 skips the
+/// channel. With a host form (`fallback`) it also runs where the device scheduler cannot (the
+/// rounds); without one, such a run is refused before it starts.
+class DevicePolicy final : public SchedulingPolicy {
+ public:
+  using Decide = std::function<void(const GraphView&, std::vector<Dispatch>&)>;
+  DevicePolicy(std::string name, std::string source, Decide fallback = {})
+      : name_(std::move(name)), source_(std::move(source)), fallback_(std::move(fallback)) {}
+  std::string name() const override { return name_; }
+  void decide(const GraphView& view, std::vector<Dispatch>& out) override;
+  DeviceForm device_form() const override { return {DeviceForm::Kind::Source, source_}; }
+  bool has_host_form() const noexcept { return static_cast<bool>(fallback_); }
+
+ private:
+  std::string name_, source_;
+  Decide fallback_;
 };
 
 /// A policy from a callable, for policies that need no state of their own.

@@ -22,6 +22,7 @@ struct RunSettings {
   std::uint32_t wg_size = 0;         ///< work-items per work-group; 0: the device's (device_sizing)
   std::string policy = "levelized";  ///< "levelized" or "greedy" (make_policy)
   Sweeps dispatch = Sweeps::Auto;    ///< GraphOptions::device_sweeps
+  Scheduler scheduler = Scheduler::Auto;  ///< GraphOptions::scheduler
   std::uint32_t sweep_groups = 0;    ///< GraphOptions::sweep_groups
   bool sweep_room_check = true;      ///< GraphOptions::sweep_room_check
   std::uint32_t max_channels = 1024; ///< GraphOptions::max_channels: a stack level takes one
@@ -46,7 +47,7 @@ struct RunSettings {
 
   /// The environment that carries these settings to a compiled program's process (as
   /// `chanflow run FILE.c` starts it): CHANFLOW_CAPACITY, _WG (0: the device's), _POLICY,
-  /// _DISPATCH, _SWEEP_GROUPS, _MAX_CHANNELS, _HEAP (bytes), _TRACE (empty: none), every one of them, so that
+  /// _DISPATCH, _SCHEDULER, _SWEEP_GROUPS, _MAX_CHANNELS, _HEAP (bytes), _TRACE (empty: none), every one of them, so that
   /// the process runs with exactly these settings whatever environment it inherits.
   std::vector<std::pair<std::string, std::string>> environment() const;
   /// The settings that environment carries (the defaults where a variable is unset or empty);

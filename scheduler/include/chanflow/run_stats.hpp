@@ -53,6 +53,13 @@ struct RunStats {
   std::uint32_t max_level = 0;
   std::uint32_t channels = 0;            ///< concrete channels at the end (stack levels one each)
   std::string policy;
+  std::string scheduler;  ///< "device" or "rounds": where the aggregator's loop ran
+  /// The device scheduler's launches and what its work-groups counted (scheduler/cl/schedule.cl).
+  struct DeviceScheduling {
+    std::uint64_t launches = 0, batches = 0, empty_polls = 0;
+    std::uint64_t left_idle = 0;   ///< work-groups that left with nothing ready and none busy
+    std::uint64_t left_polls = 0;  ///< work-groups that left after their empty polls in a row
+  } device_scheduler;
   std::vector<DispatchRecord> dispatch_log;  ///< filled when RunOptions::record_dispatches
   double mean_ces_per_dispatch() const { return dispatches ? double(ces) / dispatches : 0.0; }
 };

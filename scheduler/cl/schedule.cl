@@ -1,0 +1,369 @@
+/* The device scheduler: the aggregator's loop on the device (scheduler/README.md, "The device
+ * scheduler"). One launch of as many work-groups as the device keeps resident; each loops: score
+ * every watched channel that holds ready CEs under the policy, take a batch of the best one whose
+ * outputs can take all its spawns (credits prepaid, so nothing it runs yields), run its node's
+ * body on it, and look again. A work-group leaves when nothing is ready and no work-group holds a
+ * batch (nothing more can appear), or after `polls` empty polls in a row; the host relaunches
+ * while work remains (after in-order deallocation and, where the recursion went deeper, new
+ * levels). No work-group ever waits for a particular other one: OpenCL promises no forward
+ * progress between work-groups, and a group that leaves early only leaves work to the others or
+ * to the next launch.
+ *
+ * A claim reads CEs other work-groups published in the same launch: enq releases and the claim
+ * acquires at device scope (order.cl), so this runs only where chanflow_fence_acq_rel is real
+ * (the host checks: claimed_sweeps_hold).
+ *
+ * The graph's program holds, before this file, what the host generates for the graph
+ * (Aggregator::scheduler_source): `chanflow_sched_group_local` (a union of its work-group
+ * nodes' local memory), `chanflow_user_policy_score` (a device policy's, or none) and
+ * `chanflow_sched_run`, whose switch calls the node bodies (each node macro's
+ * name##__chanflow_run). */
+
+/* The built-in policies, as device policies (policy.hpp's Levelized and Greedy). A score below 0
+ * skips the channel; among the others the highest goes first (the lowest entry on a tie). */
+
+/* Deepest level first, and at one depth continuation frames before tasks (they free space and
+ * ready their parents); channel nodes after every stack level (thesis 4.3.2-4.3.3). */
+int chanflow_levelized_score(const chanflow_policy_view* v) {
+  return v->in_stack ? (int)(2u + 2u * v->level + v->continuation) : 1;
+}
+
+/* The fullest batch first: every channel with ready CEs may go. */
+int chanflow_greedy_score(const chanflow_policy_view* v) { return (int)min(v->ready, (ulong)v->group_ces); }
+
+int chanflow_policy_score(uint policy, const chanflow_policy_view* v) {
+  if (policy == CHANFLOW_POLICY_GREEDY) return chanflow_greedy_score(v);
+  if (policy == CHANFLOW_POLICY_USER) return chanflow_user_policy_score(v);
+  return chanflow_levelized_score(v);
+}
+
+/* CEs of this level (at most `most`) whose spawns its outputs can take now in the worst case:
+ * a snapshot, which chanflow_sched_prepay makes certain or refuses. A level whose output level
+ * is not made yet takes none (the host makes it before the next launch). */
+uint chanflow_sched_afford(__global const chanflow_node_env* env, uint most) {
+  uint k = most;
+  for (uint p = 0; p < env->ports && k > 0u; ++p) {
+    const uint need = chanflow_port_need(env, p);
+    if (need == 0u) continue;
+    volatile __global chanflow_channel* out = (volatile __global chanflow_channel*)env->port[p];
+    if (!out) return 0u;
+    const long free = (long)out->data_free;
+    const ulong fits = free > 0 ? (ulong)free / need : 0ul;
+    k = (uint)min((ulong)k, min(fits, (ulong)(out->max_reservation / need)));
+  }
+  return k;
+}
+
+/* In-order deallocation of `ch` inside a launch (the deallocation kernel's, for what a work-group
+ * found full): from the data head, every done-count group that is wholly allocated and wholly
+ * freed is reset and its credits given back. Only whole groups below the tail (a group the tail
+ * stands inside may still be reserved into), at most 64 a call, by one leader at a time (a work-
+ * group that finds another at it goes on without). The deallocation kernel between launches
+ * does the rest. */
+void chanflow_sched_deallocate(__global chanflow_channel* ch) {
+  if (atom_cmpxchg(&ch->dealloc_lock, 0ul, 1ul) != 0ul) return;
+  chanflow_fence_acq_rel(); /* acquire: the last holder's head */
+  const ulong head = ((volatile __global chanflow_channel*)ch)->data_head;
+  const ulong tail = atom_add(&ch->data_tail, 0ul);
+  const uint group = ch->done_group;
+  ulong pos = head;
+  for (uint n = 0; n < 64u && pos + group <= tail; ++n) {
+    volatile __global uint* done = ch->done + (uint)((pos % ch->capacity) / group);
+    if (atomic_add(done, 0u) != group) break;
+    atomic_xchg(done, 0u);
+    pos += group;
+  }
+  if (pos != head) {
+    ((volatile __global chanflow_channel*)ch)->data_head = pos;
+    chanflow_fence_acq_rel(); /* release: the counts reset before the slots can be reserved again */
+    atom_add(&ch->data_free, pos - head);
+  }
+  chanflow_fence_acq_rel();
+  atom_xchg(&ch->dealloc_lock, 0ul);
+}
+
+/* Gives back the credits taken for the first `ports` ports. */
+void chanflow_sched_refund(__global const chanflow_node_env* env, __local uint* prepaid, uint ports) {
+  for (uint q = 0; q < ports; ++q)
+    if (prepaid[q]) {
+      atom_add(&((__global chanflow_channel*)env->port[q])->data_free, (ulong)prepaid[q]);
+      prepaid[q] = 0u;
+    }
+}
+
+/* Takes the credits `k` CEs of this level need in every output port, all or none. */
+int chanflow_sched_prepay(__global const chanflow_node_env* env, uint k, __local uint* prepaid) {
+  uint p = 0;
+  int ok = 1;
+  for (; p < env->ports && ok; ++p) {
+    __global chanflow_channel* out = (__global chanflow_channel*)env->port[p];
+    const uint need = k * chanflow_port_need(env, p);
+    ok = need == 0u || (out && chanflow_prepay(out, need));
+    prepaid[p] = ok ? need : 0u;
+  }
+  if (!ok) chanflow_sched_refund(env, prepaid, p - 1u);
+  return ok;
+}
+
+/* A work-group's view of the search: the best entry of a scan, the entries it tried and could
+ * not take since its last batch, and what it decided. */
+typedef struct {
+  uint best;
+  uint entry;
+  uint any_ready;
+  uint k;      /* CEs the leader prepaid for */
+  ulong head;  /* a claim attempt's dispatch head */
+  uint take;   /* and the entries it may take from there */
+  uint valid;  /* of those, the written prefix (the work-group reads them together) */
+  uint done;
+  uint empty;  /* polls in a row that took nothing */
+  uint share[CHANFLOW_NODE_PORTS]; /* credits per CE, for a work-group node's batch run CE by CE */
+  uint tried[CHANFLOW_SCHED_MAX_ENTRIES / 32];
+} chanflow_sched_pick;
+
+#define CHANFLOW_SCHED_NONE 0xffffffffu  /* leave */
+#ifdef CHANFLOW_SCHED_ONE_POLL
+#define CHANFLOW_SCHED_GROUP_BATCH 1u
+#else
+#define CHANFLOW_SCHED_GROUP_BATCH 8u
+#endif
+#define CHANFLOW_SCHED_AGAIN 0xfffffffeu /* nothing taken this poll */
+
+#ifndef CHANFLOW_SCHED_ONE_POLL
+/* Claims up to `most` ready CEs of `ch` for the work-group, as chanflow_claim does for one leader,
+ * but with the control entries read by the work-items together (one round trip to memory, not
+ * one per entry), so that the window between reading the head and moving it is short: with a
+ * thousand work-groups claiming from one level, a leader reading 256 entries one after another
+ * lost nearly every compare-and-swap. Collective; sets b->first and b->n (0: none). */
+void chanflow_sched_claim(__global chanflow_channel* ch, uint most, __local chanflow_batch* b,
+                          __local chanflow_sched_pick* pick) {
+  const uint lid = chanflow_local_id();
+  if (lid == 0) {
+    b->n = 0u;
+    pick->done = 0u;
+  }
+  for (uint attempt = 0; attempt < 16u; ++attempt) {
+    if (lid == 0) {
+      const ulong head = atom_add(&ch->ctrl_head, 0ul);
+      const ulong published = atom_add(&ch->ctrl_published, 0ul);
+      chanflow_fence_acq_rel(); /* acquire: the entries and CEs counted in `published` */
+      pick->head = head;
+      pick->take = published > head ? (uint)min((ulong)most, published - head) : 0u;
+      pick->valid = pick->take;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint take = pick->take;
+    const ulong head = pick->head;
+    if (take == 0u) break; /* uniform */
+    if (lid < take) {
+      const uint ccap = ch->ctrl_capacity;
+      const ulong cpos = head + lid;
+      const ulong entry = ((volatile __global ulong*)ch->ctrl)[cpos % ccap];
+      if ((entry >> CHANFLOW_CTRL_TAG_SHIFT) != (ulong)(uint)(cpos / ccap + 1))
+        atomic_min(&pick->valid, lid);
+      else
+        b->index[lid] = (uint)(entry & CHANFLOW_CTRL_INDEX_MASK);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+      const uint valid = pick->valid;
+      if (valid == 0u) {
+        pick->done = 1u;
+      } else if (atom_cmpxchg(&ch->ctrl_head, head, head + valid) == head) {
+        b->first = head;
+        b->n = valid;
+        pick->done = 1u;
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (pick->done) break; /* uniform */
+  }
+}
+#endif
+
+/* One poll: the work-items score the entries in parallel, the leader prepays the best one's
+ * outputs, the batch is claimed (by compare-and-swap on its dispatch head), and every item learns
+ * the entry (CHANFLOW_SCHED_AGAIN: none this time; CHANFLOW_SCHED_NONE: leave). A work-group
+ * that has polled fewer than `patience` times in a row takes only full batches, so that the
+ * producers of a level fill it before a thousand pollers take its CEs a few at a time.
+ * Collective. */
+uint chanflow_sched_poll(__global chanflow_sched* s, __local chanflow_batch* b, __local chanflow_sched_pick* pick) {
+  const uint lid = chanflow_local_id();
+  const uint count = min(s->count, (uint)CHANFLOW_SCHED_MAX_ENTRIES);
+  const int patient = pick->empty < s->patience; /* the last poll's barrier showed it */
+  if (lid == 0) {
+    pick->best = 0u;
+    pick->any_ready = 0u;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint mine = 0u;
+  for (uint e = lid; e < count; e += CHANFLOW_WG_SIZE) {
+    __global const chanflow_sched_entry* entry = s->entries + e;
+    volatile __global chanflow_channel* in = (volatile __global chanflow_channel*)entry->in;
+    const ulong head = in->ctrl_head, published = in->ctrl_published;
+    if (published <= head) continue;
+    pick->any_ready = 1u;
+    if (pick->tried[e / 32u] & (1u << (e % 32u))) continue;
+    __global const chanflow_node_env* env = (__global const chanflow_node_env*)entry->env;
+    chanflow_policy_view v;
+    v.ready = published - head;
+    if (patient && v.ready < env->group_ces) continue;
+    v.free = (ulong)max((long)in->data_free, 0l);
+    v.level = entry->level;
+    v.in_stack = (entry->flags & CHANFLOW_SCHED_IN_STACK) != 0u;
+    v.continuation = (entry->flags & CHANFLOW_SCHED_CONTINUATION) != 0u;
+    v.node = entry->node;
+    v.group_ces = env->group_ces;
+    v.pad = 0u;
+    const int score = chanflow_policy_score(s->policy, &v);
+    if (score < 0) continue;
+    const uint packed = ((uint)min(score, 0xfffe) + 1u) << 16 | (0xffffu - e);
+    mine = max(mine, packed);
+  }
+  if (mine) atomic_max(&pick->best, mine);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint e = pick->best ? 0xffffu - (pick->best & 0xffffu) : CHANFLOW_SCHED_NONE;
+  __global const chanflow_sched_entry* entry = s->entries + (e == CHANFLOW_SCHED_NONE ? 0u : e);
+  __global const chanflow_node_env* env = (__global const chanflow_node_env*)entry->env;
+  if (lid == 0) {
+    b->n = 0u;
+    pick->k = 0u;
+    for (uint p = 0; p < CHANFLOW_NODE_PORTS; ++p) b->prepaid[p] = 0u;
+    if (e != CHANFLOW_SCHED_NONE) {
+      atomic_inc(&s->busy);
+      /* A per-item node's group takes up to a work-group's worth. A work-group node's takes up
+       * to CHANFLOW_SCHED_GROUP_BATCH of its CEs at once and runs them one after another (one
+       * compare-and-swap for several), as many as leave `spread` groups theirs. (Spreading a
+       * per-item node's ready CEs too made every batch of fib 30 one CE: a thousand pollers see a
+       * level a few CEs at a time; 5 ms became 600.) */
+      volatile __global chanflow_channel* in = (volatile __global chanflow_channel*)entry->in;
+      const ulong ready = in->ctrl_published - in->ctrl_head;
+      const ulong spread = max(s->spread, 1u);
+      const uint want = env->group_ces > 1u ? env->group_ces
+                                            : (uint)clamp(ready / spread, 1ul, (ulong)CHANFLOW_SCHED_GROUP_BATCH);
+      const uint k = chanflow_sched_afford(env, want);
+      if (k > 0u && chanflow_sched_prepay(env, k, b->prepaid)) pick->k = k;
+#ifdef CHANFLOW_SCHED_ONE_POLL
+      uint n = 0;
+      if (pick->k) b->first = chanflow_claim((__global chanflow_channel*)entry->in, pick->k, &n, b->index);
+      b->n = n;
+#endif
+    }
+  }
+#ifndef CHANFLOW_SCHED_ONE_POLL
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (pick->k) chanflow_sched_claim((__global chanflow_channel*)entry->in, pick->k, b, pick); /* uniform */
+#endif
+  if (lid == 0) {
+    uint chosen = CHANFLOW_SCHED_AGAIN;
+    if (e != CHANFLOW_SCHED_NONE) {
+      if (b->n > 0u) {
+        chosen = e;
+        for (uint p = 0; p < env->ports; ++p) { /* what the CEs not claimed would have spawned */
+          const uint need = b->prepaid[p] / pick->k, spare = need * (pick->k - b->n);
+          if (spare) atom_add(&((__global chanflow_channel*)env->port[p])->data_free, (ulong)spare);
+          b->prepaid[p] -= spare;
+          pick->share[p] = need;
+        }
+        atomic_add(&env->counters->claimed, b->n);
+        atomic_inc(&env->counters->batches);
+        for (uint w = 0; w < CHANFLOW_SCHED_MAX_ENTRIES / 32; ++w) pick->tried[w] = 0u;
+      } else {
+        chanflow_sched_refund(env, b->prepaid, env->ports);
+        atomic_dec(&s->busy);
+        pick->tried[e / 32u] |= 1u << (e % 32u);
+        /* Refused for room: free what its outputs' consumers have finished with. */
+        if (!pick->k)
+          for (uint p = 0; p < env->ports; ++p)
+            if (env->port[p]) chanflow_sched_deallocate((__global chanflow_channel*)env->port[p]);
+      }
+    }
+    if (chosen == CHANFLOW_SCHED_AGAIN) {
+      atomic_inc(&s->empty_polls);
+      /* Nothing ready anywhere and no batch held: nothing more can appear in this launch. A batch
+       * finished since the scan published its spawns before it left `busy`, and its own group
+       * looks again. Entries tried and refused (no room) count as ready: the group polls on. */
+      if (!pick->any_ready && atomic_add(&s->busy, 0u) == 0u) {
+        chosen = CHANFLOW_SCHED_NONE;
+        atomic_inc(&s->left_idle);
+      } else if (++pick->empty >= s->polls) {
+        chosen = CHANFLOW_SCHED_NONE;
+        atomic_inc(&s->left_polls);
+      } else {
+        /* A new poll may try what this one could not: room may have come back. */
+        if (e == CHANFLOW_SCHED_NONE)
+          for (uint w = 0; w < CHANFLOW_SCHED_MAX_ENTRIES / 32; ++w) pick->tried[w] = 0u;
+        chanflow_backoff(pick->empty);
+      }
+    } else {
+      pick->empty = 0u;
+    }
+    pick->entry = chosen;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return pick->entry;
+}
+
+/* The leader, once its group's batch has run (spawns flushed, joins made, CEs freed). */
+void chanflow_sched_done(__global chanflow_sched* s) {
+  if (chanflow_local_id() == 0) {
+    atomic_inc(&s->batches);
+    chanflow_fence_acq_rel(); /* release: what the batch published, before it stops counting as busy */
+    atomic_dec(&s->busy);
+  }
+}
+
+/* Runs the batch the poll took (entry e; on a CPU device also CHANFLOW_SCHED_AGAIN: every node's
+ * collectives, inactive) on this work-item: its control position, CE and activity as
+ * chanflow_next_batch gives them to a claimed sweep's item. */
+void chanflow_sched_batch(__global chanflow_sched* s, uint e, __local chanflow_batch* b, __local chanflow_wg_scratch* wg,
+                          __local void* group_local, __local ulong* group_ce, __local const uint* none,
+                          __local chanflow_sched_pick* pick) {
+  const uint lid = chanflow_local_id();
+  const int taken = e < CHANFLOW_SCHED_AGAIN;
+  __global const chanflow_sched_entry* entry = s->entries + (taken ? e : 0u);
+  __global const chanflow_node_env* env = (__global const chanflow_node_env*)entry->env;
+  const uint body = taken ? entry->body : CHANFLOW_SCHED_NONE;
+#ifndef CHANFLOW_SCHED_ONE_POLL
+  if (taken && env->group_ces == 1u) { /* uniform: a work-group node's CEs, one after another */
+    const uint n = b->n;
+    for (uint i = 0; i < n; ++i)
+      chanflow_sched_run(body, env, b->first + i, b->index[i], lid == 0u, pick->share, wg, group_local, group_ce, none,
+                         (__global const ulong*)s->envs);
+    chanflow_sched_done(s);
+    return;
+  }
+#endif
+  const int active = taken && lid < b->n;
+  const ulong pos = b->first + lid;
+  const uint index = active ? b->index[lid] : 0u;
+  chanflow_sched_run(body, env, pos, index, active, b->prepaid, wg, group_local, group_ce, none,
+                     (__global const ulong*)s->envs);
+  if (taken) chanflow_sched_done(s);
+}
+
+__kernel __attribute__((reqd_work_group_size(CHANFLOW_WG_SIZE, 1, 1))) void chanflow_schedule(__global chanflow_sched* s) {
+  __local chanflow_wg_scratch wg;
+  __local chanflow_batch batch;
+  __local chanflow_sched_pick pick;
+  __local chanflow_sched_group_local group_local;
+  __local ulong group_ce;
+  __local uint none[CHANFLOW_NODE_PORTS]; /* no credits: what the nodes not chosen give back */
+  for (uint w = chanflow_local_id(); w < CHANFLOW_SCHED_MAX_ENTRIES / 32; w += CHANFLOW_WG_SIZE) pick.tried[w] = 0u;
+  for (uint p = chanflow_local_id(); p < CHANFLOW_NODE_PORTS; p += CHANFLOW_WG_SIZE) none[p] = 0u;
+  if (chanflow_local_id() == 0) pick.empty = 0u;
+  barrier(CLK_LOCAL_MEM_FENCE);
+#ifdef CHANFLOW_SCHED_ONE_POLL
+  /* PoCL 3.1 mis-runs barriers inside loops and under conditions (a switch's too): a work-group
+   * polls once and runs every node's collectives, and a launch's later work-groups (a CPU device
+   * runs them one after another on each core) take what earlier ones made. */
+  const uint e = chanflow_sched_poll(s, &batch, &pick);
+  chanflow_sched_batch(s, e, &batch, &wg, &group_local, &group_ce, none, &pick);
+#else
+  for (;;) {
+    const uint e = chanflow_sched_poll(s, &batch, &pick);
+    if (e == CHANFLOW_SCHED_NONE) break;
+    if (e != CHANFLOW_SCHED_AGAIN) chanflow_sched_batch(s, e, &batch, &wg, &group_local, &group_ce, none, &pick);
+  }
+#endif
+}

@@ -1,0 +1,289 @@
+// The device scheduler's host side (scheduler/cl/schedule.cl holds the kernel): what the graph's
+// program adds for it, and a round of it. The host only watches: it makes the levels the
+// recursion reaches, writes an environment per watched channel, launches the scheduler (whose
+// work-groups take batches of every channel under the policy's device form until nothing is left
+// for them) and in-order deallocation behind it, and reads the counters back to see whether work
+// remains; the observe step, its quiescence test and its no-progress diagnostics are the rounds'.
+#include "aggregator.hpp"
+#include "chanflow/sizing.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+
+namespace chanflow {
+
+namespace {
+constexpr cl_uint kZeroWord = 0;
+
+// A setting the environment may override, to compare (CHANFLOW_SCHED_GROUPS, _POLLS, _PATIENCE).
+std::uint32_t env_u32(const char* name, std::uint32_t fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? static_cast<std::uint32_t>(std::strtoul(v, nullptr, 10)) : fallback;
+}
+}  // namespace
+
+bool Graph::scheduler_wanted() const {
+  // Auto leaves CPU devices to the rounds (Aggregator::uses_device_scheduler), unless the graph
+  // runs a device policy; their programs need not hold the scheduler.
+  const bool cpu = (runtime_.caps().type & CL_DEVICE_TYPE_CPU) != 0;
+  const bool asked = options_.scheduler == Scheduler::Device ||
+                     (options_.scheduler == Scheduler::Auto && (!cpu || !device_policy_.empty()));
+  return asked && device_scheduler_holds(runtime_.caps());
+}
+
+std::vector<std::string> Graph::scheduler_kernels() const {
+  std::vector<std::string> names;
+  for (const auto& k : kernels_)
+    if (std::find(names.begin(), names.end(), k->kernel_name()) == names.end()) names.push_back(k->kernel_name());
+  return names;
+}
+
+std::uint32_t Graph::scheduler_case(const KernelNode& k) const {
+  const auto names = scheduler_kernels();
+  return static_cast<std::uint32_t>(std::find(names.begin(), names.end(), k.kernel_name()) - names.begin());
+}
+
+// The scheduler kernel's part that depends on the graph: the local memory its work-group nodes
+// need (one union: a work-group runs one node's batch at a time), the user's device policy, and the
+// switch from a watched channel's case to its node's body (one case per kernel function).
+std::string Graph::scheduler_source() const {
+  const std::vector<std::string> names = scheduler_kernels();
+  std::string locals = "typedef union {\n  uchar none;\n";
+  std::string cases, every;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    // PoCL 3.1 mis-runs barriers under a condition, a switch's too: on a CPU device every node's
+    // body runs its collectives, all but the chosen one's inactive, on an environment of its own.
+    every += fmt::format("  {0}__chanflow_run(body == {1}u ? env : (__global const chanflow_node_env*)envs[{1}], pos, index,\n"
+                         "      active && body == {1}u, body == {1}u ? prepaid : none, wg, group_local, group_ce);\n",
+                         names[i], i);
+    locals += fmt::format("  {}__chanflow_local n{};\n", names[i], i);
+    cases += fmt::format("    case {}u: {}__chanflow_run(env, pos, index, active, prepaid, wg, group_local, group_ce); break;\n",
+                         i, names[i]);
+  }
+  locals += "} chanflow_sched_group_local;\n";
+  const std::string policy =
+      device_policy_.empty() ? "int chanflow_user_policy_score(const chanflow_policy_view* v) { (void)v; return -1; }\n"
+                             : device_policy_ + "\n";
+  return fmt::format(
+      "/* The device scheduler's part for this graph (Graph::scheduler_source). */\n{}{}"
+      "void chanflow_sched_run(uint body, __global const chanflow_node_env* env, ulong pos, uint index, int active,\n"
+      "                        __local const uint* prepaid, __local chanflow_wg_scratch* wg, __local void* group_local,\n"
+      "                        __local ulong* group_ce, __local const uint* none, __global const ulong* envs) {{\n"
+      "#ifdef CHANFLOW_SCHED_ONE_POLL\n{}#else\n  (void)none;\n  (void)envs;\n  switch (body) {{\n{}    default: break;\n  }}\n#endif\n}}\n",
+      locals, policy, every, cases);
+}
+
+bool Aggregator::uses_device_scheduler(const SchedulingPolicy& policy) const {
+  const Scheduler asked = graph_.options().scheduler;
+  const auto form = policy.device_form();
+  const bool has_form = form.kind != SchedulingPolicy::DeviceForm::Kind::None;
+  const bool holds = device_scheduler_holds(rt_.caps());
+  const auto* device_only = dynamic_cast<const DevicePolicy*>(&policy);
+  if (asked == Scheduler::Rounds || !holds) {
+    if (device_only && !device_only->has_host_form())
+      throw RunError(fmt::format("policy '{}' is a device policy without a host form, and this run uses the rounds ({})",
+                                 policy.name(),
+                                 holds ? "GraphOptions::scheduler is Rounds"
+                                       : fmt::format("'{}' has no device-scope ordering chanflow knows",
+                                                     rt_.caps().name)));
+    if (asked == Scheduler::Device)
+      throw RunError(fmt::format("the device scheduler needs a device that orders stores at device scope (NVIDIA "
+                                 "from compute capability 7, or a CPU device of an x86-64 host): '{}' has none",
+                                 rt_.caps().name));
+    return false;
+  }
+  // Auto leaves a CPU device to the rounds: PoCL 3.1 mis-runs barriers in loops and under
+  // conditions, so there a work-group polls once and runs every node's collectives (schedule.cl),
+  // which the rounds' claimed sweeps beat (fib 24 on this project's 2-core VM: 45 ms against 10).
+  if (asked == Scheduler::Auto && (rt_.caps().type & CL_DEVICE_TYPE_CPU) && !(device_only && !device_only->has_host_form()))
+    return false;
+  if (!has_form) {
+    if (asked == Scheduler::Device)
+      throw RunError(fmt::format("policy '{}' is a host policy: the device scheduler runs the built-in policies and "
+                                 "DevicePolicy (use Scheduler::Rounds or Auto for a host policy)",
+                                 policy.name()));
+    return false;
+  }
+  if (!sched_kernel_()) {
+    if (!graph_.scheduler_error_.empty()) throw RunError(graph_.scheduler_error_);
+    throw RunError("the graph's program holds no device scheduler (internal: built before it was asked for)");
+  }
+  return true;
+}
+
+// As many work-groups as the device keeps resident: each loops until nothing is left for it. On a
+// CPU device a work-group polls once (schedule.cl), so a launch has as many as the ready CEs fill
+// and some for what they spawn; the next launch takes what is left.
+std::uint32_t Aggregator::scheduler_groups(std::uint64_t ready) const {
+  if (const std::uint32_t groups = env_u32("CHANFLOW_SCHED_GROUPS", graph_.options().scheduler_groups)) return groups;
+  const DeviceSizing sizing = device_sizing(rt_.caps());
+  const std::uint64_t resident = std::max<std::uint64_t>(1, sizing.resident_items / wg_);
+  if (!(rt_.caps().type & CL_DEVICE_TYPE_CPU)) return static_cast<std::uint32_t>(resident);
+  const std::uint64_t want = 4 * ((ready + wg_ - 1) / wg_) + 2 * std::max(1u, rt_.caps().compute_units);
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(want, 1u << 14));
+}
+
+// Every watched channel with a consumer: a stack as one launch record over all its levels, a
+// channel node as one of its own; each gets its environments and counters as a sweep would (no
+// yield state: every batch prepays its outputs, so nothing it runs yields).
+void Aggregator::lay_out_device() {
+  launches_.clear();
+  // On a CPU device every node's collectives run for each batch (schedule.cl), on an environment of
+  // its own: each consumed stack has its level 0 (at a CPU device's capacities, a few hundred KiB).
+  const bool every_body = (rt_.caps().type & CL_DEVICE_TYPE_CPU) != 0;
+  if (every_body) {
+    for (const auto& s : graph_.stacks())
+      if (s->consumer()) s->level(0);
+    collect_watched();
+  }
+  for (const auto& s : graph_.stacks())
+    if (s->consumer() && s->depth() > 0)
+      launches_.push_back({.input = static_cast<std::uint32_t>(watched_of_.at(&s->level(0))), .sweep = s.get(), .device = true});
+  for (const auto& c : graph_.channels())
+    if (c->consumer())
+      launches_.push_back({.input = static_cast<std::uint32_t>(watched_of_.at(&c->channel())), .device = true});
+  grow_stacks_for_sweeps();
+  std::size_t env_count = 0;
+  for (auto& l : launches_) {
+    l.env_at = env_count;
+    l.levels = l.sweep ? l.sweep->depth() : 1;
+    env_count += l.levels;
+  }
+  envs_.resize(env_count);
+  ensure<chanflow_node_env>(env_pool_, env_count);
+  ensure<chanflow_launch_counters>(counters_, launches_.size());
+  const std::size_t cases = graph_.scheduler_kernels().size();
+  ensure<chanflow_sched_entry>(sched_entries_, env_count + (cases * 8 + sizeof(chanflow_sched_entry) - 1) / sizeof(chanflow_sched_entry));
+  if (env_count > CHANFLOW_SCHED_MAX_ENTRIES)
+    throw RunError(fmt::format("the device scheduler watches at most {} channels; this run has {} (use "
+                               "Scheduler::Rounds)",
+                               CHANFLOW_SCHED_MAX_ENTRIES, env_count));
+  std::vector<chanflow_sched_entry>& entries = sched_entries_host_;  // read by the queued copy: kept
+  entries.clear();
+  for (std::size_t i = 0; i < launches_.size(); ++i) {
+    const Launch& l = launches_[i];
+    if (l.sweep)
+      write_sweep_envs(i, l);
+    else
+      write_env(i, l);
+    for (std::uint32_t d = 0; d < l.levels; ++d) {
+      chanflow_node_env& e = envs_[l.env_at + d];
+      e.sweep_levels = l.sweep ? l.levels : 1;
+      e.room_check = 1;
+      e.ranged = 0;
+      e.planned = 0;
+      const Watched& w = watched_[l.sweep ? watched_of_.at(&l.sweep->level(d)) : l.input];
+      std::uint32_t flags = w.stack ? CHANFLOW_SCHED_IN_STACK : 0u;
+      if (w.stack && w.stack->kind() == StackKind::Continuations) flags |= CHANFLOW_SCHED_CONTINUATION;
+      entries.push_back({reinterpret_cast<std::uint64_t>(static_cast<chanflow_node_env*>(env_pool_.get()) + l.env_at + d),
+                         reinterpret_cast<std::uint64_t>(w.channel->device_ptr()), graph_.scheduler_case(*w.consumer),
+                         w.consumer->index_, w.level, flags});
+    }
+  }
+  rt_.svm_write_async(env_pool_.get(), envs_.data(), envs_.size() * sizeof(chanflow_node_env));
+  // After the entries, an environment per case (the first entry's of its node).
+  std::vector<std::uint64_t>& envs = sched_case_envs_;
+  envs.assign(cases, 0);
+  for (auto it = entries.rbegin(); it != entries.rend(); ++it) envs[it->body] = it->env;
+  auto* case_envs = reinterpret_cast<std::uint64_t*>(static_cast<chanflow_sched_entry*>(sched_entries_.get()) + entries.size());
+  rt_.svm_write_async(sched_entries_.get(), entries.data(), entries.size() * sizeof(chanflow_sched_entry));
+  rt_.svm_write_async(case_envs, envs.data(), envs.size() * sizeof(std::uint64_t));
+  std::uint64_t ready = 0;
+  for (const auto& v : views_) ready += v.ready;
+  sched_groups_ = scheduler_groups(ready);
+  chanflow_sched& head = sched_head_host_;
+  head = chanflow_sched{};
+  head.entries = reinterpret_cast<std::uint64_t>(sched_entries_.get());
+  head.envs = reinterpret_cast<std::uint64_t>(case_envs);
+  head.count = static_cast<std::uint32_t>(entries.size());
+  head.policy = sched_policy_;
+  head.polls = std::max(1u, env_u32("CHANFLOW_SCHED_POLLS", graph_.options().scheduler_polls));
+  head.spread = env_u32("CHANFLOW_SCHED_SPREAD", every_body ? 1u : spread_groups());
+  head.patience = env_u32("CHANFLOW_SCHED_PATIENCE", every_body ? 0u : graph_.options().scheduler_patience);
+  rt_.svm_write_async(sched_block_.get(), &head, sizeof head);
+  check(clEnqueueSVMMemFill(rt_.queue()(), counters_.get(), &kZeroWord, sizeof kZeroWord,
+                            launches_.size() * sizeof(chanflow_launch_counters), 0, nullptr, nullptr),
+        "clEnqueueSVMMemFill (launch counters)");
+  consumed_.clear();
+  for (const Watched& w : watched_)
+    if (w.consumer) consumed_.push_back(w.channel->id());
+  std::sort(consumed_.begin(), consumed_.end());
+  consumed_.erase(std::unique(consumed_.begin(), consumed_.end()), consumed_.end());
+}
+
+void Aggregator::launch_device(RunStats& stats) {
+  launch_start_ = Clock::now();
+  // The scheduler reaches what every node's body reaches.
+  std::vector<void*> reach;
+  for (const auto& k : graph_.kernels())
+    for (void* p : indirect_svm(*k))
+      if (std::find(reach.begin(), reach.end(), p) == reach.end()) reach.push_back(p);
+  for (void* p : {sched_entries_.allocation(), sched_block_.allocation()})
+    if (p && std::find(reach.begin(), reach.end(), p) == reach.end()) reach.push_back(p);
+  stats.svm_named = std::max(stats.svm_named, static_cast<std::uint32_t>(reach.size()));
+  if (sched_svm_ != reach) {
+    set_indirect_svm(sched_kernel_, reach);
+    sched_svm_ = reach;
+  }
+  set_arg_svm(sched_kernel_, 0, sched_block_.get());
+  cl::Event event = launch(rt_, sched_kernel_, std::size_t{sched_groups_} * wg_, wg_, trace_.enabled());
+  if (trace_.enabled()) sched_events_.push_back(std::move(event));
+  ++stats.dispatches;
+  graph_.table_.enqueue_deallocate(consumed_);
+  enqueue_us_ += std::chrono::duration<double, std::micro>(Clock::now() - launch_start_).count();
+}
+
+void Aggregator::collect_device(RunStats& stats) {
+  rt_.finish();
+  collect_start_ = Clock::now();
+  device_us_ += std::chrono::duration<double, std::micro>(collect_start_ - launch_start_).count();
+  ++stats.rounds;
+  chanflow_sched head{};
+  rt_.svm_read(&head, sched_block_.get(), sizeof head);
+  if (std::getenv("CHANFLOW_DEBUG_SCHED"))
+    fmt::print(stderr, "launch {}: groups {} entries {} batches {} empty {} idle {} polls {} busy {}\n", stats.rounds,
+               sched_groups_, head.count, head.batches, head.empty_polls, head.left_idle, head.left_polls, head.busy);
+  if (std::getenv("CHANFLOW_DEBUG_SCHED")) {
+    check_device_status();
+    graph_.table_.refresh();
+    for (const Watched& w : watched_) {
+      const auto& h = w.channel->counters();
+      fmt::print(stderr, "  {}: head {} published {} reserve {} data_head {} tail {} free {}\n", w.channel->config().name,
+                 h.ctrl_head, h.ctrl_published, h.ctrl_reserve_tail, h.data_head, h.data_tail, (long long)h.data_free);
+    }
+    std::vector<chanflow_launch_counters> counts(launches_.size());
+    rt_.svm_read(counts.data(), counters_.get(), counts.size() * sizeof(chanflow_launch_counters));
+    for (auto& c : counts) fmt::print(stderr, "  counters: claimed {} batches {} yields {}\n", c.claimed, c.batches, c.yields);
+  }
+  stats.device_scheduler.launches += 1;
+  stats.device_scheduler.batches += head.batches;
+  stats.device_scheduler.empty_polls += head.empty_polls;
+  stats.device_scheduler.left_idle += head.left_idle;
+  stats.device_scheduler.left_polls += head.left_polls;
+  std::vector<std::uint32_t> busy;
+  const std::uint64_t finished = collect_yields(stats, busy);
+  if (finished == 0) {
+    if (++stalled_ >= 2) {
+      check_device_status();
+      no_progress(Stall::SweepsFinishedNothing);
+    }
+  } else {
+    stalled_ = 0;
+  }
+  stats.max_level = std::max(stats.max_level, max_level_);
+}
+
+void Aggregator::trace_device(const RunStats& stats) {
+  trace_.span(0, "observe", us_between(run_start_, round_start_), us_between(round_start_, launch_start_),
+              {{"round", stats.rounds}});
+  const double t0 = us_between(run_start_, launch_start_);
+  if (sched_events_.empty()) return;
+  const cl::Event& e = sched_events_.back();
+  const cl_ulong start = e.getProfilingInfo<CL_PROFILING_COMMAND_START>();
+  const cl_ulong end = e.getProfilingInfo<CL_PROFILING_COMMAND_END>();
+  trace_.span(0, "device scheduler", t0, (end - start) / 1e3, {{"groups", sched_groups_}});
+  sched_events_.clear();
+}
+
+}  // namespace chanflow
