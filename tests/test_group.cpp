@@ -147,8 +147,8 @@ struct ForwardArgs {
 // The split/sum graph over `blocks` blocks of `data`.
 struct BlockSums {
   BlockSums(const SvmBuffer& data, const SvmBuffer& visits, const SvmBuffer& result, std::uint32_t capacity,
-            std::uint32_t wg, Sweeps mode)
-      : graph(runtime(), {.wg_size = wg, .device_sweeps = mode}) {
+            std::uint32_t wg, Sweeps mode, Scheduler scheduler = Scheduler::Rounds)
+      : graph(runtime(), {.wg_size = wg, .device_sweeps = mode, .scheduler = scheduler}) {
     graph.add_source(kCommon);
     graph.add_source(kSplit);
     auto& split = graph.channel_stack<SplitTask>("split", capacity);
@@ -175,7 +175,7 @@ struct BlockSums {
 // The forwarding graph (kForward).
 struct ForwardSums {
   ForwardSums(const SvmBuffer& data, const SvmBuffer& visits, const SvmBuffer& total, Sweeps mode, bool spawned)
-      : graph(runtime(), {.wg_size = 16, .device_sweeps = mode, .sweep_spawned = spawned}) {
+      : graph(runtime(), {.wg_size = 16, .device_sweeps = mode, .sweep_spawned = spawned, .scheduler = Scheduler::Rounds}) {
     graph.add_source(kCommon);
     graph.add_source(kForward);
     auto& split = graph.channel_stack<SplitTask>("split", 4096);
@@ -246,6 +246,30 @@ TEST_CASE("A work-group task runs on every work-item of its group and returns in
             CHECK(block_tasks == Blocks::kBlocks);
           }
         }
+}
+
+// In the device_scheduler suite (its megakernel takes PoCL ~30 s to build; the group suite runs thrice).
+TEST_CASE("The device scheduler runs work-group tasks beside per-item ones: the same sums, every block once" *
+          doctest::timeout(600) * doctest::test_suite("device_scheduler")) {
+  if (!device_scheduler_holds(runtime().caps())) return;  // refused there: test_device_scheduler.cpp
+  const Blocks in(11);
+  Levelized levelized;
+  Greedy greedy;
+  for (SchedulingPolicy* policy : {static_cast<SchedulingPolicy*>(&levelized), static_cast<SchedulingPolicy*>(&greedy)})
+    for (const std::uint32_t capacity : {4096u, kFanout * 16u}) {  // at the smallest, levels fill within a launch
+      CAPTURE(policy->name());
+      CAPTURE(capacity);
+      BlockSums g(in.data, in.visits, in.result, capacity, 16, Sweeps::Auto, Scheduler::Device);
+      for (int run = 0; run < 2; ++run) {
+        runtime().svm_fill_zero(in.visits.get(), in.visits.size());
+        g.tasks->push(0, SplitTask{{reinterpret_cast<std::uint64_t>(in.result.get()), 0, 0, 0}, 0, Blocks::kBlocks});
+        const RunStats stats = g.graph.run(*policy);
+        in.check(16);
+        CHECK(stats.scheduler == "device");
+        CHECK(stats.device_scheduler.batches > 0);
+        CHECK(stats.yields == 0);  // every batch prepaid its outputs
+      }
+    }
 }
 
 TEST_CASE("A round that sweeps a forwarding node sweeps the stack it spawns into too: the same sums, fewer rounds") {

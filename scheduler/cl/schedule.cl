@@ -117,6 +117,7 @@ typedef struct {
   uint valid;  /* of those, the written prefix (the work-group reads them together) */
   uint done;
   uint empty;  /* polls in a row that took nothing */
+  uint full;   /* an entry with ready CEs and no room in an output, or CHANFLOW_SCHED_NONE */
   uint share[CHANFLOW_NODE_PORTS]; /* credits per CE, for a work-group node's batch run CE by CE */
   uint tried[CHANFLOW_SCHED_MAX_ENTRIES / 32];
 } chanflow_sched_pick;
@@ -194,6 +195,7 @@ uint chanflow_sched_poll(__global chanflow_sched* s, __local chanflow_batch* b, 
   if (lid == 0) {
     pick->best = 0u;
     pick->any_ready = 0u;
+    pick->full = CHANFLOW_SCHED_NONE;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   uint mine = 0u;
@@ -208,6 +210,12 @@ uint chanflow_sched_poll(__global chanflow_sched* s, __local chanflow_batch* b, 
     chanflow_policy_view v;
     v.ready = published - head;
     if (patient && v.ready < env->group_ces) continue;
+    /* No room for one CE's spawns: not a candidate (a policy's favourite that cannot move would
+     * hide the others), but what its outputs' consumers finished may be freed. */
+    if (chanflow_sched_afford(env, 1u) == 0u) {
+      pick->full = e;
+      continue;
+    }
     v.free = (ulong)max((long)in->data_free, 0l);
     v.level = entry->level;
     v.in_stack = (entry->flags & CHANFLOW_SCHED_IN_STACK) != 0u;
@@ -272,14 +280,17 @@ uint chanflow_sched_poll(__global chanflow_sched* s, __local chanflow_batch* b, 
         chanflow_sched_refund(env, b->prepaid, env->ports);
         atomic_dec(&s->busy);
         pick->tried[e / 32u] |= 1u << (e % 32u);
-        /* Refused for room: free what its outputs' consumers have finished with. */
-        if (!pick->k)
-          for (uint p = 0; p < env->ports; ++p)
-            if (env->port[p]) chanflow_sched_deallocate((__global chanflow_channel*)env->port[p]);
       }
     }
     if (chosen == CHANFLOW_SCHED_AGAIN) {
       atomic_inc(&s->empty_polls);
+      /* Work held up for room: free what its outputs' consumers have finished with. */
+      const uint full = e != CHANFLOW_SCHED_NONE && !pick->k ? e : pick->full;
+      if (full != CHANFLOW_SCHED_NONE) {
+        __global const chanflow_node_env* held = (__global const chanflow_node_env*)s->entries[full].env;
+        for (uint p = 0; p < held->ports; ++p)
+          if (held->port[p]) chanflow_sched_deallocate((__global chanflow_channel*)held->port[p]);
+      }
       /* Nothing ready anywhere and no batch held: nothing more can appear in this launch. A batch
        * finished since the scan published its spawns before it left `busy`, and its own group
        * looks again. Entries tried and refused (no room) count as ready: the group polls on. */

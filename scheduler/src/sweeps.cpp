@@ -2,6 +2,7 @@
 // gives each level its range before a planned pass, and how many work-groups a sweep gets.
 #include "aggregator.hpp"
 
+#include <limits>
 #include <map>
 
 namespace chanflow {
@@ -145,9 +146,11 @@ void Aggregator::grow_stacks_for_sweeps() {
     return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(kLookaheadBytes / std::max<std::uint64_t>(level_bytes, 1), 1, 8));
   };
   std::map<ChannelStackNode*, std::uint32_t> want;  // levels each stack should have
+  // A sweep spans at most CHANFLOW_SWEEP_MAX_LEVELS levels; the device scheduler's entries, any.
+  const std::uint32_t most = device_ ? std::numeric_limits<std::uint32_t>::max() : CHANFLOW_SWEEP_MAX_LEVELS;
   auto reach = [&](ChannelStackNode* s, std::uint32_t level, std::uint32_t lookahead) {
     std::uint32_t& w = want[s];
-    w = std::max(w, std::min<std::uint32_t>(level + 1 + lookahead, CHANFLOW_SWEEP_MAX_LEVELS));
+    w = std::max(w, std::min<std::uint32_t>(level + 1 + lookahead, most));
   };
   for (const Watched& w : watched_) {
     const auto& h = w.channel->counters();

@@ -1,0 +1,117 @@
+// The device scheduler (scheduler/cl/schedule.cl): Cilk Fibonacci under it gives what the serial
+// code gives at generous and tiny capacities (levels that fill inside a launch are deallocated
+// there), under both built-in policies and a user's device policy; what cannot run is refused
+// before it starts, and a device policy that takes nothing ends with the no-progress diagnostic.
+#include "chanflow/chanflow.hpp"
+#include "fib/fib.hpp"
+#include "test_support.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace chanflow;
+using chanflow::test::runtime;
+using workloads::fib_cilk;
+using workloads::fib_serial;
+
+namespace {
+
+// Breadth first: the shallowest level first, the reverse of Levelized (correct all the same: join
+// counters, not the order, make a continuation wait for its children).
+constexpr const char* kShallowFirst = R"CL(
+int chanflow_user_policy_score(const chanflow_policy_view* v) {
+  return v->in_stack ? (int)(1000u - min(v->level, 999u)) : 1;
+}
+)CL";
+
+// Takes nothing: a run under it cannot progress.
+constexpr const char* kNothing = R"CL(
+int chanflow_user_policy_score(const chanflow_policy_view* v) { (void)v; return -1; }
+)CL";
+
+RunSettings device(std::uint32_t capacity, std::uint32_t wg) {
+  return {.capacity = capacity, .wg_size = wg, .scheduler = Scheduler::Device};
+}
+
+}  // namespace
+
+TEST_SUITE("device_scheduler") {
+
+TEST_CASE("Cilk-Fibonacci is right under the device scheduler, at generous and tiny capacities" *
+          doctest::timeout(900)) {
+  if (!device_scheduler_holds(runtime().caps())) return;  // refused: the next test
+  Levelized levelized;
+  Greedy greedy;
+  for (const std::uint32_t n : {1u, 2u, 9u, 17u, 21u}) {
+    for (SchedulingPolicy* policy : {static_cast<SchedulingPolicy*>(&levelized), static_cast<SchedulingPolicy*>(&greedy)}) {
+      CAPTURE(n);
+      CAPTURE(policy->name());
+      const auto big = fib_cilk(runtime(), n, *policy, device(1u << 14, 64));
+      CHECK(big.value == fib_serial(n));
+      CHECK(big.stats.scheduler == "device");
+      CHECK(big.stats.yields == 0);
+      // One work-group's request per level: the levels fill and empty again within launches.
+      const auto tiny = fib_cilk(runtime(), n, *policy, device(64, 16));
+      CHECK(tiny.value == fib_serial(n));
+      CHECK(tiny.stats.yields == 0);
+    }
+  }
+}
+
+TEST_CASE("A user's device policy is compiled into the scheduler; one that takes nothing cannot progress" *
+          doctest::timeout(600)) {
+  if (!device_scheduler_holds(runtime().caps())) {
+    DevicePolicy shallow("shallow-first", kShallowFirst);
+    CHECK_THROWS_WITH_AS(fib_cilk(runtime(), 10, shallow, device(256, 16)),
+                         doctest::Contains("device policy without a host form"), RunError);
+    return;
+  }
+  DevicePolicy shallow("shallow-first", kShallowFirst);
+  for (const std::uint32_t n : {5u, 18u}) {
+    CAPTURE(n);
+    const auto r = fib_cilk(runtime(), n, shallow, device(1u << 12, 32));
+    CHECK(r.value == fib_serial(n));
+    CHECK(r.stats.policy == "shallow-first");
+    CHECK(r.stats.scheduler == "device");
+  }
+  DevicePolicy nothing("nothing", kNothing);
+  CHECK_THROWS_WITH_AS(fib_cilk(runtime(), 6, nothing, device(256, 16)), doctest::Contains("no progress"), RunError);
+}
+
+TEST_CASE("What the device scheduler cannot run is refused before the run, saying why") {
+  // A host policy has no device form.
+  FunctionPolicy host("host-only", [](const GraphView& view, std::vector<Dispatch>& out) {
+    for (const auto& c : view.channels)
+      if (c.admissible) out.push_back({c.id});
+  });
+  if (device_scheduler_holds(runtime().caps())) {
+    CHECK_THROWS_WITH_AS(fib_cilk(runtime(), 8, host, device(256, 16)), doctest::Contains("is a host policy"), RunError);
+    // Auto keeps a host policy on the rounds.
+    const auto r = fib_cilk(runtime(), 8, host, {.capacity = 256, .wg_size = 16});
+    CHECK(r.value == fib_serial(8));
+    CHECK(r.stats.scheduler == "rounds");
+  } else {
+    Levelized levelized;
+    CHECK_THROWS_WITH_AS(fib_cilk(runtime(), 8, levelized, device(256, 16)),
+                         doctest::Contains("needs a device that orders stores at device scope"), RunError);
+  }
+  // A device policy without a host form cannot run in rounds.
+  DevicePolicy shallow("shallow-first", kShallowFirst);
+  RunSettings rounds{.capacity = 256, .wg_size = 16, .scheduler = Scheduler::Rounds};
+  CHECK_THROWS_WITH_AS(fib_cilk(runtime(), 8, shallow, rounds), doctest::Contains("device policy without a host form"),
+                       RunError);
+  // With one, it does.
+  DevicePolicy both("shallow-first", kShallowFirst, [](const GraphView& view, std::vector<Dispatch>& out) {
+    Levelized().decide(view, out);
+  });
+  const auto r = fib_cilk(runtime(), 8, both, rounds);
+  CHECK(r.value == fib_serial(8));
+  CHECK(r.stats.scheduler == "rounds");
+}
+
+TEST_CASE("Scheduler names round-trip") {
+  for (const Scheduler s : {Scheduler::Auto, Scheduler::Device, Scheduler::Rounds})
+    CHECK(scheduler_from_string(to_string(s)) == s);
+  CHECK_THROWS_AS(scheduler_from_string("gpu"), std::invalid_argument);
+}
+
+}  // TEST_SUITE
