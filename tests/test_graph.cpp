@@ -47,7 +47,7 @@ struct Pipeline {
   std::uint32_t total = 0;
 
   Pipeline(std::uint32_t n_seeds, std::uint32_t items_capacity)
-      : g(runtime(), {.wg_size = 32}),
+      : g(runtime(), {.wg_size = 32, .scheduler = Scheduler::Rounds}),  // admission control splits rounds
         seeds(g.channel<Seed>("seeds", 4096)),
         items(g.channel<Item>("items", items_capacity)),
         split(g.kernel<Seed>("split", "split")),

@@ -59,9 +59,9 @@ uint chanflow_sched_afford(__global const chanflow_node_env* env, uint most) {
  * freed is reset and its credits given back. Only whole groups below the tail (a group the tail
  * stands inside may still be reserved into), at most 64 a call, by one leader at a time (a work-
  * group that finds another at it goes on without). The deallocation kernel between launches
- * does the rest. */
-void chanflow_sched_deallocate(__global chanflow_channel* ch) {
-  if (atom_cmpxchg(&ch->dealloc_lock, 0ul, 1ul) != 0ul) return;
+ * does the rest. Returns whether it freed anything (or another group may have). */
+int chanflow_sched_deallocate(__global chanflow_channel* ch) {
+  if (atom_cmpxchg(&ch->dealloc_lock, 0ul, 1ul) != 0ul) return 1; /* another group is at it: maybe */
   chanflow_fence_acq_rel(); /* acquire: the last holder's head */
   const ulong head = ((volatile __global chanflow_channel*)ch)->data_head;
   const ulong tail = atom_add(&ch->data_tail, 0ul);
@@ -80,6 +80,7 @@ void chanflow_sched_deallocate(__global chanflow_channel* ch) {
   }
   chanflow_fence_acq_rel();
   atom_xchg(&ch->dealloc_lock, 0ul);
+  return pos != head;
 }
 
 /* Gives back the credits taken for the first `ports` ports. */
@@ -118,6 +119,7 @@ typedef struct {
   uint done;
   uint empty;  /* polls in a row that took nothing */
   uint full;   /* an entry with ready CEs and no room in an output, or CHANFLOW_SCHED_NONE */
+  uint movable; /* some entry with ready CEs had room for them */
   uint share[CHANFLOW_NODE_PORTS]; /* credits per CE, for a work-group node's batch run CE by CE */
   uint tried[CHANFLOW_SCHED_MAX_ENTRIES / 32];
 } chanflow_sched_pick;
@@ -196,6 +198,7 @@ uint chanflow_sched_poll(__global chanflow_sched* s, __local chanflow_batch* b, 
     pick->best = 0u;
     pick->any_ready = 0u;
     pick->full = CHANFLOW_SCHED_NONE;
+    pick->movable = 0u;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   uint mine = 0u;
@@ -209,13 +212,14 @@ uint chanflow_sched_poll(__global chanflow_sched* s, __local chanflow_batch* b, 
     __global const chanflow_node_env* env = (__global const chanflow_node_env*)entry->env;
     chanflow_policy_view v;
     v.ready = published - head;
-    if (patient && v.ready < env->group_ces) continue;
     /* No room for one CE's spawns: not a candidate (a policy's favourite that cannot move would
      * hide the others), but what its outputs' consumers finished may be freed. */
     if (chanflow_sched_afford(env, 1u) == 0u) {
       pick->full = e;
       continue;
     }
+    pick->movable = 1u;
+    if (patient && v.ready < env->group_ces) continue;
     v.free = (ulong)max((long)in->data_free, 0l);
     v.level = entry->level;
     v.in_stack = (entry->flags & CHANFLOW_SCHED_IN_STACK) != 0u;
@@ -286,15 +290,19 @@ uint chanflow_sched_poll(__global chanflow_sched* s, __local chanflow_batch* b, 
       atomic_inc(&s->empty_polls);
       /* Work held up for room: free what its outputs' consumers have finished with. */
       const uint full = e != CHANFLOW_SCHED_NONE && !pick->k ? e : pick->full;
+      int freed = 0;
       if (full != CHANFLOW_SCHED_NONE) {
         __global const chanflow_node_env* held = (__global const chanflow_node_env*)s->entries[full].env;
         for (uint p = 0; p < held->ports; ++p)
-          if (held->port[p]) chanflow_sched_deallocate((__global chanflow_channel*)held->port[p]);
+          if (held->port[p]) freed |= chanflow_sched_deallocate((__global chanflow_channel*)held->port[p]);
       }
       /* Nothing ready anywhere and no batch held: nothing more can appear in this launch. A batch
        * finished since the scan published its spawns before it left `busy`, and its own group
        * looks again. Entries tried and refused (no room) count as ready: the group polls on. */
-      if (!pick->any_ready && atomic_add(&s->busy, 0u) == 0u) {
+      /* Likewise when what is ready waits for room that nothing in this launch will free: no
+       * batch held, and deallocation found nothing finished (the deallocation kernel between
+       * launches frees the rest: a partly reserved done-count group). */
+      if ((!pick->any_ready || (!pick->movable && !freed)) && atomic_add(&s->busy, 0u) == 0u) {
         chosen = CHANFLOW_SCHED_NONE;
         atomic_inc(&s->left_idle);
       } else if (++pick->empty >= s->polls) {

@@ -165,6 +165,9 @@ RunStats Aggregator::run() {
   }
   // Device-side errors are sticky and harmless to the channels, so one read at the end suffices.
   check_device_status();
+  if (device_)  // the host saw only the launches' ends: the deepest level any CE reached
+    for (const Watched& w : watched_)
+      if (w.stack && w.channel->counters().ctrl_published > 0) stats.max_level = std::max(stats.max_level, w.level);
   stats.wall_ms = us_between(run_start_, Clock::now()) / 1e3;
   stats.device_ms = device_us_ / 1e3;
   stats.enqueue_ms = enqueue_us_ / 1e3;

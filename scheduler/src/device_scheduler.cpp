@@ -27,8 +27,9 @@ bool Graph::scheduler_wanted() const {
   // Auto leaves CPU devices to the rounds (Aggregator::uses_device_scheduler), unless the graph
   // runs a device policy; their programs need not hold the scheduler.
   const bool cpu = (runtime_.caps().type & CL_DEVICE_TYPE_CPU) != 0;
+  (void)cpu;
   const bool asked = options_.scheduler == Scheduler::Device ||
-                     (options_.scheduler == Scheduler::Auto && (!cpu || !device_policy_.empty()));
+                     (options_.scheduler == Scheduler::Auto && !device_policy_.empty());
   return asked && device_scheduler_holds(runtime_.caps());
 }
 
@@ -93,11 +94,12 @@ bool Aggregator::uses_device_scheduler(const SchedulingPolicy& policy) const {
                                  rt_.caps().name));
     return false;
   }
-  // Auto leaves a CPU device to the rounds: PoCL 3.1 mis-runs barriers in loops and under
-  // conditions, so there a work-group polls once and runs every node's collectives (schedule.cl),
-  // which the rounds' claimed sweeps beat (fib 24 on this project's 2-core VM: 45 ms against 10).
-  if (asked == Scheduler::Auto && (rt_.caps().type & CL_DEVICE_TYPE_CPU) && !(device_only && !device_only->has_host_form()))
-    return false;
+  // Auto keeps the rounds for now, but for a device policy without a host form. The scheduler's
+  // kernel calls every node body of the graph, and its first build is slow where there are many:
+  // NVIDIA's compiler took 40-50 s for compiled loops.c (a dozen bodies) against 11 s for the
+  // whole run in rounds, and PoCL over 10 minutes for sort's (there a work-group polls once and
+  // runs every node's collectives: PoCL 3.1 mis-runs barriers in loops and under conditions).
+  if (asked == Scheduler::Auto && !(device_only && !device_only->has_host_form())) return false;
   if (!has_form) {
     if (asked == Scheduler::Device)
       throw RunError(fmt::format("policy '{}' is a host policy: the device scheduler runs the built-in policies and "
@@ -241,21 +243,6 @@ void Aggregator::collect_device(RunStats& stats) {
   ++stats.rounds;
   chanflow_sched head{};
   rt_.svm_read(&head, sched_block_.get(), sizeof head);
-  if (std::getenv("CHANFLOW_DEBUG_SCHED"))
-    fmt::print(stderr, "launch {}: groups {} entries {} batches {} empty {} idle {} polls {} busy {}\n", stats.rounds,
-               sched_groups_, head.count, head.batches, head.empty_polls, head.left_idle, head.left_polls, head.busy);
-  if (std::getenv("CHANFLOW_DEBUG_SCHED")) {
-    check_device_status();
-    graph_.table_.refresh();
-    for (const Watched& w : watched_) {
-      const auto& h = w.channel->counters();
-      fmt::print(stderr, "  {}: head {} published {} reserve {} data_head {} tail {} free {}\n", w.channel->config().name,
-                 h.ctrl_head, h.ctrl_published, h.ctrl_reserve_tail, h.data_head, h.data_tail, (long long)h.data_free);
-    }
-    std::vector<chanflow_launch_counters> counts(launches_.size());
-    rt_.svm_read(counts.data(), counters_.get(), counts.size() * sizeof(chanflow_launch_counters));
-    for (auto& c : counts) fmt::print(stderr, "  counters: claimed {} batches {} yields {}\n", c.claimed, c.batches, c.yields);
-  }
   stats.device_scheduler.launches += 1;
   stats.device_scheduler.batches += head.batches;
   stats.device_scheduler.empty_polls += head.empty_polls;

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 #include <algorithm>
 #include <chrono>
 #include <sstream>
@@ -180,6 +182,13 @@ Graph::Graph(const Runtime& runtime, GraphOptions options)
   if (options_.wg_size == 0 || options_.wg_size > runtime.caps().max_work_group_size)
     throw GraphError(fmt::format("work-group size {} is not supported by '{}' (1..{})", options_.wg_size,
                                  runtime.caps().name, runtime.caps().max_work_group_size));
+  // CHANFLOW_SCHEDULER decides for a graph that leaves it to Auto (as for a compiled program).
+  if (const char* where = std::getenv("CHANFLOW_SCHEDULER"); where && *where && options_.scheduler == Scheduler::Auto)
+    try {
+      options_.scheduler = scheduler_from_string(where);
+    } catch (const std::invalid_argument&) {
+      throw GraphError(fmt::format("CHANFLOW_SCHEDULER={} is not a scheduler (auto, device or rounds)", where));
+    }
 }
 
 Graph::~Graph() = default;

@@ -213,7 +213,10 @@ enum class Sweeps {
 
 /// Where the aggregator's loop runs (scheduler/README.md, "The device scheduler").
 enum class Scheduler {
-  Auto,    ///< Device where it holds (device_scheduler_holds) and the policy has a device form; else Rounds
+  /// Rounds, but Device for a DevicePolicy without a host form (the scheduler kernel's first build
+  /// grows with the graph's node bodies: scheduler/README.md). CHANFLOW_SCHEDULER in the
+  /// environment decides for a graph left at Auto.
+  Auto,
   Device,  ///< one persistent launch takes batches of every channel on the device; the host only watches
   Rounds,  ///< the host reads every channel and launches each round's dispatches (any device, any policy)
 };
@@ -282,7 +285,7 @@ struct GraphOptions {
   /// Device scheduler: polls in a row in which a work-group takes only full batches (a
   /// work-group's worth of ready CEs) before it takes what it finds; a CPU device takes what it
   /// finds at once (its work-groups poll once).
-  std::uint32_t scheduler_patience = 2;
+  std::uint32_t scheduler_patience = 0;
 };
 
 /// A channel-flow graph: build nodes and edges, add the OpenCL C sources holding the kernel
