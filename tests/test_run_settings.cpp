@@ -77,13 +77,14 @@ TEST_CASE("What a run leaves to the device: a CPU keeps its sizes, a GPU grows t
 TEST_CASE("Settings reach a compiled program's process through the environment and come back the same") {
   // Every variable, defaults too: the process runs with exactly these settings.
   const auto defaults = RunSettings{}.environment();
-  CHECK(defaults.size() == 8);
+  CHECK(defaults.size() == 9);
   CHECK(std::count(defaults.begin(), defaults.end(), std::pair<std::string, std::string>{"CHANFLOW_CAPACITY", "0"}) == 1);
   CHECK(std::count(defaults.begin(), defaults.end(), std::pair<std::string, std::string>{"CHANFLOW_DISPATCH", "auto"}) == 1);
+  CHECK(std::count(defaults.begin(), defaults.end(), std::pair<std::string, std::string>{"CHANFLOW_SCHEDULER", "auto"}) == 1);
   const RunSettings s{.capacity = 2048, .wg_size = 32, .policy = "greedy", .dispatch = Sweeps::Planned,
-                      .sweep_groups = 7, .max_channels = 512, .trace_path = "t.json", .heap_bytes = 3 << 20};
+                      .scheduler = Scheduler::Device, .sweep_groups = 7, .max_channels = 512, .trace_path = "t.json", .heap_bytes = 3 << 20};
   const auto vars = s.environment();
-  CHECK(vars.size() == 8);
+  CHECK(vars.size() == 9);
   RunSettings back;
   {
     const Environment env(vars);
@@ -93,6 +94,7 @@ TEST_CASE("Settings reach a compiled program's process through the environment a
   CHECK(back.wg_size == 32);
   CHECK(back.policy == "greedy");
   CHECK(back.dispatch == Sweeps::Planned);
+  CHECK(back.scheduler == Scheduler::Device);
   CHECK(back.sweep_groups == 7);
   CHECK(back.max_channels == 512);
   CHECK(back.trace_path == "t.json");

@@ -163,7 +163,7 @@ TEST_CASE("A planned sweep chains passes on the device, each admitting only what
   }
 }
 
-TEST_CASE("Claimed sweeps run on CPU devices and are refused elsewhere") {
+TEST_CASE("Claimed sweeps run where the device orders stores at device scope, and are refused elsewhere") {
   Levelized levelized;
   if (claimed_sweeps_hold(runtime().caps())) {
     const auto r = fib_cilk(runtime(), 16, levelized, {.capacity = 256, .wg_size = 32, .dispatch = Sweeps::Claimed});
