@@ -139,7 +139,7 @@ int main(int argc, char** argv) {
   bench_yield->add_option("--wg", yield_opts.wg_size, "work-group size")->capture_default_str();
   bench_yield->add_option("--dispatch", yield_opts.dispatch,
                           "how bounded runs dispatch: claimed or planned device sweeps, host-sized ranges (host), "
-                          "all three (claimed on CPU devices only), or auto (the device's default)")
+                          "all three (claimed where the device orders stores at device scope), or auto (the device's default)")
       ->check(CLI::IsMember({"auto", "claimed", "planned", "host", "all"}))->capture_default_str();
 
   auto* bench_launch = bench_cmd->add_subcommand(

@@ -13,7 +13,8 @@ void add_run_flags(CLI::App& cmd, RunSettings& s) {
       ->check(CLI::PositiveNumber);
   cmd.add_option_function<std::string>(
          "--dispatch", [&s](const std::string& mode) { s.dispatch = sweeps_from_string(mode); },
-         "claimed device sweeps (CPU devices), planned device sweeps, host-sized dispatches of each level (host), "
+         "claimed device sweeps (where the device orders stores at device scope), planned device sweeps, "
+         "host-sized dispatches of each level (host), "
          "or auto (the default): claimed on CPU devices, planned elsewhere")
       ->check(CLI::IsMember({"auto", "claimed", "planned", "host"}));
   cmd.add_option_function<std::string>(

@@ -124,9 +124,10 @@ TEST_CASE("A task that reserved its continuation and then yielded resumes withou
 }
 
 TEST_CASE("Device sweeps are right up to n = 30 at bounded and generous capacities" * doctest::timeout(600)) {
-  // A claimed sweep reads CEs, frames and result slots written in the same launch (coherent on
-  // CPU devices only); a planned pass reads only what earlier launches wrote. On an H200,
-  // claimed sweeps gave wrong sums at n = 30 and 32; this is the test that caught it.
+  // A claimed sweep reads CEs, frames and result slots written in the same launch (only with the
+  // device-scope fences of order.cl); a planned pass reads only what earlier launches wrote. On an
+  // H200, claimed sweeps with OpenCL's mem_fence gave wrong sums at n = 30 and 32; this is the
+  // test that caught it.
   Levelized levelized;
   Greedy greedy;
   for (const Sweeps mode : dispatch_modes()) {
@@ -286,7 +287,7 @@ TEST_CASE("Dispatch names round-trip, and a trace asks for a runtime with kernel
 
 TEST_CASE("A claimed sweep restarts yielded CEs from their own channel, and chains sweeps on the device") {
   Levelized levelized;
-  if (!claimed_sweeps_hold(runtime().caps())) {  // claimed sweeps: x86-64 CPU devices only
+  if (!claimed_sweeps_hold(runtime().caps())) {  // claimed sweeps: where the device orders stores
     CHECK_THROWS_AS(fib_cilk(runtime(), 22, levelized, {.dispatch = Sweeps::Claimed}), RunError);
     return;
   }

@@ -206,7 +206,7 @@ class ChannelStackNode {
 /// How a channel stack is dispatched when its consumer yields (or has no output ports).
 enum class Sweeps {
   Auto,     ///< Claimed on CPU devices, Planned elsewhere
-  Claimed,  ///< one launch over all levels; each work-group claims ready CEs when it starts (CPU devices only)
+  Claimed,  ///< one launch over all levels; each work-group claims ready CEs when it starts (claimed_sweeps_hold)
   Planned,  ///< one launch over all levels, its ranges planned on the device before each pass (any device)
   Off,      ///< host-sized range dispatches of each level, restarts kept by the host
 };
