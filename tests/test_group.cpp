@@ -48,15 +48,20 @@ void split_post_sync(__global SplitCont* c, chanflow_ctx* ctx) {
 }
 CHANFLOW_CONTINUATION_NODE(split_sync, SplitCont, split_post_sync)
 
+/* This work-item's strided part of block `lo`'s sum; each item counts a visit of the block. */
+ulong block_part(__global const ulong* data, __global uint* visits, uint lo) {
+  atomic_inc(&visits[lo]);
+  ulong sum = 0;
+  for (uint i = chanflow_local_id(); i < BLOCK; i += CHANFLOW_WG_SIZE) sum += data[(ulong)lo * BLOCK + i];
+  return sum;
+}
+
 /* The whole work-group sums one block: strided partial sums, then a tree in local memory. */
 typedef struct { ulong part[CHANFLOW_WG_SIZE]; } Partials;
 void block_body(__global SplitTask* t, __local Partials* local_sums, chanflow_ctx* ctx) {
   __global const SumArgs* args = CHANFLOW_ARGS(ctx, SumArgs);
   const uint lid = chanflow_local_id();
-  atomic_inc(&args->visits[t->lo]);
-  ulong sum = 0;
-  for (uint i = lid; i < BLOCK; i += CHANFLOW_WG_SIZE) sum += args->data[(ulong)t->lo * BLOCK + i];
-  local_sums->part[lid] = sum;
+  local_sums->part[lid] = block_part(args->data, args->visits, t->lo);
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint s = 1u; s < CHANFLOW_WG_SIZE; s *= 2u) {
     const ulong other = lid % (2u * s) == 0u && lid + s < CHANFLOW_WG_SIZE ? local_sums->part[lid + s] : 0ul;
@@ -109,10 +114,7 @@ typedef struct { __global const ulong* data; __global uint* visits; __global ulo
 void fblock_body(__global SplitTask* t, __local Partials* local_sums, chanflow_ctx* ctx) {
   __global const ForwardArgs* args = CHANFLOW_ARGS(ctx, ForwardArgs);
   const uint lid = chanflow_local_id();
-  atomic_inc(&args->visits[t->lo]);
-  ulong sum = 0;
-  for (uint i = lid; i < BLOCK; i += CHANFLOW_WG_SIZE) sum += args->data[(ulong)t->lo * BLOCK + i];
-  local_sums->part[lid] = sum;
+  local_sums->part[lid] = block_part(args->data, args->visits, t->lo);
   barrier(CLK_LOCAL_MEM_FENCE);
   if (lid == 0u) {
     ulong all = 0;

@@ -38,7 +38,7 @@ int chanflow_policy_score(uint policy, const chanflow_policy_view* v) {
 }
 
 /* CEs of this level (at most `most`) whose spawns its outputs can take now in the worst case:
- * a snapshot, which chanflow_sched_prepay makes certain or refuses. A level whose output level
+ * a snapshot, which chanflow_prepay_level makes certain or refuses. A level whose output level
  * is not made yet takes none (the host makes it before the next launch). */
 uint chanflow_sched_afford(__global const chanflow_node_env* env, uint most) {
   uint k = most;
@@ -81,29 +81,6 @@ int chanflow_sched_deallocate(__global chanflow_channel* ch) {
   chanflow_fence_acq_rel();
   atom_xchg(&ch->dealloc_lock, 0ul);
   return pos != head;
-}
-
-/* Gives back the credits taken for the first `ports` ports. */
-void chanflow_sched_refund(__global const chanflow_node_env* env, __local uint* prepaid, uint ports) {
-  for (uint q = 0; q < ports; ++q)
-    if (prepaid[q]) {
-      atom_add(&((__global chanflow_channel*)env->port[q])->data_free, (ulong)prepaid[q]);
-      prepaid[q] = 0u;
-    }
-}
-
-/* Takes the credits `k` CEs of this level need in every output port, all or none. */
-int chanflow_sched_prepay(__global const chanflow_node_env* env, uint k, __local uint* prepaid) {
-  uint p = 0;
-  int ok = 1;
-  for (; p < env->ports && ok; ++p) {
-    __global chanflow_channel* out = (__global chanflow_channel*)env->port[p];
-    const uint need = k * chanflow_port_need(env, p);
-    ok = need == 0u || (out && chanflow_prepay(out, need));
-    prepaid[p] = ok ? need : 0u;
-  }
-  if (!ok) chanflow_sched_refund(env, prepaid, p - 1u);
-  return ok;
 }
 
 /* A work-group's view of the search: the best entry of a scan, the entries it tried and could
@@ -254,7 +231,7 @@ uint chanflow_sched_poll(__global chanflow_sched* s, __local chanflow_batch* b, 
       const uint want = env->group_ces > 1u ? env->group_ces
                                             : (uint)clamp(ready / spread, 1ul, (ulong)CHANFLOW_SCHED_GROUP_BATCH);
       const uint k = chanflow_sched_afford(env, want);
-      if (k > 0u && chanflow_sched_prepay(env, k, b->prepaid)) pick->k = k;
+      if (k > 0u && chanflow_prepay_level(env, k, b->prepaid)) pick->k = k;
 #ifdef CHANFLOW_SCHED_ONE_POLL
       uint n = 0;
       if (pick->k) b->first = chanflow_claim((__global chanflow_channel*)entry->in, pick->k, &n, b->index);
@@ -281,7 +258,7 @@ uint chanflow_sched_poll(__global chanflow_sched* s, __local chanflow_batch* b, 
         atomic_inc(&env->counters->batches);
         for (uint w = 0; w < CHANFLOW_SCHED_MAX_ENTRIES / 32; ++w) pick->tried[w] = 0u;
       } else {
-        chanflow_sched_refund(env, b->prepaid, env->ports);
+        chanflow_refund_level(env, b->prepaid, env->ports);
         atomic_dec(&s->busy);
         pick->tried[e / 32u] |= 1u << (e % 32u);
       }

@@ -41,27 +41,31 @@ uint chanflow_port_need(__global const chanflow_node_env* env, uint p) {
   return p == env->cont_port && resumable ? 0u : env->max_spawns[p];
 }
 
-/* Takes, for a sweep's work-group about to claim a batch of this level, the credits a full
- * work-group request needs in every output port (all or none: returns whether it got them),
- * so that concurrent work-groups cannot claim more than the outputs can take and then yield.
- * The continuation port is not prepaid while the level holds tasks resumed after reserving
- * their continuation: they need no room there, and must not wait for it (their own frames may
- * be what holds it full). */
-int chanflow_prepay_level(__global const chanflow_node_env* env, __local uint* prepaid) {
+/* Gives back the credits `prepaid` holds for the first `ports` output ports of this level. */
+void chanflow_refund_level(__global const chanflow_node_env* env, __local uint* prepaid, uint ports) {
+  for (uint q = 0; q < ports; ++q)
+    if (prepaid[q]) {
+      atom_add(&((__global chanflow_channel*)env->port[q])->data_free, (ulong)prepaid[q]);
+      prepaid[q] = 0u;
+    }
+}
+
+/* Takes, for a work-group about to claim up to `k` CEs of this level (a sweep's: a full work-
+ * group; the device scheduler's: what it can afford), the credits their spawns need in every
+ * output port (all or none: returns whether it got them), so that concurrent work-groups cannot
+ * claim more than the outputs can take and then yield. The continuation port is not prepaid
+ * while the level holds tasks resumed after reserving their continuation: they need no room
+ * there, and must not wait for it (their own frames may be what holds it full). */
+int chanflow_prepay_level(__global const chanflow_node_env* env, uint k, __local uint* prepaid) {
   uint p = 0;
   int ok = 1;
   for (; p < env->ports && ok; ++p) {
     __global chanflow_channel* out = (__global chanflow_channel*)env->port[p];
-    const uint need = env->group_ces * chanflow_port_need(env, p);
+    const uint need = k * chanflow_port_need(env, p);
     ok = need == 0u || (out && chanflow_prepay(out, need));
     prepaid[p] = ok ? need : 0u;
   }
-  if (!ok)
-    for (uint q = 0; q + 1 < p; ++q)
-      if (prepaid[q]) {
-        atom_add(&((__global chanflow_channel*)env->port[q])->data_free, (ulong)prepaid[q]);
-        prepaid[q] = 0u;
-      }
+  if (!ok) chanflow_refund_level(env, prepaid, p - 1u);
   return ok;
 }
 
@@ -112,15 +116,10 @@ uint chanflow_next_batch(__global const chanflow_node_env* env, ulong begin, uin
         if (!e->in) continue;
         volatile __global chanflow_channel* in = e->in;
         if (in->ctrl_published == in->ctrl_head) continue;
-        if (e->room_check && !chanflow_prepay_level(e, b->prepaid)) continue;
+        if (e->room_check && !chanflow_prepay_level(e, per, b->prepaid)) continue;
         uint n = 0;
         const ulong first = chanflow_claim(e->in, per, &n, b->index);
-        if (n == 0)
-          for (uint p = 0; p < e->ports; ++p)
-            if (b->prepaid[p]) {
-              atom_add(&((__global chanflow_channel*)e->port[p])->data_free, (ulong)b->prepaid[p]);
-              b->prepaid[p] = 0u;
-            }
+        if (n == 0) chanflow_refund_level(e, b->prepaid, e->ports);
         if (n > 0) {
           b->n = n;
           b->level = l;

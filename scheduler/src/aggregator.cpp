@@ -148,19 +148,16 @@ RunStats Aggregator::run() {
       step(stats.host.lay_out_ms, step_end);
       launch_device(stats);
       collect_device(stats);
-      step(stats.host.collect_ms, collect_start_);
-      if (trace_.enabled()) trace_device(stats);
-      if (options_.progress) options_.progress(stats, us_between(run_start_, step_end) / 1e3);
-      continue;
+    } else {
+      admit(stats);
+      step(stats.host.admit_ms, step_end);
+      lay_out();
+      step(stats.host.lay_out_ms, step_end);
+      launch_passes(stats);
+      collect(stats);
     }
-    admit(stats);
-    step(stats.host.admit_ms, step_end);
-    lay_out();
-    step(stats.host.lay_out_ms, step_end);
-    launch_passes(stats);
-    collect(stats);
     step(stats.host.collect_ms, collect_start_);
-    if (trace_.enabled()) trace_round(stats);
+    if (trace_.enabled()) device_ ? trace_device(stats) : trace_round(stats);
     if (options_.progress) options_.progress(stats, us_between(run_start_, step_end) / 1e3);
   }
   // Device-side errors are sticky and harmless to the channels, so one read at the end suffices.

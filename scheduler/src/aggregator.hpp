@@ -22,6 +22,9 @@
 
 namespace chanflow {
 
+/// A word of zeros, the pattern the launch counters are filled with.
+inline constexpr cl_uint kZeroWord = 0;
+
 inline double us_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
   return std::chrono::duration<double, std::micro>(b - a).count();
 }

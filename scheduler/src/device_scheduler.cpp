@@ -14,7 +14,6 @@
 namespace chanflow {
 
 namespace {
-constexpr cl_uint kZeroWord = 0;
 
 // A setting the environment may override, to compare (CHANFLOW_SCHED_GROUPS, _POLLS, _PATIENCE).
 std::uint32_t env_u32(const char* name, std::uint32_t fallback) {
@@ -24,10 +23,8 @@ std::uint32_t env_u32(const char* name, std::uint32_t fallback) {
 }  // namespace
 
 bool Graph::scheduler_wanted() const {
-  // Auto leaves CPU devices to the rounds (Aggregator::uses_device_scheduler), unless the graph
-  // runs a device policy; their programs need not hold the scheduler.
-  const bool cpu = (runtime_.caps().type & CL_DEVICE_TYPE_CPU) != 0;
-  (void)cpu;
+  // Auto keeps the rounds (Aggregator::uses_device_scheduler) unless the graph runs a device
+  // policy: their programs need not hold the scheduler.
   const bool asked = options_.scheduler == Scheduler::Device ||
                      (options_.scheduler == Scheduler::Auto && !device_policy_.empty());
   return asked && device_scheduler_holds(runtime_.caps());
@@ -233,13 +230,13 @@ void Aggregator::launch_device(RunStats& stats) {
   if (trace_.enabled()) sched_events_.push_back(std::move(event));
   ++stats.dispatches;
   graph_.table_.enqueue_deallocate(consumed_);
-  enqueue_us_ += std::chrono::duration<double, std::micro>(Clock::now() - launch_start_).count();
+  enqueue_us_ += us_between(launch_start_, Clock::now());
 }
 
 void Aggregator::collect_device(RunStats& stats) {
   rt_.finish();
   collect_start_ = Clock::now();
-  device_us_ += std::chrono::duration<double, std::micro>(collect_start_ - launch_start_).count();
+  device_us_ += us_between(launch_start_, collect_start_);
   ++stats.rounds;
   chanflow_sched head{};
   rt_.svm_read(&head, sched_block_.get(), sizeof head);
@@ -258,7 +255,6 @@ void Aggregator::collect_device(RunStats& stats) {
   } else {
     stalled_ = 0;
   }
-  stats.max_level = std::max(stats.max_level, max_level_);
 }
 
 void Aggregator::trace_device(const RunStats& stats) {

@@ -9,10 +9,6 @@
 
 namespace chanflow {
 
-namespace {
-constexpr cl_uint kZero = 0;
-}  // namespace
-
 // Only what each kernel reaches: NVIDIA's OpenCL charges every launch for each named pointer
 // (scheduler/README.md, "What a launch costs").
 std::vector<void*> Aggregator::indirect_svm(const KernelNode& k) const {
@@ -167,7 +163,7 @@ void Aggregator::lay_out() {
     return l.sweep || watched_[l.input].consumer->is_yielding();
   });
   if (any_yielding_)
-    check(clEnqueueSVMMemFill(rt_.queue()(), counters_.get(), &kZero, sizeof kZero,
+    check(clEnqueueSVMMemFill(rt_.queue()(), counters_.get(), &kZeroWord, sizeof kZeroWord,
                               launches.size() * sizeof(chanflow_launch_counters), 0, nullptr, nullptr),
           "clEnqueueSVMMemFill (launch counters)");
   reach_.clear();
