@@ -21,7 +21,9 @@ void add_run_flags(CLI::App& cmd, RunSettings& s) {
          "--scheduler", [&s](const std::string& where) { s.scheduler = scheduler_from_string(where); },
          "where the aggregator's loop runs: device (a persistent launch takes every channel's batches; needs "
          "device-scope ordering: NVIDIA from compute capability 7, or a CPU device of an x86-64 host; its first build "
-         "grows with the graph's node bodies), rounds (the host launches each round), or auto (the default: rounds)")
+         "grows with the graph's node bodies), rounds (the host launches each round), or auto (the default: on a GPU the "
+         "device scheduler once its program is built beside the graph's, in the background on a machine's first run; "
+         "rounds on CPU devices)")
       ->check(CLI::IsMember({"auto", "device", "rounds"}));
   cmd.add_option("--sweep-groups", s.sweep_groups, "work-groups per device sweep (0: chosen per round)")
       ->capture_default_str();

@@ -8,10 +8,13 @@
 
 #include <doctest/doctest.h>
 
+#include <chrono>
+
 using namespace chanflow;
 using chanflow::test::runtime;
 using workloads::fib_cilk;
 using workloads::fib_serial;
+using workloads::FibCilk;
 
 namespace {
 
@@ -106,6 +109,24 @@ TEST_CASE("What the device scheduler cannot run is refused before the run, sayin
   const auto r = fib_cilk(runtime(), 8, both, rounds);
   CHECK(r.value == fib_serial(8));
   CHECK(r.stats.scheduler == "rounds");
+}
+
+TEST_CASE("Auto takes the device scheduler on a GPU once its program is built beside the graph's; rounds before, "
+          "and on CPU devices" * doctest::timeout(900)) {
+  Levelized levelized;
+  FibCilk fib(runtime(), RunSettings{.capacity = 1u << 12, .wg_size = 64});
+  const bool gpu = !(runtime().caps().type & CL_DEVICE_TYPE_CPU) && device_scheduler_holds(runtime().caps());
+  // Until the scheduler's program is built (a minute on a machine that never built it) the runs
+  // go on in rounds, every one of them right.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::minutes(10);
+  std::string scheduler;
+  for (std::uint32_t n = 18; scheduler != "device" && std::chrono::steady_clock::now() < until; n = n == 22 ? 18 : n + 1) {
+    const auto r = fib.run(n, levelized);
+    CHECK(r.value == fib_serial(n));
+    scheduler = r.stats.scheduler;
+    if (!gpu) break;
+  }
+  CHECK(scheduler == (gpu ? "device" : "rounds"));
 }
 
 TEST_CASE("Scheduler names round-trip") {

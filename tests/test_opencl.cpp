@@ -70,6 +70,25 @@ TEST_CASE("OpenCL: a failed build names the code and carries the compiler's log"
   }
 }
 
+TEST_CASE("OpenCL: a runtime knows the builds it did; notes of GPU builds go where the environment says") {
+  const std::string source = "__kernel void noted(__global int* p) { p[0] = 7; }";
+  CHECK_FALSE(runtime().built_before({source}, "-DNOTED_ONCE"));
+  runtime().build({source}, "-DNOTED_ONCE");
+  CHECK(runtime().built_before({source}, "-DNOTED_ONCE"));
+  CHECK_FALSE(runtime().built_before({source}, "-DNOTED_TWICE"));  // the options are part of a build
+
+  const char* saved = std::getenv("CHANFLOW_CACHE_DIR");
+  const std::string restore = saved ? saved : "";
+  ::setenv("CHANFLOW_CACHE_DIR", "/tmp/chanflow-notes", 1);
+  CHECK(build_notes_dir() == "/tmp/chanflow-notes");
+  ::setenv("CHANFLOW_CACHE_DIR", "off", 1);
+  CHECK(build_notes_dir().empty());
+  ::unsetenv("CHANFLOW_CACHE_DIR");
+  if (const char* home = std::getenv("HOME"); home && *home && !std::getenv("XDG_CACHE_HOME"))
+    CHECK(build_notes_dir() == std::string(home) + "/.cache/chanflow");
+  if (saved) ::setenv("CHANFLOW_CACHE_DIR", restore.c_str(), 1);
+}
+
 TEST_CASE("OpenCL: an unknown kernel name is reported with the name") {
   const auto program = runtime().build({"__kernel void present(__global int* p) { p[0] = 1; }"}, "");
   CHECK_THROWS_WITH_AS(runtime().kernel(program, "absent"), doctest::Contains("'absent'"), OpenCLError);

@@ -417,8 +417,11 @@ cl::Program build_channel_program(const Runtime& runtime, std::string_view user_
   return build_channel_program(runtime, std::vector<std::string_view>{user_source}, options);
 }
 
-cl::Program build_channel_program(const Runtime& runtime, const std::vector<std::string_view>& user_sources,
-                                  const ChannelProgramOptions& options) {
+namespace {
+
+// The sources and options of a channel program: the channel's device API, then the user's.
+std::pair<std::vector<std::string_view>, std::string> channel_program_parts(
+    const Runtime& runtime, const std::vector<std::string_view>& user_sources, const ChannelProgramOptions& options) {
   const auto wg = options.wg_size;
   if (wg == 0 || wg > runtime.caps().max_work_group_size)
     throw ChannelError(fmt::format("work-group size {} is not supported by '{}' (1..{})", wg,
@@ -440,7 +443,21 @@ cl::Program build_channel_program(const Runtime& runtime, const std::vector<std:
                                         channels_cl::reserve_cl(), channels_cl::channel_cl(),
                                         channels_cl::channel_per_item_cl()};
   sources.insert(sources.end(), user_sources.begin(), user_sources.end());
+  return {std::move(sources), std::move(opts)};
+}
+
+}  // namespace
+
+cl::Program build_channel_program(const Runtime& runtime, const std::vector<std::string_view>& user_sources,
+                                  const ChannelProgramOptions& options) {
+  const auto [sources, opts] = channel_program_parts(runtime, user_sources, options);
   return runtime.build(sources, opts);
+}
+
+bool channel_program_built_before(const Runtime& runtime, const std::vector<std::string_view>& user_sources,
+                                  const ChannelProgramOptions& options) {
+  const auto [sources, opts] = channel_program_parts(runtime, user_sources, options);
+  return runtime.built_before(sources, opts);
 }
 
 }  // namespace chanflow

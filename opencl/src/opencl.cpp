@@ -304,15 +304,25 @@ static void dump_program_binary(const cl::Program& program, const std::string& d
   }
 }
 
-cl::Program Runtime::build(const std::vector<std::string_view>& sources,
-                           const std::string& requested) const {
+std::pair<std::string, std::string> Runtime::build_key(const std::vector<std::string_view>& sources,
+                                                     const std::string& requested) const {
   // CHANFLOW_BUILD_OPTIONS: options the user adds to every build (a cilk_for's grain, say).
   std::string options = requested;
   if (const char* extra = std::getenv("CHANFLOW_BUILD_OPTIONS"); extra && *extra) options += std::string(" ") + extra;
   std::string key = options + '\0';
   for (auto s : sources) key.append(s).push_back('\0');
-  const std::lock_guard lock(build_mutex_);
-  if (auto it = builds_.find(key); it != builds_.end()) return it->second;
+  return {std::move(options), std::move(key)};
+}
+
+cl::Program Runtime::build(const std::vector<std::string_view>& sources,
+                           const std::string& requested) const {
+  auto [options, key] = build_key(sources, requested);
+  {
+    const std::lock_guard lock(build_mutex_);
+    if (auto it = builds_.find(key); it != builds_.end()) return it->second;
+  }
+  // Not under the lock: a build may take a minute (a device scheduler's, built in the background)
+  // while the graph's own builds go on. Two threads building the same sources both build.
   std::vector<const char*> ptrs;
   std::vector<std::size_t> lengths;
   for (auto s : sources) {
@@ -338,8 +348,18 @@ cl::Program Runtime::build(const std::vector<std::string_view>& sources,
   if (const char* show = std::getenv("CHANFLOW_BUILD_LOG"); show && *show && *show != '0')
     if (const std::string log = build_log(); !log.empty()) fmt::print(stderr, "chanflow: build log:\n{}\n", log);
   if (const char* dir = std::getenv("CHANFLOW_DUMP_PROGRAMS")) dump_program_binary(program, dir, key);
-  builds_.emplace(std::move(key), program);
-  return program;
+  note_build(key);
+  const std::lock_guard lock(build_mutex_);
+  return builds_.emplace(std::move(key), program).first->second;
+}
+
+bool Runtime::built_before(const std::vector<std::string_view>& sources, const std::string& options) const {
+  const std::string key = build_key(sources, options).second;
+  {
+    const std::lock_guard lock(build_mutex_);
+    if (builds_.count(key)) return true;
+  }
+  return noted_build(key);
 }
 
 cl::Kernel Runtime::kernel(const cl::Program& program, const char* name) const {

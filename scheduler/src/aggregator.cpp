@@ -64,11 +64,13 @@ Aggregator::Aggregator(Graph& graph, const cl::Program& program)
     plan_local_ = std::min<std::size_t>({CHANFLOW_PLAN_MAX_LEVELS, rt_.caps().max_work_group_size, kernel_max});
     plan_pool_ = SvmBuffer(rt_, CHANFLOW_PLAN_MAX_LEVELS * sizeof(chanflow_plan));
   }
-  if (!graph_.scheduler_source_.empty()) {  // the program holds the device scheduler
-    sched_kernel_ = rt_.kernel(program, "chanflow_schedule");
-    sched_block_.reset(graph_.table_, rt_, sizeof(chanflow_sched));
-    ensure<chanflow_sched_entry>(sched_entries_, 256);
-  }
+  if (!graph_.scheduler_source_.empty()) adopt_scheduler(program);  // the program holds the device scheduler
+}
+
+void Aggregator::adopt_scheduler(const cl::Program& program) {
+  sched_kernel_ = rt_.kernel(program, "chanflow_schedule");
+  sched_block_.reset(graph_.table_, rt_, sizeof(chanflow_sched));
+  ensure<chanflow_sched_entry>(sched_entries_, 256);
 }
 
 Aggregator::~Aggregator() { rt_.finish_quietly(); }

@@ -183,7 +183,9 @@ class Aggregator {
 
   // --- The device scheduler (device_scheduler.cpp) ---
   /// Whether this run's policy runs on the device scheduler; throws for a combination that cannot run.
-  bool uses_device_scheduler(const SchedulingPolicy& policy) const;
+  bool uses_device_scheduler(const SchedulingPolicy& policy);
+  // The scheduler kernel of `program` (the graph's, or the one built beside it) and its blocks.
+  void adopt_scheduler(const cl::Program& program);
   std::uint32_t scheduler_groups(std::uint64_t ready) const;
   /// Makes the levels the recursion reaches and writes every watched channel's environment and entry.
   void lay_out_device();

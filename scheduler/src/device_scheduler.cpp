@@ -7,9 +7,13 @@
 #include "aggregator.hpp"
 #include "chanflow/sizing.hpp"
 
+#include "chanflow_scheduler_sources.hpp"
+
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <future>
 
 namespace chanflow {
 
@@ -28,6 +32,52 @@ bool Graph::scheduler_wanted() const {
   const bool asked = options_.scheduler == Scheduler::Device ||
                      (options_.scheduler == Scheduler::Auto && !device_policy_.empty());
   return asked && device_scheduler_holds(runtime_.caps());
+}
+
+bool Graph::scheduler_beside_wanted() const {
+  const DeviceCaps& caps = runtime_.caps();
+  return options_.scheduler == Scheduler::Auto && options_.device_sweeps == Sweeps::Auto && device_policy_.empty() &&
+         !(caps.type & CL_DEVICE_TYPE_CPU) && device_scheduler_holds(caps);
+}
+
+// The graph's sources and the scheduler's, built as a program of their own: at once where this
+// machine built it before (NVIDIA's driver then finds it in its cache: 0.5 s where the first build
+// of Sort's took 53 s on an H100), else on a thread of its own while the runs go on in rounds.
+void Graph::start_scheduler_beside(const std::vector<std::string_view>& sources, const ChannelProgramOptions& build) {
+  if (scheduler_beside_source_.empty()) return;
+  std::vector<std::string> owned(sources.begin(), sources.end());  // the graph may change meanwhile
+  owned.emplace_back(scheduler_beside_source_);
+  owned.emplace_back(scheduler_cl::schedule_cl());
+  auto make = [&rt = runtime_, build, parts = std::move(owned)] {
+    const std::vector<std::string_view> views(parts.begin(), parts.end());
+    return build_channel_program(rt, views, build);
+  };
+  std::vector<std::string_view> views(sources.begin(), sources.end());
+  views.push_back(scheduler_beside_source_);
+  views.push_back(scheduler_cl::schedule_cl());
+  if (channel_program_built_before(runtime_, views, build)) {
+    std::promise<cl::Program> now;
+    try {
+      now.set_value(make());
+    } catch (...) {
+      now.set_exception(std::current_exception());
+    }
+    scheduler_build_ = now.get_future();
+  } else {
+    scheduler_build_ = std::async(std::launch::async, std::move(make));
+  }
+}
+
+const cl::Program* Graph::scheduler_program() {
+  using namespace std::chrono_literals;
+  if (!scheduler_program_ && scheduler_build_.valid() && scheduler_build_.wait_for(0s) == std::future_status::ready) {
+    try {
+      scheduler_program_ = scheduler_build_.get();
+    } catch (const std::exception& e) {  // Auto keeps the rounds; a run asking for the scheduler says why
+      scheduler_error_ = fmt::format("the device scheduler's program did not build: {}", e.what());
+    }
+  }
+  return scheduler_program_ ? &*scheduler_program_ : nullptr;
 }
 
 std::vector<std::string> Graph::scheduler_kernels() const {
@@ -72,7 +122,7 @@ std::string Graph::scheduler_source() const {
       locals, policy, every, cases);
 }
 
-bool Aggregator::uses_device_scheduler(const SchedulingPolicy& policy) const {
+bool Aggregator::uses_device_scheduler(const SchedulingPolicy& policy) {
   const Scheduler asked = graph_.options().scheduler;
   const auto form = policy.device_form();
   const bool has_form = form.kind != SchedulingPolicy::DeviceForm::Kind::None;
@@ -91,12 +141,20 @@ bool Aggregator::uses_device_scheduler(const SchedulingPolicy& policy) const {
                                  rt_.caps().name));
     return false;
   }
-  // Auto keeps the rounds for now, but for a device policy without a host form. The scheduler's
-  // kernel calls every node body of the graph, and its first build is slow where there are many:
-  // NVIDIA's compiler took 40-50 s for compiled loops.c (a dozen bodies) against 11 s for the
-  // whole run in rounds, and PoCL over 10 minutes for sort's (there a work-group polls once and
-  // runs every node's collectives: PoCL 3.1 mis-runs barriers in loops and under conditions).
-  if (asked == Scheduler::Auto && !(device_only && !device_only->has_host_form())) return false;
+  // Auto, but for a device policy without a host form (its program holds the scheduler): on a GPU
+  // the scheduler once its program, built beside the graph's, is ready; the rounds until then. The
+  // scheduler's kernel calls every node body of the graph and its first build is slow where there
+  // are many (NVIDIA: 53 s for Sort's against 8 s for the rounds' program; the driver's cache makes
+  // the next process's a lookup). On a CPU device Auto keeps the rounds, whose claimed sweeps are
+  // faster there: a work-group of PoCL's polls once (PoCL 3.1 mis-runs barriers in loops and under
+  // conditions), and PoCL took over 10 minutes to build Sort's scheduler.
+  if (asked == Scheduler::Auto && !(device_only && !device_only->has_host_form())) {
+    if (!has_form) return false;
+    const cl::Program* beside = graph_.scheduler_program();
+    if (!beside) return false;
+    if (!sched_kernel_()) adopt_scheduler(*beside);
+    return true;
+  }
   if (!has_form) {
     if (asked == Scheduler::Device)
       throw RunError(fmt::format("policy '{}' is a host policy: the device scheduler runs the built-in policies and "

@@ -235,12 +235,19 @@ const cl::Program& Graph::program() {
   // once (schedule.cl: PoCL 3.1 mis-runs barriers in loops).
   std::string scheduler = scheduler_wanted() ? scheduler_source() : std::string();
   if (!scheduler.empty() && (caps.type & CL_DEVICE_TYPE_CPU)) extra += " -DCHANFLOW_SCHED_ONE_POLL";
+  // Auto on a GPU: the scheduler as a program of its own, built beside this one.
+  std::string beside = scheduler.empty() && scheduler_beside_wanted() ? scheduler_source() : std::string();
   // Built again when edges changed what the program is built with (names or staging sizes).
-  if (program_ && defines == port_defines_ && extra == build_extra_ && scheduler == scheduler_source_) return *program_;
+  if (program_ && defines == port_defines_ && extra == build_extra_ && scheduler == scheduler_source_ &&
+      beside == scheduler_beside_source_)
+    return *program_;
   port_defines_ = std::move(defines);
   build_extra_ = extra;
   scheduler_source_ = std::move(scheduler);
+  scheduler_beside_source_ = std::move(beside);
   scheduler_error_.clear();
+  scheduler_program_.reset();
+  scheduler_build_ = {};  // waits for a build of the program before
   // The kernel-node convention, one concern per file, in dependency order; then the ports' names.
   std::vector<std::string_view> sources{scheduler_cl::heap_layout_h(), scheduler_cl::node_layout_h(),
                                         scheduler_cl::spawn_cl(),      scheduler_cl::heap_cl(),
@@ -269,6 +276,7 @@ const cl::Program& Graph::program() {
       }
     }
     program_ = build_channel_program(runtime_, sources, build);
+    start_scheduler_beside(sources, build);
   } catch (const OpenCLError& e) {
     if (e.build_log().find("chanflow_port__") == std::string::npos) throw;
     throw OpenCLError(e.call() + " (a CHANFLOW_PORT(kernel, port) names a port that no node of this graph running "

@@ -216,5 +216,9 @@ cl::Program build_channel_program(const Runtime& runtime, std::string_view user_
 /// The same with several sources, concatenated in order after the channel's API.
 cl::Program build_channel_program(const Runtime& runtime, const std::vector<std::string_view>& user_sources,
                                   const ChannelProgramOptions& options);
+/// Whether build_channel_program with these arguments was built before (Runtime::built_before):
+/// on a GPU, whether its build is likely a lookup in the driver's cache.
+bool channel_program_built_before(const Runtime& runtime, const std::vector<std::string_view>& user_sources,
+                                  const ChannelProgramOptions& options);
 
 }  // namespace chanflow

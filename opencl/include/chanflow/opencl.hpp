@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace chanflow {
@@ -92,6 +93,11 @@ struct DeviceCaps {
 /// Throws DeviceNotFound naming the package to install if there is no platform at all.
 std::vector<DeviceCaps> list_devices();
 
+/// Where Runtime::build leaves its notes of GPU builds: $CHANFLOW_CACHE_DIR, else
+/// $XDG_CACHE_HOME/chanflow, else $HOME/.cache/chanflow; empty (no notes) where none is set or
+/// CHANFLOW_CACHE_DIR is "off".
+std::string build_notes_dir();
+
 /// Which device to use: `spec` is an index into list_devices() or a case-insensitive
 /// substring of the device, vendor or platform name. An empty spec falls back to the
 /// CHANFLOW_DEVICE environment variable, then to PoCL's CPU device, then to the first device.
@@ -117,7 +123,14 @@ class Runtime {
   /// Builds a program from sources concatenated in order. On failure throws OpenCLError whose
   /// build_log() holds the compiler output. Successful builds are kept for the runtime's life,
   /// so building the same sources with the same options again is a lookup.
+  /// Safe to call from several threads; the build itself runs outside the runtime's lock.
   cl::Program build(const std::vector<std::string_view>& sources, const std::string& options) const;
+  /// Whether these sources were built with these options before, by this runtime or (on a GPU)
+  /// by any process of this machine on this device and driver. A GPU driver keeps what it built
+  /// in a cache of its own (NVIDIA's in ~/.nv/ComputeCache): a build it has seen costs a lookup
+  /// where the first took a minute. build() leaves a note of each build of a non-CPU device in
+  /// build_notes_dir(); the driver may have dropped the build since, so this is a forecast.
+  bool built_before(const std::vector<std::string_view>& sources, const std::string& options) const;
   cl::Kernel kernel(const cl::Program& program, const char* name) const;
 
   /// Blocks until the queue is empty.
@@ -149,6 +162,13 @@ class Runtime {
   cl::Context context_;
   cl::CommandQueue queue_;
   bool profiling_ = true;
+  // The options a build uses (the caller's and CHANFLOW_BUILD_OPTIONS) and its key: options, sources.
+  std::pair<std::string, std::string> build_key(const std::vector<std::string_view>& sources,
+                                                const std::string& requested) const;
+  // Notes of builds this machine did (build_notes.cpp): one empty file per build, named by a hash
+  // of the device, its driver and the key.
+  void note_build(const std::string& key) const;
+  bool noted_build(const std::string& key) const;
   mutable std::mutex build_mutex_;
   mutable std::map<std::string, cl::Program> builds_;  // key: options, then the sources
 };

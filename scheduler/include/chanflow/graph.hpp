@@ -13,6 +13,7 @@
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -213,8 +214,10 @@ enum class Sweeps {
 
 /// Where the aggregator's loop runs (scheduler/README.md, "The device scheduler").
 enum class Scheduler {
-  /// Rounds, but Device for a DevicePolicy without a host form (the scheduler kernel's first build
-  /// grows with the graph's node bodies: scheduler/README.md). CHANFLOW_SCHEDULER in the
+  /// On a GPU that holds it, Device once the scheduler's program, built beside the graph's (in the
+  /// background where this machine has not built it before: its first build grows with the
+  /// graph's node bodies, scheduler/README.md), is ready, Rounds before; Rounds on CPU devices and
+  /// for host policies; Device for a DevicePolicy without a host form. CHANFLOW_SCHEDULER in the
   /// environment decides for a graph left at Auto.
   Auto,
   Device,  ///< one persistent launch takes batches of every channel on the device; the host only watches
@@ -368,6 +371,17 @@ class Graph {
   bool scheduler_wanted() const;
   /// The device scheduler's part of the program that depends on the graph (schedule.cl).
   std::string scheduler_source() const;
+  /// Scheduler::Auto on a GPU whose device orders stores at device scope, a built-in policy and
+  /// the dispatch left to Auto: the scheduler is built as a program of its own beside the graph's,
+  /// in the background where this machine has not built it before (Runtime::built_before), and
+  /// runs take it once it is ready (rounds until then).
+  bool scheduler_beside_wanted() const;
+  void start_scheduler_beside(const std::vector<std::string_view>& sources, const ChannelProgramOptions& build);
+  /// The program built beside, once its build is done (nullptr before, or if it failed).
+  const cl::Program* scheduler_program();
+  std::string scheduler_beside_source_;  // its generated part, or empty: none is built beside
+  std::future<cl::Program> scheduler_build_;  // its build in the background; destroying it waits
+  std::optional<cl::Program> scheduler_program_;
   std::string device_policy_;  // the user's device policy (DevicePolicy) the program is built with
   std::string scheduler_error_;  // why the program was built without the scheduler it wanted
   /// The kernel functions the scheduler kernel's switch calls, one case each, and node `k`'s case.
