@@ -169,6 +169,10 @@ int main(int argc, char** argv) {
   soak_graphs->add_option("--first", graph_soak.first, "index of the first configuration")->capture_default_str();
   soak_graphs->add_option("--timeout", graph_soak.timeout_s, "seconds one configuration may take before it counts as a hang")
       ->capture_default_str();
+  soak_graphs->add_option_function<std::string>(
+         "--scheduler", [&graph_soak](const std::string& where) { graph_soak.scheduler = scheduler_from_string(where); },
+         "every configuration's scheduler: device, rounds or auto (the default; CHANFLOW_SCHEDULER decides for it)")
+      ->check(CLI::IsMember({"auto", "device", "rounds"}));
   soak_graphs->add_option("--json", json_path, "also write the results as JSON to this file");
   auto* soak_compiled =
       soak_cmd->add_subcommand("compiled", "Cilk programs compiled with chanflowc against their serial elisions, under "

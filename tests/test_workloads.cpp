@@ -5,6 +5,7 @@
 #include "common/workload.hpp"
 #include "fib/fib.hpp"
 #include "queens/queens.hpp"
+#include "nqueens/nqueens.hpp"
 #include "sort/sort.hpp"
 #include "strassen/strassen.hpp"
 #include "test_support.hpp"
@@ -44,6 +45,7 @@ constexpr std::uint32_t kWg = 16;
 // Strassen at the workload's base case (64) recurses two levels at 256, one at 128; a task may
 // spawn 8 data tasks on a GPU (bands of rows), 7 products on a CPU device.
 const SmallCase kCases[] = {{"fib", 18, 2 * kWg, true},          {"queens", 10, 10 * kWg, true, 18 * kWg},
+                            {"nqueens", 10, 10 * kWg, true, 18 * kWg},
                             {"sort", 70000, 4 * kWg, true},       {"sort-u64", 70000, 4 * kWg, true},
                             {"strassen", 256, 8 * kWg, false, 32 * kWg}, {"strassen-f64", 128, 8 * kWg, false}};
 
@@ -109,6 +111,9 @@ TEST_SUITE("workloads") {
     for (std::uint32_t n = 1; n <= 30; ++n) CHECK(static_cast<std::uint64_t>(fib(n)) == workloads::fib_serial(n));
     for (std::uint32_t n = 1; n <= 11; ++n) CHECK(static_cast<std::uint64_t>(queens_solutions(static_cast<int>(n))) == workloads::queens_known(n));
     CHECK(workloads::queens_tbb_fine(12) == 14200);
+    for (std::uint32_t n = 1; n <= 12; ++n) CHECK(static_cast<std::uint64_t>(nqueens_solutions(static_cast<int>(n))) == workloads::queens_known(n));
+    CHECK(workloads::nqueens_tbb_fine(12) == 14200);
+    CHECK(workloads::nqueens_tbb_cutoff(12) == 14200);
     // The sort elision sorts (its reference is std::sort on the same keys), down to one key.
     for (long n : {1L, 2L, 63L, 64L, 65L, 1000L, 4099L}) {
       std::vector<unsigned> keys(static_cast<std::size_t>(n)), tmp(keys.size());
@@ -260,6 +265,6 @@ TEST_SUITE("workloads") {
                          doctest::Contains("n is at most 16384"), std::invalid_argument);
     CHECK_NOTHROW(workloads::find_workload("strassen").check_size(512, caps, {}));
     CHECK_THROWS_WITH_AS(workloads::find_workload("nosuch"),
-                         doctest::Contains("there are: fib, queens, sort, sort-u64, strassen, strassen-f64"), std::invalid_argument);
+                         doctest::Contains("there are: fib, queens, nqueens, sort, sort-u64, strassen, strassen-f64"), std::invalid_argument);
   }
 }

@@ -2,6 +2,7 @@
 // and report what they covered. Not benchmarks: nothing here is timed against anything.
 #pragma once
 
+#include "chanflow/graph.hpp"
 #include "chanflow/opencl.hpp"
 
 #include <nlohmann/json.hpp>
@@ -28,6 +29,7 @@ struct GraphSoakOptions {
   std::uint64_t seed = 1;
   std::uint32_t first = 0;  ///< index of the first configuration (to run one again alone)
   double timeout_s = 120;  ///< per configuration: past it the watchdog fails the run, naming the seed
+  Scheduler scheduler = Scheduler::Auto;  ///< every configuration's (CHANFLOW_SCHEDULER decides for Auto)
 };
 
 /// Runs randomly drawn graphs (pipelines, fan-out/fan-in, self-feeding channels, recursive

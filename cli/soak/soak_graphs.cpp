@@ -85,6 +85,22 @@ class RandomPolicy final : public SchedulingPolicy {
   std::mt19937_64 rng_;
 };
 
+/// The random policy's device form, for the device scheduler: a hash of what a channel shows (its
+/// ready CEs change as work-groups take and add) orders the channels at random, never scoring one
+/// below zero (a channel with work always goes). Four seeds: graphs of a shape share programs.
+std::string random_device_policy(std::uint64_t seed) {
+  return fmt::format(R"CL(
+int chanflow_user_policy_score(const chanflow_policy_view* v) {{
+  ulong h = {}UL ^ (v->ready * 0x9e3779b97f4a7c15UL) ^ ((ulong)v->level << 32) ^ ((ulong)v->node << 48) ^ (v->free << 17);
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdUL;
+  h ^= h >> 33;
+  return 1 + (int)(h % 1000UL);
+}}
+)CL",
+                     0x2545f4914f6cdd1dull * (1 + seed % 4));
+}
+
 struct Config {
   Family family = Family::Pipeline;
   std::uint32_t wg = 64;
@@ -93,11 +109,13 @@ struct Config {
   std::uint32_t stages = 1, items = 0, ways = 2, seed_value = 0;
   std::vector<std::uint32_t> capacities;
   bool seeded_by_node = false;
+  Scheduler scheduler = Scheduler::Auto;  // the soak's, not drawn
 
   std::string describe() const {
-    return fmt::format("{} (stages/ports {}, items {}, ways {}, value {}{}), wg {}, policy {}, dispatch {}, capacities {}",
+    return fmt::format("{} (stages/ports {}, items {}, ways {}, value {}{}), wg {}, policy {}, dispatch {}, "
+                       "scheduler {}, capacities {}",
                        name(family), stages, items, ways, seed_value, seeded_by_node ? ", seeded by a node" : "", wg,
-                       policy, to_string(dispatch), fmt::join(capacities, "/"));
+                       policy, to_string(dispatch), to_string(scheduler), fmt::join(capacities, "/"));
   }
 };
 
@@ -159,7 +177,7 @@ Config draw(std::mt19937_64& rng, const Runtime& rt, bool claimable) {
 
 Outcome run_config(const Runtime& rt, const Config& c, std::uint64_t policy_seed) {
   // Checked frees: a CE run twice and another never run could otherwise leave the same sum.
-  Graph g(rt, {.wg_size = c.wg, .check_frees = true, .device_sweeps = c.dispatch});
+  Graph g(rt, {.wg_size = c.wg, .check_frees = true, .device_sweeps = c.dispatch, .scheduler = c.scheduler});
   g.add_source(std::string(cli_cl::soak_graphs_cl()));
   SvmBuffer sum(rt, 8);
   rt.svm_fill_zero(sum.get(), 8);
@@ -260,7 +278,9 @@ Outcome run_config(const Runtime& rt, const Config& c, std::uint64_t policy_seed
 
   Greedy greedy;
   Levelized levelized;
-  RandomPolicy random(policy_seed);
+  RandomPolicy host_random(policy_seed);
+  DevicePolicy random("random", random_device_policy(policy_seed),
+                      [&host_random](const GraphView& view, std::vector<Dispatch>& out) { host_random.decide(view, out); });
   SchedulingPolicy& policy = c.policy == "greedy" ? static_cast<SchedulingPolicy&>(greedy)
                              : c.policy == "levelized" ? static_cast<SchedulingPolicy&>(levelized)
                                                        : random;
@@ -379,7 +399,8 @@ nlohmann::json run_graph_soak(const Runtime& rt, const GraphSoakOptions& o, std:
     // Each configuration has its own generator: one can be run again alone (--first i --configs 1).
     std::seed_seq seq{o.seed, std::uint64_t{i}};
     std::mt19937_64 rng(seq);
-    const Config c = draw(rng, rt, claimable);
+    Config c = draw(rng, rt, claimable);
+    c.scheduler = o.scheduler;
     const std::string what = fmt::format("configuration {} (seed {}): {}", i, o.seed, c.describe());
     watchdog.arm(what);
     const auto t0 = bench::Clock::now();

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <future>
+#include <mutex>
 
 namespace chanflow {
 
@@ -27,45 +28,65 @@ std::uint32_t env_u32(const char* name, std::uint32_t fallback) {
 }  // namespace
 
 bool Graph::scheduler_wanted() const {
-  // Auto keeps the rounds (Aggregator::uses_device_scheduler) unless the graph runs a device
-  // policy: their programs need not hold the scheduler.
+  // In the graph's program where asked for, or where Auto runs a device policy without a host
+  // form (nothing else could run it); elsewhere Auto builds it beside the program, on a GPU.
   const bool asked = options_.scheduler == Scheduler::Device ||
-                     (options_.scheduler == Scheduler::Auto && !device_policy_.empty());
+                     (options_.scheduler == Scheduler::Auto && device_policy_only_);
   return asked && device_scheduler_holds(runtime_.caps());
 }
 
 bool Graph::scheduler_beside_wanted() const {
   const DeviceCaps& caps = runtime_.caps();
-  return options_.scheduler == Scheduler::Auto && options_.device_sweeps == Sweeps::Auto && device_policy_.empty() &&
+  return options_.scheduler == Scheduler::Auto && options_.device_sweeps == Sweeps::Auto && !device_policy_only_ &&
          !(caps.type & CL_DEVICE_TYPE_CPU) && device_scheduler_holds(caps);
 }
 
-// The graph's sources and the scheduler's, built as a program of their own: at once where this
+// The graph's sources and the scheduler's, as a program of their own: built at once where this
 // machine built it before (NVIDIA's driver then finds it in its cache: 0.5 s where the first build
-// of Sort's took 53 s on an H100), else on a thread of its own while the runs go on in rounds.
-void Graph::start_scheduler_beside(const std::vector<std::string_view>& sources, const ChannelProgramOptions& build) {
+// of Sort's took 53 s on an H100); otherwise kept for start_scheduler_build, after the first run
+// that is worth it.
+void Graph::prepare_scheduler_beside(const std::vector<std::string_view>& sources, const ChannelProgramOptions& build) {
+  beside_parts_.clear();
   if (scheduler_beside_source_.empty()) return;
-  std::vector<std::string> owned(sources.begin(), sources.end());  // the graph may change meanwhile
-  owned.emplace_back(scheduler_beside_source_);
-  owned.emplace_back(scheduler_cl::schedule_cl());
-  auto make = [&rt = runtime_, build, parts = std::move(owned)] {
-    const std::vector<std::string_view> views(parts.begin(), parts.end());
-    return build_channel_program(rt, views, build);
-  };
-  std::vector<std::string_view> views(sources.begin(), sources.end());
-  views.push_back(scheduler_beside_source_);
-  views.push_back(scheduler_cl::schedule_cl());
+  beside_parts_.assign(sources.begin(), sources.end());  // the graph may change while it builds
+  beside_parts_.emplace_back(scheduler_beside_source_);
+  beside_parts_.emplace_back(scheduler_cl::schedule_cl());
+  beside_options_ = build;
+  const std::vector<std::string_view> views(beside_parts_.begin(), beside_parts_.end());
   if (channel_program_built_before(runtime_, views, build)) {
     std::promise<cl::Program> now;
     try {
-      now.set_value(make());
+      now.set_value(build_channel_program(runtime_, views, build));
     } catch (...) {
       now.set_exception(std::current_exception());
     }
     scheduler_build_ = now.get_future();
-  } else {
-    scheduler_build_ = std::async(std::launch::async, std::move(make));
+    beside_parts_.clear();
   }
+}
+
+// A build nobody may use costs a graph's owner a wait when the graph goes (it cannot be stopped):
+// it starts after a run in rounds that took 50 ms or more, or when a graph runs a second time.
+void Graph::start_scheduler_build(double last_run_ms) {
+  if (beside_parts_.empty() || (last_run_ms < 50 && runs_ < 2)) return;
+  scheduler_build_ = std::async(std::launch::async, [&rt = runtime_, build = beside_options_, parts = std::move(beside_parts_)] {
+    const std::vector<std::string_view> views(parts.begin(), parts.end());
+    return build_channel_program(rt, views, build);
+  });
+  beside_parts_.clear();
+}
+
+// A graph may not go while its scheduler builds: the compiler runs in the driver, whose state the
+// process's exit tears down. The first process of a machine to run a graph of this shape waits.
+void Graph::finish_scheduler_build() noexcept {
+  using namespace std::chrono_literals;
+  if (!scheduler_build_.valid() || scheduler_build_.wait_for(0s) == std::future_status::ready) return;
+  static std::once_flag told;
+  std::call_once(told, [] {
+    fmt::print(stderr, "chanflow: waiting for the device scheduler's first build on this machine (later runs find it "
+                       "in the driver's cache; CHANFLOW_SCHEDULER=rounds does without it)\n");
+  });
+  scheduler_build_.wait();
 }
 
 const cl::Program* Graph::scheduler_program() {

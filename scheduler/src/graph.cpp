@@ -191,7 +191,7 @@ Graph::Graph(const Runtime& runtime, GraphOptions options)
     }
 }
 
-Graph::~Graph() = default;
+Graph::~Graph() { finish_scheduler_build(); }
 
 void Graph::check_new_name(const std::string& name) const {
   if (name.empty()) throw GraphError("a node needs a name");
@@ -270,15 +270,23 @@ RunStats Graph::run(SchedulingPolicy& policy, const RunOptions& options) {
                                unfinished_));
   // A device policy's OpenCL C is part of the program (the scheduler kernel calls it).
   const auto form = policy.device_form();
-  if (form.kind == SchedulingPolicy::DeviceForm::Kind::Source) device_policy_ = form.source;
+  if (form.kind == SchedulingPolicy::DeviceForm::Kind::Source) {
+    device_policy_ = form.source;
+    const auto* device_only = dynamic_cast<const DevicePolicy*>(&policy);
+    device_policy_only_ = device_only && !device_only->has_host_form();
+  }
   validate();
   // The aggregator, its kernels and pools outlive a run; a graph whose program was rebuilt (edges
   // added since) gets a new one.
   const cl::Program& built = program();
   if (!aggregator_ || aggregator_->program()() != built()) aggregator_ = std::make_unique<Aggregator>(*this, built);
   aggregator_->start_run(policy, options);  // nothing has changed on the device if this throws
+  ++runs_;
+  start_scheduler_build(0);  // a graph's second run
   try {
-    return aggregator_->run();
+    RunStats stats = aggregator_->run();
+    start_scheduler_build(stats.wall_ms);  // a run worth moving to the device scheduler
+    return stats;
   } catch (const std::exception& e) {
     unfinished_ = e.what();
     throw;

@@ -247,7 +247,8 @@ const cl::Program& Graph::program() {
   scheduler_beside_source_ = std::move(beside);
   scheduler_error_.clear();
   scheduler_program_.reset();
-  scheduler_build_ = {};  // waits for a build of the program before
+  finish_scheduler_build();  // of the program before
+  scheduler_build_ = {};
   // The kernel-node convention, one concern per file, in dependency order; then the ports' names.
   std::vector<std::string_view> sources{scheduler_cl::heap_layout_h(), scheduler_cl::node_layout_h(),
                                         scheduler_cl::spawn_cl(),      scheduler_cl::heap_cl(),
@@ -276,7 +277,7 @@ const cl::Program& Graph::program() {
       }
     }
     program_ = build_channel_program(runtime_, sources, build);
-    start_scheduler_beside(sources, build);
+    prepare_scheduler_beside(sources, build);
   } catch (const OpenCLError& e) {
     if (e.build_log().find("chanflow_port__") == std::string::npos) throw;
     throw OpenCLError(e.call() + " (a CHANFLOW_PORT(kernel, port) names a port that no node of this graph running "

@@ -11,13 +11,14 @@ namespace chanflow::workloads {
 // Each workload folder defines its own (fib/fib_workload.cpp, ...).
 const Workload& fib_workload();
 const Workload& queens_workload();
+const Workload& nqueens_workload();
 const Workload& sort_workload();
 const Workload& sort_u64_workload();
 const Workload& strassen_workload();
 const Workload& strassen_f64_workload();
 
 const std::vector<const Workload*>& all_workloads() {
-  static const std::vector<const Workload*> all{&fib_workload(), &queens_workload(), &sort_workload(), &sort_u64_workload(),
+  static const std::vector<const Workload*> all{&fib_workload(), &queens_workload(), &nqueens_workload(), &sort_workload(), &sort_u64_workload(),
                                                      &strassen_workload(), &strassen_f64_workload()};
   return all;
 }

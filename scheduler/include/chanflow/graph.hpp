@@ -376,13 +376,19 @@ class Graph {
   /// in the background where this machine has not built it before (Runtime::built_before), and
   /// runs take it once it is ready (rounds until then).
   bool scheduler_beside_wanted() const;
-  void start_scheduler_beside(const std::vector<std::string_view>& sources, const ChannelProgramOptions& build);
+  void prepare_scheduler_beside(const std::vector<std::string_view>& sources, const ChannelProgramOptions& build);
+  void start_scheduler_build(double last_run_ms);
+  void finish_scheduler_build() noexcept;
   /// The program built beside, once its build is done (nullptr before, or if it failed).
   const cl::Program* scheduler_program();
   std::string scheduler_beside_source_;  // its generated part, or empty: none is built beside
-  std::future<cl::Program> scheduler_build_;  // its build in the background; destroying it waits
+  std::vector<std::string> beside_parts_;  // its sources, until its build starts
+  ChannelProgramOptions beside_options_;
+  std::future<cl::Program> scheduler_build_;  // its build in the background
   std::optional<cl::Program> scheduler_program_;
+  std::uint64_t runs_ = 0;  // runs started
   std::string device_policy_;  // the user's device policy (DevicePolicy) the program is built with
+  bool device_policy_only_ = false;  // ...and it has no host form
   std::string scheduler_error_;  // why the program was built without the scheduler it wanted
   /// The kernel functions the scheduler kernel's switch calls, one case each, and node `k`'s case.
   std::vector<std::string> scheduler_kernels() const;
