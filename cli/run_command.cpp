@@ -17,9 +17,9 @@ void print_stats(std::FILE* out, const RunStats& st) {
              st.policy, st.scheduler, st.rounds, st.dispatches, st.sweeps, st.ces, st.mean_ces_per_dispatch(), st.max_level);
   if (st.scheduler == "device")
     fmt::print(out, "device scheduler: {} launches, {} batches, {} empty polls; work-groups left idle {}, after their "
-               "polls {}\n",
+               "polls {}, the launch quiet {}\n",
                st.device_scheduler.launches, st.device_scheduler.batches, st.device_scheduler.empty_polls,
-               st.device_scheduler.left_idle, st.device_scheduler.left_polls);
+               st.device_scheduler.left_idle, st.device_scheduler.left_polls, st.device_scheduler.left_quiet);
   fmt::print(out, "yields {} ({} after the continuation), restarts {} in {} dispatches\n", st.yields,
              st.partial_yields, st.restarts, st.restart_dispatches);
   fmt::print(out, "memory: peak live {} bytes, channels allocated {} bytes\n", st.peak_live_bytes,

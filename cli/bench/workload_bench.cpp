@@ -44,6 +44,7 @@ nlohmann::json measure(workloads::Instance& instance, const Cell& cell, const st
   bool correct = error.empty() && m.correct;
   double idle = 0;
   std::vector<double> host_ms;
+  std::string schedulers;  // which ran the repetitions: "device", "rounds", or "rounds, device" (Auto on a GPU)
   for (unsigned i = 0; correct && i < reps; ++i) {
     status(fmt::format("run {} of {}", i + 1, reps));
     m = instance.run(impl);  // an error here ends the benchmark: it passed the warm-up
@@ -52,6 +53,8 @@ nlohmann::json measure(workloads::Instance& instance, const Cell& cell, const st
     if (m.stats) {
       idle += m.stats->device_idle_on_aggregator;
       host_ms.push_back(m.stats->aggregator_ms);
+      if (schedulers.find(m.stats->scheduler) == std::string::npos)
+        schedulers += (schedulers.empty() ? "" : ", ") + m.stats->scheduler;
     }
   }
   const Summary s = summarize(samples);
@@ -81,6 +84,7 @@ nlohmann::json measure(workloads::Instance& instance, const Cell& cell, const st
     j["run_ms"] = m.stats->wall_ms;  // the last run's graph run, without building the graph
     j["host_ms"] = summarize(host_ms).median;  // the aggregator's host time per run
     j["channel_bytes"] = m.stats->peak_channel_bytes;
+    j["scheduler"] = schedulers;
   }
   return j;
 }

@@ -97,6 +97,8 @@ typedef struct {
   uint empty;  /* polls in a row that took nothing */
   uint full;   /* an entry with ready CEs and no room in an output, or CHANFLOW_SCHED_NONE */
   uint movable; /* some entry with ready CEs had room for them */
+  uint seen;    /* the launch's batches when this group last looked */
+  uint still;   /* empty polls in a row in which no batch was held or finished in the launch */
   uint share[CHANFLOW_NODE_PORTS]; /* credits per CE, for a work-group node's batch run CE by CE */
   uint tried[CHANFLOW_SCHED_MAX_ENTRIES / 32];
 } chanflow_sched_pick;
@@ -279,12 +281,29 @@ uint chanflow_sched_poll(__global chanflow_sched* s, __local chanflow_batch* b, 
       /* Likewise when what is ready waits for room that nothing in this launch will free: no
        * batch held, and deallocation found nothing finished (the deallocation kernel between
        * launches frees the rest: a partly reserved done-count group). */
-      if ((!pick->any_ready || (!pick->movable && !freed)) && atomic_add(&s->busy, 0u) == 0u) {
+      /* And when the launch has gone quiet: no batch held, none finished for `quiet` polls. What
+       * is ready then waits for room that in-launch deallocation does not give back (at a
+       * capacity of one request per level: a done-count group partly reserved), and a launch that
+       * polls on for `polls` only delays the host's deallocation and relaunch (a soak's recursion
+       * at 32 CEs per level took 1,611 launches; at 4,096 polls each it ran past 120 s, at 16 it
+       * took 3.6 s). A group that is waiting for another's batch sees it held or finished. */
+      const uint finished = atomic_add(&s->batches, 0u);
+      const int none_busy = atomic_add(&s->busy, 0u) == 0u;
+      if (finished != pick->seen || !none_busy) {
+        pick->seen = finished;
+        pick->still = 0u;
+      } else {
+        ++pick->still;
+      }
+      if ((!pick->any_ready || (!pick->movable && !freed)) && none_busy) {
         chosen = CHANFLOW_SCHED_NONE;
         atomic_inc(&s->left_idle);
       } else if (++pick->empty >= s->polls) {
         chosen = CHANFLOW_SCHED_NONE;
         atomic_inc(&s->left_polls);
+      } else if (pick->still >= s->quiet) {
+        chosen = CHANFLOW_SCHED_NONE;
+        atomic_inc(&s->left_quiet);
       } else {
         /* A new poll may try what this one could not: room may have come back. */
         if (e == CHANFLOW_SCHED_NONE)
@@ -347,7 +366,11 @@ __kernel __attribute__((reqd_work_group_size(CHANFLOW_WG_SIZE, 1, 1))) void chan
   __local uint none[CHANFLOW_NODE_PORTS]; /* no credits: what the nodes not chosen give back */
   for (uint w = chanflow_local_id(); w < CHANFLOW_SCHED_MAX_ENTRIES / 32; w += CHANFLOW_WG_SIZE) pick.tried[w] = 0u;
   for (uint p = chanflow_local_id(); p < CHANFLOW_NODE_PORTS; p += CHANFLOW_WG_SIZE) none[p] = 0u;
-  if (chanflow_local_id() == 0) pick.empty = 0u;
+  if (chanflow_local_id() == 0) {
+    pick.empty = 0u;
+    pick.seen = 0u;
+    pick.still = 0u;
+  }
   barrier(CLK_LOCAL_MEM_FENCE);
 #ifdef CHANFLOW_SCHED_ONE_POLL
   /* PoCL 3.1 mis-runs barriers inside loops and under conditions (a switch's too): a work-group

@@ -20,7 +20,7 @@ namespace chanflow {
 
 namespace {
 
-// A setting the environment may override, to compare (CHANFLOW_SCHED_GROUPS, _POLLS, _PATIENCE).
+// A setting the environment may override, to compare (CHANFLOW_SCHED_GROUPS, _POLLS, _PATIENCE, _QUIET).
 std::uint32_t env_u32(const char* name, std::uint32_t fallback) {
   const char* v = std::getenv(name);
   return v && *v ? static_cast<std::uint32_t>(std::strtoul(v, nullptr, 10)) : fallback;
@@ -279,6 +279,7 @@ void Aggregator::lay_out_device() {
   head.polls = std::max(1u, env_u32("CHANFLOW_SCHED_POLLS", graph_.options().scheduler_polls));
   head.spread = env_u32("CHANFLOW_SCHED_SPREAD", every_body ? 1u : spread_groups());
   head.patience = env_u32("CHANFLOW_SCHED_PATIENCE", every_body ? 0u : graph_.options().scheduler_patience);
+  head.quiet = std::max(1u, env_u32("CHANFLOW_SCHED_QUIET", graph_.options().scheduler_quiet));
   rt_.svm_write_async(sched_block_.get(), &head, sizeof head);
   check(clEnqueueSVMMemFill(rt_.queue()(), counters_.get(), &kZeroWord, sizeof kZeroWord,
                             launches_.size() * sizeof(chanflow_launch_counters), 0, nullptr, nullptr),
@@ -324,6 +325,7 @@ void Aggregator::collect_device(RunStats& stats) {
   stats.device_scheduler.empty_polls += head.empty_polls;
   stats.device_scheduler.left_idle += head.left_idle;
   stats.device_scheduler.left_polls += head.left_polls;
+  stats.device_scheduler.left_quiet += head.left_quiet;
   std::vector<std::uint32_t> busy;
   const std::uint64_t finished = collect_yields(stats, busy);
   if (finished == 0) {

@@ -285,6 +285,10 @@ struct GraphOptions {
   /// empty polls in a row after which a work-group leaves while others still hold work.
   std::uint32_t scheduler_groups = 0;
   std::uint32_t scheduler_polls = 4096;
+  /// Device scheduler: empty polls in a row in which no work-group of the launch holds a batch
+  /// or finishes one, after which a work-group leaves (what is ready waits for the host's
+  /// deallocation and the next launch).
+  std::uint32_t scheduler_quiet = 64;
   /// Device scheduler: polls in a row in which a work-group takes only full batches (a
   /// work-group's worth of ready CEs) before it takes what it finds; a CPU device takes what it
   /// finds at once (its work-groups poll once).

@@ -269,6 +269,9 @@ typedef struct chanflow_sched {
   chanflow_u32 empty_polls;/* polls that found nothing to take */
   chanflow_u32 left_idle;  /* work-groups that left because nothing was ready and none was busy */
   chanflow_u32 left_polls; /* work-groups that left after `polls` empty polls */
+  chanflow_u32 quiet;      /* empty polls in a row, with no batch held or finished anywhere in the
+                              launch, after which a work-group leaves */
+  chanflow_u32 left_quiet; /* work-groups that left so */
 } chanflow_sched;
 
 #define CHANFLOW_POLICY_LEVELIZED 0u

@@ -59,6 +59,7 @@ struct RunStats {
     std::uint64_t launches = 0, batches = 0, empty_polls = 0;
     std::uint64_t left_idle = 0;   ///< work-groups that left with nothing ready and none busy
     std::uint64_t left_polls = 0;  ///< work-groups that left after their empty polls in a row
+    std::uint64_t left_quiet = 0;  ///< work-groups that left a launch gone quiet (no batch held or finished)
   } device_scheduler;
   std::vector<DispatchRecord> dispatch_log;  ///< filled when RunOptions::record_dispatches
   double mean_ces_per_dispatch() const { return dispatches ? double(ces) / dispatches : 0.0; }
