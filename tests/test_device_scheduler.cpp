@@ -9,6 +9,8 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <vector>
+#include <cstdlib>
 
 using namespace chanflow;
 using chanflow::test::runtime;
@@ -127,6 +129,46 @@ TEST_CASE("Auto takes the device scheduler on a GPU once its program is built be
     if (!gpu) break;
   }
   CHECK(scheduler == (gpu ? "device" : "rounds"));
+}
+
+TEST_CASE("The scheduler built in the background: runs go on in rounds meanwhile, then take it, every one right" *
+          doctest::timeout(900)) {
+  if (!device_scheduler_holds(runtime().caps())) return;
+  // On a CPU device only where asked for (CHANFLOW_SCHED_BESIDE_ON_CPU): the background build and
+  // the switch, with PoCL's one-poll scheduler.
+  ::setenv("CHANFLOW_SCHED_BESIDE_ON_CPU", "1", 1);
+  Levelized levelized;
+  Greedy greedy;
+  std::vector<std::string> seen;
+  {
+    // A work-group size no other test builds the scheduler with: its build is this test's own.
+    FibCilk fib(runtime(), RunSettings{.capacity = 1u << 10, .wg_size = 32});
+    const auto until = std::chrono::steady_clock::now() + std::chrono::minutes(10);
+    for (std::uint32_t i = 0; (seen.empty() || seen.back() != "device") && std::chrono::steady_clock::now() < until; ++i) {
+      const std::uint32_t n = 12 + i % 6;
+      SchedulingPolicy& policy = i % 2 ? static_cast<SchedulingPolicy&>(greedy) : levelized;
+      const auto r = fib.run(n, policy);
+      CHECK(r.value == fib_serial(n));
+      if (seen.empty() || seen.back() != r.stats.scheduler) seen.push_back(r.stats.scheduler);
+    }
+    // Once taken, kept: a few more runs on it.
+    for (const std::uint32_t n : {1u, 16u, 19u}) {
+      const auto r = fib.run(n, levelized);
+      CHECK(r.value == fib_serial(n));
+      CHECK(r.stats.scheduler == "device");
+    }
+  }
+  // A graph that goes while its scheduler builds waits for the build (no thread outlives it).
+  {
+    FibCilk fib(runtime(), RunSettings{.capacity = 1u << 9, .wg_size = 8});
+    CHECK(fib.run(15, levelized).value == fib_serial(15));
+    CHECK(fib.run(14, levelized).value == fib_serial(14));  // the second run starts the build
+  }
+  ::unsetenv("CHANFLOW_SCHED_BESIDE_ON_CPU");
+  REQUIRE(!seen.empty());
+  CHECK(seen.front() == "rounds");  // the first run never waits for the build
+  CHECK(seen.back() == "device");
+  CHECK(seen.size() == 2);
 }
 
 TEST_CASE("Scheduler names round-trip") {

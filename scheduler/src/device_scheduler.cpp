@@ -37,8 +37,12 @@ bool Graph::scheduler_wanted() const {
 
 bool Graph::scheduler_beside_wanted() const {
   const DeviceCaps& caps = runtime_.caps();
+  // A CPU device keeps the rounds under Auto, but CHANFLOW_SCHED_BESIDE_ON_CPU=1 builds the
+  // scheduler beside there too: the tests run the background build and the switch on PoCL with it.
+  const char* on_cpu = std::getenv("CHANFLOW_SCHED_BESIDE_ON_CPU");
+  const bool cpu_too = on_cpu && std::string_view(on_cpu) == "1";
   return options_.scheduler == Scheduler::Auto && options_.device_sweeps == Sweeps::Auto && !device_policy_only_ &&
-         !(caps.type & CL_DEVICE_TYPE_CPU) && device_scheduler_holds(caps);
+         (!(caps.type & CL_DEVICE_TYPE_CPU) || cpu_too) && device_scheduler_holds(caps);
 }
 
 // The graph's sources and the scheduler's, as a program of their own: built at once where this
@@ -52,11 +56,12 @@ void Graph::prepare_scheduler_beside(const std::vector<std::string_view>& source
   beside_parts_.emplace_back(scheduler_beside_source_);
   beside_parts_.emplace_back(scheduler_cl::schedule_cl());
   beside_options_ = build;
+  if (runtime_.caps().type & CL_DEVICE_TYPE_CPU) beside_options_.extra += " -DCHANFLOW_SCHED_ONE_POLL";  // schedule.cl
   const std::vector<std::string_view> views(beside_parts_.begin(), beside_parts_.end());
-  if (channel_program_built_before(runtime_, views, build)) {
+  if (channel_program_built_before(runtime_, views, beside_options_)) {
     std::promise<cl::Program> now;
     try {
-      now.set_value(build_channel_program(runtime_, views, build));
+      now.set_value(build_channel_program(runtime_, views, beside_options_));
     } catch (...) {
       now.set_exception(std::current_exception());
     }
