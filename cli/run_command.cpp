@@ -20,6 +20,15 @@ void print_stats(std::FILE* out, const RunStats& st) {
                "polls {}, the launch quiet {}\n",
                st.device_scheduler.launches, st.device_scheduler.batches, st.device_scheduler.empty_polls,
                st.device_scheduler.left_idle, st.device_scheduler.left_polls, st.device_scheduler.left_quiet);
+  if (!st.device_scheduler.busy_ms_per_node.empty()) {
+    // A device profile: where the work-groups' time went, node by node (from the device's clock).
+    double all = 0;
+    for (const auto& [node, ms] : st.device_scheduler.busy_ms_per_node) all += ms;
+    std::string per;
+    for (const auto& [node, ms] : st.device_scheduler.busy_ms_per_node)
+      per += fmt::format("{}{} {:.1f} ms ({:.0f}%)", per.empty() ? "" : ", ", node, ms, 100 * ms / all);
+    fmt::print(out, "work-group time per node (summed over work-groups): {}\n", per);
+  }
   fmt::print(out, "yields {} ({} after the continuation), restarts {} in {} dispatches\n", st.yields,
              st.partial_yields, st.restarts, st.restart_dispatches);
   fmt::print(out, "memory: peak live {} bytes, channels allocated {} bytes\n", st.peak_live_bytes,

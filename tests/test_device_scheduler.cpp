@@ -54,6 +54,8 @@ TEST_CASE("Cilk-Fibonacci is right under the device scheduler, at generous and t
       CHECK(big.value == fib_serial(n));
       CHECK(big.stats.scheduler == "device");
       CHECK(big.stats.yields == 0);
+      // A device profile where the device has a clock (NVIDIA's %globaltimer), none elsewhere.
+      if (n > 2) CHECK(big.stats.device_scheduler.busy_ms_per_node.empty() == (device_order(runtime().caps()) != DeviceOrder::Ptx));
       // One work-group's request per level: the levels fill and empty again within launches.
       const auto tiny = fib_cilk(runtime(), n, *policy, device(64, 16));
       CHECK(tiny.value == fib_serial(n));

@@ -319,9 +319,24 @@ uint chanflow_sched_poll(__global chanflow_sched* s, __local chanflow_batch* b, 
   return pick->entry;
 }
 
-/* The leader, once its group's batch has run (spawns flushed, joins made, CEs freed). */
-void chanflow_sched_done(__global chanflow_sched* s) {
+/* The device's clock in ns, for the time each node's batches take (RunStats::device_scheduler.
+ * busy_ms_per_node): PTX's %globaltimer on NVIDIA; none elsewhere (0). */
+#ifdef CHANFLOW_ORDER_PTX
+ulong chanflow_sched_clock(void) {
+  ulong ns;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+  return ns;
+}
+#else
+ulong chanflow_sched_clock(void) { return 0ul; }
+#endif
+
+/* The leader, once its group's batch has run (spawns flushed, joins made, CEs freed): the batch's
+ * time to its node's counters, since `started` (chanflow_sched_clock). */
+void chanflow_sched_done(__global chanflow_sched* s, __global const chanflow_node_env* env, ulong started) {
   if (chanflow_local_id() == 0) {
+    const ulong took = chanflow_sched_clock() - started;
+    if (took) atom_add(&env->counters->busy_ns, took);
     atomic_inc(&s->batches);
     chanflow_fence_acq_rel(); /* release: what the batch published, before it stops counting as busy */
     atomic_dec(&s->busy);
@@ -339,13 +354,14 @@ void chanflow_sched_batch(__global chanflow_sched* s, uint e, __local chanflow_b
   __global const chanflow_sched_entry* entry = s->entries + (taken ? e : 0u);
   __global const chanflow_node_env* env = (__global const chanflow_node_env*)entry->env;
   const uint body = taken ? entry->body : CHANFLOW_SCHED_NONE;
+  const ulong started = chanflow_sched_clock(); /* read by the leader only (chanflow_sched_done) */
 #ifndef CHANFLOW_SCHED_ONE_POLL
   if (taken && env->group_ces == 1u) { /* uniform: a work-group node's CEs, one after another */
     const uint n = b->n;
     for (uint i = 0; i < n; ++i)
       chanflow_sched_run(body, env, b->first + i, b->index[i], lid == 0u, pick->share, wg, group_local, group_ce, none,
                          (__global const ulong*)s->envs);
-    chanflow_sched_done(s);
+    chanflow_sched_done(s, env, started);
     return;
   }
 #endif
@@ -354,7 +370,7 @@ void chanflow_sched_batch(__global chanflow_sched* s, uint e, __local chanflow_b
   const uint index = active ? b->index[lid] : 0u;
   chanflow_sched_run(body, env, pos, index, active, b->prepaid, wg, group_local, group_ce, none,
                      (__global const ulong*)s->envs);
-  if (taken) chanflow_sched_done(s);
+  if (taken) chanflow_sched_done(s, env, started);
 }
 
 __kernel __attribute__((reqd_work_group_size(CHANFLOW_WG_SIZE, 1, 1))) void chanflow_schedule(__global chanflow_sched* s) {

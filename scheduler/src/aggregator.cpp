@@ -14,7 +14,7 @@ static_assert(sizeof(chanflow_plan) == 32);
 static_assert(offsetof(chanflow_node_env, max_spawns) == 296);
 static_assert(offsetof(chanflow_node_env, yield_capacity) == 700);
 static_assert(sizeof(chanflow_yield_record) == 16);
-static_assert(sizeof(chanflow_launch_counters) == 160);
+static_assert(sizeof(chanflow_launch_counters) == 168);
 static_assert(sizeof(chanflow_task) == 24);
 static_assert(sizeof(chanflow_frame) == CHANFLOW_FRAME_BYTES);
 
@@ -279,6 +279,7 @@ std::uint64_t Aggregator::collect_yields(RunStats& stats, std::vector<std::uint3
       stats.ces += c.claimed;
       if (c.claimed)
         stats.ces_per_channel[launches[i].sweep ? launches[i].sweep->name() + "[*]" : w.channel->config().name] += c.claimed;
+      if (c.busy_ns) stats.device_scheduler.busy_ms_per_node[node.name()] += c.busy_ns / 1e6;
       finished += c.claimed - std::min(c.claimed, c.yields);
       continue;
     }

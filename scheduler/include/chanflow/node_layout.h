@@ -147,6 +147,8 @@ typedef struct chanflow_launch_counters {
   chanflow_u32 passes;         /* a planned sweep: passes planned so far this round */
   chanflow_u32 last_busy_pass; /* a planned sweep: the last of them that gave it CEs (1-based; 0: none) */
   chanflow_u32 resumed_at[CHANFLOW_MAX_PORTS]; /* of those, per port their flush resumed at */
+  chanflow_u64 busy_ns; /* the device scheduler: work-group time running its batches, summed over
+                           work-groups (0 where the device has no clock: schedule.cl) */
 } chanflow_launch_counters;
 
 /* chanflow_task::resume_port's top bits: the task yielded and has not run again since; and it is
