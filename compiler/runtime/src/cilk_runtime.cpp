@@ -306,6 +306,7 @@ class Process {
 
   void add(const RunStats& s) {
     ++totals_.calls;
+    if (s.scheduler == "device") ++totals_.device_scheduled;
     totals_.rounds += s.rounds;
     totals_.dispatches += s.dispatches;
     totals_.ces += s.ces;
@@ -321,9 +322,9 @@ class Process {
     const Totals& t = totals_;
     if (t.calls == 0) return;
     fmt::print(stderr,
-               "chanflow: {} graph run(s) on {}: {:.2f} ms, {} rounds, {} dispatches, {} CEs (tasks and frames), "
-               "{} yields, {} restarts, deepest level {}, device idle on the aggregator {:.0f}%\n",
-               t.calls, t.device, t.wall_ms, t.rounds, t.dispatches, t.ces, t.yields, t.restarts, t.max_level,
+               "chanflow: {} graph run(s) on {} ({} on the device scheduler): {:.2f} ms, {} rounds, {} dispatches, {} CEs "
+               "(tasks and frames), {} yields, {} restarts, deepest level {}, device idle on the aggregator {:.0f}%\n",
+               t.calls, t.device, t.device_scheduled, t.wall_ms, t.rounds, t.dispatches, t.ces, t.yields, t.restarts, t.max_level,
                t.wall_ms > 0 ? 100.0 * t.aggregator_ms / t.wall_ms : 0.0);
     const RunSettings& s = settings_;
     fmt::print(stderr, "chanflow: settings: {} CEs per stack level, work-groups of {}, {} policy, {} dispatch, {} channel-table slots\n",

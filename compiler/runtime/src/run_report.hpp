@@ -14,6 +14,7 @@ namespace chanflow::cilk {
 // Statistics over every call of the process, printed at exit with CHANFLOW_STATS=1.
 struct Totals {
   std::uint64_t calls = 0, rounds = 0, dispatches = 0, ces = 0, yields = 0, restarts = 0;
+  std::uint64_t device_scheduled = 0;  // calls whose graph ran on the device scheduler
   double wall_ms = 0, aggregator_ms = 0;
   std::uint32_t max_level = 0;
   std::string device;
