@@ -4,6 +4,8 @@
 
 #include "chanflow_workloads_sources.hpp"
 
+#include <algorithm>
+
 #include "nqueens.types.h"
 
 extern "C" unsigned long long nqueens__call_on_device(const nqueens__task* task);
