@@ -331,12 +331,25 @@ ulong chanflow_sched_clock(void) {
 ulong chanflow_sched_clock(void) { return 0ul; }
 #endif
 
-/* The leader, once its group's batch has run (spawns flushed, joins made, CEs freed): the batch's
- * time to its node's counters, since `started` (chanflow_sched_clock). */
-void chanflow_sched_done(__global chanflow_sched* s, __global const chanflow_node_env* env, ulong started) {
+/* The leader, once its group's batch (entry e, `ces` CEs) has run (spawns flushed, joins made, CEs
+ * freed): the batch's time to its node's counters, since `started` (chanflow_sched_clock), and in a
+ * traced run to the timeline. */
+void chanflow_sched_done(__global chanflow_sched* s, __global const chanflow_node_env* env, ulong started, uint e,
+                         uint ces) {
   if (chanflow_local_id() == 0) {
-    const ulong took = chanflow_sched_clock() - started;
+    const ulong now = chanflow_sched_clock(), took = now - started;
     if (took) atom_add(&env->counters->busy_ns, took);
+    if (s->spans && took) {
+      const uint at = atomic_inc(&s->spans_used);
+      if (at < s->span_capacity) {
+        __global chanflow_sched_span* span = s->spans + at;
+        span->start_ns = started;
+        span->end_ns = now;
+        span->group = (uint)get_group_id(0);
+        span->entry = e;
+        span->ces = ces;
+      }
+    }
     atomic_inc(&s->batches);
     chanflow_fence_acq_rel(); /* release: what the batch published, before it stops counting as busy */
     atomic_dec(&s->busy);
@@ -361,7 +374,7 @@ void chanflow_sched_batch(__global chanflow_sched* s, uint e, __local chanflow_b
     for (uint i = 0; i < n; ++i)
       chanflow_sched_run(body, env, b->first + i, b->index[i], lid == 0u, pick->share, wg, group_local, group_ce, none,
                          (__global const ulong*)s->envs);
-    chanflow_sched_done(s, env, started);
+    chanflow_sched_done(s, env, started, e, n);
     return;
   }
 #endif
@@ -370,7 +383,7 @@ void chanflow_sched_batch(__global chanflow_sched* s, uint e, __local chanflow_b
   const uint index = active ? b->index[lid] : 0u;
   chanflow_sched_run(body, env, pos, index, active, b->prepaid, wg, group_local, group_ce, none,
                      (__global const ulong*)s->envs);
-  if (taken) chanflow_sched_done(s, env, started);
+  if (taken) chanflow_sched_done(s, env, started, e, b->n);
 }
 
 __kernel __attribute__((reqd_work_group_size(CHANFLOW_WG_SIZE, 1, 1))) void chanflow_schedule(__global chanflow_sched* s) {

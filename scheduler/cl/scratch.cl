@@ -105,11 +105,15 @@ __global void* chanflow_parent_scratch(const chanflow_ctx* ctx) {
 
 /* *p += v atomically (relaxed). OpenCL 1.2 has no floating-point atomic addition: the graph
  * defines CHANFLOW_NATIVE_FP32_ATOMIC_ADD (and _FP64_) where the device advertises global
- * addition through cl_ext_float_atomics, and a compare-and-swap loop on the bits does it
- * elsewhere. */
+ * addition through cl_ext_float_atomics; on NVIDIA (CHANFLOW_ORDER_PTX, order.cl) PTX's red.add
+ * does it where the line lives, in L2, and returns nothing (Strassen 2048's base cases add their
+ * products into shared quadrants so, where a compare-and-swap loop took a round trip per try);
+ * a compare-and-swap loop on the bits does it elsewhere. */
 void chanflow_atomic_add_float(volatile __global float* p, float v) {
-#ifdef CHANFLOW_NATIVE_FP32_ATOMIC_ADD
+#if defined(CHANFLOW_NATIVE_FP32_ATOMIC_ADD)
   atomic_fetch_add_explicit((volatile __global atomic_float*)p, v, memory_order_relaxed, memory_scope_device);
+#elif defined(CHANFLOW_ORDER_PTX)
+  asm volatile("red.global.add.f32 [%0], %1;" ::"l"(p), "f"(v) : "memory");
 #else
   volatile __global uint* bits = (volatile __global uint*)p;
   uint seen = *bits;
@@ -124,8 +128,10 @@ void chanflow_atomic_add_float(volatile __global float* p, float v) {
 #ifdef cl_khr_fp64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 void chanflow_atomic_add_double(volatile __global double* p, double v) {
-#ifdef CHANFLOW_NATIVE_FP64_ATOMIC_ADD
+#if defined(CHANFLOW_NATIVE_FP64_ATOMIC_ADD)
   atomic_fetch_add_explicit((volatile __global atomic_double*)p, v, memory_order_relaxed, memory_scope_device);
+#elif defined(CHANFLOW_ORDER_PTX)
+  asm volatile("red.global.add.f64 [%0], %1;" ::"l"(p), "d"(v) : "memory");
 #else
   volatile __global long* bits = (volatile __global long*)p;
   long seen = *bits;

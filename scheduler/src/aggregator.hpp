@@ -194,6 +194,7 @@ class Aggregator {
   /// Waits, reads what the launch counted, detects launches that finished nothing.
   void collect_device(RunStats& stats);
   void trace_device(const RunStats& stats);
+  void trace_device_timeline(double t0);
 
   // --- Diagnostics (diagnostics.cpp) ---
   void check_device_status() const;
@@ -245,6 +246,9 @@ class Aggregator {
   std::vector<void*> sched_svm_;
   ControlBlock sched_entries_;                 // chanflow_sched_entry per watched channel
   ControlBlock sched_block_;                   // chanflow_sched
+  ControlBlock sched_spans_;                   // chanflow_sched_span per batch (traced runs on a device with a clock)
+  std::uint32_t sched_spans_used_ = 0;         // as the last launch counted them
+  std::set<int> named_group_rows_;             // the trace's work-group rows named so far
   std::uint32_t sched_policy_ = CHANFLOW_POLICY_LEVELIZED;
   std::uint32_t sched_groups_ = 0;
   std::vector<cl::Event> sched_events_;        // traced runs only

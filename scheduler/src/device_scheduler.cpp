@@ -285,6 +285,13 @@ void Aggregator::lay_out_device() {
   head.spread = env_u32("CHANFLOW_SCHED_SPREAD", every_body ? 1u : spread_groups());
   head.patience = env_u32("CHANFLOW_SCHED_PATIENCE", every_body ? 0u : graph_.options().scheduler_patience);
   head.quiet = std::max(1u, env_u32("CHANFLOW_SCHED_QUIET", graph_.options().scheduler_quiet));
+  // A traced run's device timeline: a span per batch, where the device has a clock.
+  if (trace_.enabled() && device_order(rt_.caps()) == DeviceOrder::Ptx) {
+    constexpr std::uint32_t kSpans = 1u << 18;
+    ensure<chanflow_sched_span>(sched_spans_, kSpans);
+    head.spans = reinterpret_cast<std::uint64_t>(sched_spans_.get());
+    head.span_capacity = kSpans;
+  }
   rt_.svm_write_async(sched_block_.get(), &head, sizeof head);
   check(clEnqueueSVMMemFill(rt_.queue()(), counters_.get(), &kZeroWord, sizeof kZeroWord,
                             launches_.size() * sizeof(chanflow_launch_counters), 0, nullptr, nullptr),
@@ -303,7 +310,7 @@ void Aggregator::launch_device(RunStats& stats) {
   for (const auto& k : graph_.kernels())
     for (void* p : indirect_svm(*k))
       if (std::find(reach.begin(), reach.end(), p) == reach.end()) reach.push_back(p);
-  for (void* p : {sched_entries_.allocation(), sched_block_.allocation()})
+  for (void* p : {sched_entries_.allocation(), sched_block_.allocation(), sched_spans_.allocation()})
     if (p && std::find(reach.begin(), reach.end(), p) == reach.end()) reach.push_back(p);
   stats.svm_named = std::max(stats.svm_named, static_cast<std::uint32_t>(reach.size()));
   if (sched_svm_ != reach) {
@@ -331,6 +338,7 @@ void Aggregator::collect_device(RunStats& stats) {
   stats.device_scheduler.left_idle += head.left_idle;
   stats.device_scheduler.left_polls += head.left_polls;
   stats.device_scheduler.left_quiet += head.left_quiet;
+  sched_spans_used_ = head.spans_used;
   std::vector<std::uint32_t> busy;
   const std::uint64_t finished = collect_yields(stats, busy);
   if (finished == 0) {
@@ -353,6 +361,30 @@ void Aggregator::trace_device(const RunStats& stats) {
   const cl_ulong end = e.getProfilingInfo<CL_PROFILING_COMMAND_END>();
   trace_.span(0, "device scheduler", t0, (end - start) / 1e3, {{"groups", sched_groups_}});
   sched_events_.clear();
+  trace_device_timeline(t0);
+}
+
+// Each batch of the launch on the row of the work-group that ran it, from the device's clock
+// (placed from the launch's start on the host's: the first batch's start there).
+void Aggregator::trace_device_timeline(double t0) {
+  const std::uint32_t capacity = sched_head_host_.span_capacity;
+  const std::uint32_t n = std::min(sched_spans_used_, capacity);
+  if (n == 0) return;
+  std::vector<chanflow_sched_span> spans(n);
+  rt_.svm_read(spans.data(), sched_spans_.get(), n * sizeof(chanflow_sched_span));
+  std::uint64_t first = spans.front().start_ns;
+  for (const auto& sp : spans) first = std::min(first, sp.start_ns);
+  constexpr int kGroupRows = 1000;  // after the aggregator's and the kernels' rows
+  for (const auto& sp : spans) {
+    if (sp.entry >= sched_entries_host_.size()) continue;
+    const chanflow_sched_entry& e = sched_entries_host_[sp.entry];
+    const int row = kGroupRows + static_cast<int>(sp.group);
+    if (named_group_rows_.insert(row).second) trace_.name_row(row, fmt::format("work-group {}", sp.group));
+    trace_.span(row, graph_.kernels()[e.node]->name(), t0 + (sp.start_ns - first) / 1e3, (sp.end_ns - sp.start_ns) / 1e3,
+                {{"ces", sp.ces}, {"level", e.level}});
+  }
+  if (sched_spans_used_ > capacity)
+    trace_.span(0, fmt::format("device timeline: {} of {} batches kept", capacity, sched_spans_used_), t0, 0);
 }
 
 }  // namespace chanflow

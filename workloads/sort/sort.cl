@@ -28,7 +28,9 @@
 
 /* With SORT_GROUPS (a GPU), the sorts of at most SORT_BLOCK_KEYS keys and the merges of at most
  * SORT_BLOCK_MERGE are work-group tasks (sort_blocks, merge_blocks below) on ports sort_block and
- * merge_block; without (a CPU device), every task is a work-item's, as in sort.c. */
+ * merge_block; without (a CPU device), every task is a work-item's, as in sort.c. A large merge
+ * splits into up to SORT_SPLIT pieces at once (a power of two the graph defines: 2 as in sort.c,
+ * up to 8 on a GPU). */
 #if SORT_GROUPS
 #define SORT_BLOCK_PORT(kernel) CHANFLOW_PORT(kernel, sort_block)
 #define MERGE_BLOCK_PORT(kernel) CHANFLOW_PORT(kernel, merge_block)
@@ -109,14 +111,23 @@ void merge_pre_sync(__global MergeFrame* f, chanflow_ctx* ctx) {
     sort_merge_serially(a, na, b, nb, f->dest);
     return;
   }
-  const long ma = na / 2;
-  const long mb = sort_lower_bound(b, nb, a[ma]);
-  f->dest[ma + mb] = a[ma];
   const MergeCont cont = {CHANFLOW_FRAME_INIT};
   chanflow_spawn_continuation(ctx, cont);
-  spawn_merge(ctx, CHANFLOW_PORT(merge_spawn, merge), MERGE_BLOCK_PORT(merge_spawn), a, ma, b, mb, f->dest);
-  spawn_merge(ctx, CHANFLOW_PORT(merge_spawn, merge), MERGE_BLOCK_PORT(merge_spawn), a + ma + 1, na - ma - 1, b + mb,
-              nb - mb, f->dest + ma + mb + 1);
+  /* Pieces at once: sort.c's two, or on a GPU up to SORT_SPLIT (a split tree of depth log8, not
+   * log2, between a merge and its work-group tasks: each level of it is a batch on the critical
+   * path). Piece i ends before the pivot a[pa], which goes to its place in dest. */
+  uint pieces = 2u;
+  while (2u * pieces <= SORT_SPLIT && (long)pieces * SORT_BLOCK_MERGE < na + nb) pieces *= 2u;
+  long a0 = 0, b0 = 0;
+  for (uint i = 1u; i <= pieces; ++i) {
+    const long pa = i < pieces ? (long)i * na / (long)pieces : na;
+    const long pb = i < pieces ? sort_lower_bound(b, nb, a[pa]) : nb;
+    if (i < pieces) f->dest[pa + pb] = a[pa];
+    spawn_merge(ctx, CHANFLOW_PORT(merge_spawn, merge), MERGE_BLOCK_PORT(merge_spawn), a + a0, pa - a0, b + b0, pb - b0,
+                f->dest + a0 + b0);
+    a0 = pa + 1;
+    b0 = pb;
+  }
 }
 CHANFLOW_YIELDING_KERNEL_NODE(merge_spawn, MergeFrame, merge_pre_sync)
 

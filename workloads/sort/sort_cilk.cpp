@@ -25,13 +25,18 @@ SortCilk::SortCilk(const Runtime& runtime, const SvmBuffer& data, const SvmBuffe
     : data_(data), tmp_(tmp), n_(n), graph_(runtime, checked_graph_options(options, runtime.caps(), key_bytes)) {
   Graph& g = graph_;
   const bool groups = work_group_data(where, runtime.caps());
+  // Pieces per split: up to kMergeSplitGpu on a GPU, as many as one work-group's request fits in
+  // a channel (a tiny capacity keeps sort.c's two).
+  const RunSettings settings = options.for_device(runtime.caps());
+  std::uint32_t split = 2;
+  while (groups && 2 * split <= kMergeSplitGpu && 2 * split * std::max(1u, settings.wg_size) <= settings.capacity) split *= 2;
   g.add_source(fmt::format("#define SORT_KEY {}\n#define SORT_GROUPS {}\n#define SORT_BLOCK_KEYS {}\n"
-                           "#define SORT_BLOCK_MERGE {}\n",
-                           key_bytes == 4 ? "uint" : "ulong", groups ? 1 : 0, groups ? kBlockSort : 1, kBlockMerge));
+                           "#define SORT_BLOCK_MERGE {}\n#define SORT_SPLIT {}u\n",
+                           key_bytes == 4 ? "uint" : "ulong", groups ? 1 : 0, groups ? kBlockSort : 1, kBlockMerge, split));
   g.add_source(std::string(workloads_cl::sort_types_h()));
   g.add_source(std::string(workloads_cl::sort_serial_h()));  // sort.c's helpers, the same text
   g.add_source(std::string(workloads_cl::sort_cl()));
-  const std::uint32_t cap = options.for_device(runtime.caps()).capacity;
+  const std::uint32_t cap = settings.capacity;
   // cilksort: a task stack and one continuation stack per sync.
   auto& sorts = g.channel_stack<SortFrame>("sort", cap);
   auto& after_quarters = g.channel_stack<SortCont>("sort_cont1", cap, StackKind::Continuations);
@@ -60,7 +65,7 @@ SortCilk::SortCilk(const Runtime& runtime, const SvmBuffer& data, const SvmBuffe
   make_edge(after_whole, sort_done);
   make_edge(merges, merge_spawn);
   make_edge(merge_spawn, merge_conts, Continuation{});
-  make_edge(merge_spawn, merges, Children{.max_per_item = 2});
+  make_edge(merge_spawn, merges, Children{.max_per_item = split});
   make_edge(merge_conts, merge_done);
 
   std::vector<KernelNode*> nodes{&sort_spawn, &sort_halves, &sort_whole, &merge_spawn};
@@ -74,7 +79,7 @@ SortCilk::SortCilk(const Runtime& runtime, const SvmBuffer& data, const SvmBuffe
     make_edge(sort_spawn, sort_blocks, Children{.max_per_item = 4});
     make_edge(sort_halves, merge_blocks, Children{.max_per_item = 2});
     make_edge(sort_whole, merge_blocks, Children{.max_per_item = 1});
-    make_edge(merge_spawn, merge_blocks, Children{.max_per_item = 2});
+    make_edge(merge_spawn, merge_blocks, Children{.max_per_item = split});
     make_edge(sort_blocks, sort_block);
     make_edge(merge_blocks, merge_block);
     nodes.insert(nodes.end(), {&sort_block, &merge_block});

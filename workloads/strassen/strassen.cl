@@ -64,9 +64,11 @@ __global REAL* strassen_form_factor(__global REAL* m, long stride, long h, int a
 }
 
 /* Work-group tasks of a frame of order n cover its h = n/2 rows in bands (at most
- * STRASSEN_MAX_BANDS, each at least 64 rows where h allows). */
-#define STRASSEN_MAX_BANDS 8u
-uint strassen_bands(long h) { return (uint)clamp(h / 64, 1L, (long)STRASSEN_MAX_BANDS); }
+ * STRASSEN_MAX_BANDS, a power of two from 8 to 32 the graph defines, each of at least 16,384
+ * elements of h × h where h allows): the top frames' sums and combinations are spread over that
+ * many work-groups (H100, Strassen 2048: with at most 8 bands of at least 64 rows, the first
+ * 1.7 ms of a 9.1 ms run had 8 work-groups busy). */
+uint strassen_bands(long h) { return (uint)clamp(h * h / 16384, 1L, (long)STRASSEN_MAX_BANDS); }
 
 /* The seven products of frame c (children of order n/2): tasks, or base cases. */
 void strassen_spawn_products(chanflow_ctx* ctx, long n, uint tasks_port, uint leaves_port) {

@@ -59,6 +59,11 @@ StrassenCilk::StrassenCilk(const Runtime& runtime, const SvmBuffer& a, const Svm
   const LeafTiling tiling = leaf_tiling(settings.wg_size, base);
   // Data in work-group tasks on a GPU; in the tasks that need it on a CPU device (strassen.cl).
   const bool data_tasks = work_group_data(data, runtime.caps());
+  // Bands of rows per frame: up to 32 (strassen.cl), as many as one work-group's request fits in a
+  // channel, at least 8.
+  std::uint32_t bands = 8;
+  while (bands < 32 && 2 * bands * std::max(1u, settings.wg_size) <= settings.capacity) bands *= 2;
+  g.add_source(fmt::format("#define STRASSEN_MAX_BANDS {}u\n", bands));
   g.add_source(fmt::format("#define REAL {}\n#define STRASSEN_ATOMIC_ADD {}\n#define STRASSEN_BASE {}\n"
                            "#define STRASSEN_JOIN {}\n#define STRASSEN_TK {}\n#define STRASSEN_TX {}\n"
                            "#define STRASSEN_TY {}\n#define STRASSEN_RB {}\n#define STRASSEN_CB {}\n#define STRASSEN_DATA_TASKS {}\n",
@@ -83,13 +88,13 @@ StrassenCilk::StrassenCilk(const Runtime& runtime, const SvmBuffer& a, const Svm
   if (data_tasks) {
     // A task spawns its frame and either the work-group tasks forming its children's factors or
     // its seven base cases; the frame, after each sync, its seven products, then the work-group
-    // tasks combining them (at most 8 bands of rows: strassen.cl's STRASSEN_MAX_BANDS).
+    // tasks combining them (at most `bands` of rows: strassen.cl's STRASSEN_MAX_BANDS).
     auto& data = g.channel_stack<StrassenTask>("strassen_base", cap);
     auto& group = g.kernel<StrassenTask>("strassen_leaves", "strassen_leaves");
-    make_edge(spawn, data, Children{.max_per_item = 8});
+    make_edge(spawn, data, Children{.max_per_item = bands});
     make_edge(data, group);
     make_edge(post_sync, tasks, Children{.max_per_item = 7});
-    make_edge(post_sync, data, Children{.max_per_item = 8});
+    make_edge(post_sync, data, Children{.max_per_item = bands});
     group.set_args(args).uses(a).uses(b).uses(c);
   } else {
     make_edge(spawn, tasks, Children{.max_per_item = 7});  // a task spawns its frame and its seven products

@@ -255,6 +255,16 @@ typedef struct chanflow_sched_entry {
 /* Most entries one scheduler launch watches (a work-group keeps a bit per entry it tried). */
 #define CHANFLOW_SCHED_MAX_ENTRIES 2048
 
+/* One batch a work-group ran, in a traced run on a device with a clock (schedule.cl's
+ * chanflow_sched_clock): the trace's device timeline. */
+typedef struct chanflow_sched_span {
+  chanflow_u64 start_ns, end_ns; /* the device's clock */
+  chanflow_u32 group;            /* the work-group */
+  chanflow_u32 entry;            /* what it ran: an entry of chanflow_sched */
+  chanflow_u32 ces;              /* CEs in the batch */
+  chanflow_u32 pad;
+} chanflow_sched_span;
+
 /* What a launch of the scheduler reads and counts. */
 typedef struct chanflow_sched {
   CHANFLOW_SVM_STRUCT_PTR(chanflow_sched_entry) entries;
@@ -274,6 +284,9 @@ typedef struct chanflow_sched {
   chanflow_u32 quiet;      /* empty polls in a row, with no batch held or finished anywhere in the
                               launch, after which a work-group leaves */
   chanflow_u32 left_quiet; /* work-groups that left so */
+  CHANFLOW_SVM_STRUCT_PTR(chanflow_sched_span) spans; /* a traced run's timeline, or 0 */
+  chanflow_u32 span_capacity;
+  chanflow_u32 spans_used; /* batches that wanted a span (those past the capacity have none) */
 } chanflow_sched;
 
 #define CHANFLOW_POLICY_LEVELIZED 0u
