@@ -30,9 +30,10 @@ inline constexpr std::uint32_t kMergeBase = 256;  // sort.c's MERGE_BASE
 /// tasks (sort.cl: a bitonic sort in local memory, a merge path).
 inline constexpr std::uint32_t kBlockSort = 2048;
 inline constexpr std::uint32_t kBlockMerge = 8192;
-/// On a GPU a large merge splits into this many pieces at once, not sort.c's two: the split tree
-/// between a merge and its work-group tasks is 3× shallower, and each level of it is a batch on
-/// the critical path (H100, sort 2^24: a top-level merge took 12 levels of ~37 µs each).
+/// On a GPU a large merge splits by its outputs into this many parts at once, not sort.c's two
+/// halves around a pivot: the split tree between a merge and its work-group tasks is 3× shallower,
+/// and each level of it is a batch on the critical path (H100, sort 2^24: a top-level merge took
+/// 12 levels of ~37 µs each).
 inline constexpr std::uint32_t kMergeSplitGpu = 8;
 
 

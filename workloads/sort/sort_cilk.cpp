@@ -25,8 +25,8 @@ SortCilk::SortCilk(const Runtime& runtime, const SvmBuffer& data, const SvmBuffe
     : data_(data), tmp_(tmp), n_(n), graph_(runtime, checked_graph_options(options, runtime.caps(), key_bytes)) {
   Graph& g = graph_;
   const bool groups = work_group_data(where, runtime.caps());
-  // Pieces per split: up to kMergeSplitGpu on a GPU, as many as one work-group's request fits in
-  // a channel (a tiny capacity keeps sort.c's two).
+  // Parts per split of a merge (sort.cl's merge_pre_sync): on a GPU up to kMergeSplitGpu, as many
+  // as one work-group's request fits in a channel; sort.c's two elsewhere.
   const RunSettings settings = options.for_device(runtime.caps());
   std::uint32_t split = 2;
   while (groups && 2 * split <= kMergeSplitGpu && 2 * split * std::max(1u, settings.wg_size) <= settings.capacity) split *= 2;

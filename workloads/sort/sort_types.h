@@ -35,6 +35,7 @@ typedef struct {
   SORT_KEY_PTR dest;
   chanflow_u64 na;
   chanflow_u64 nb;
+  chanflow_u64 d0, d1; /* with SORT_GROUPS (sort.cl): the outputs [d0, d1) of the merge this task makes */
 } MergeFrame;
 
 typedef struct {
