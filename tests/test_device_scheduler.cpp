@@ -84,6 +84,24 @@ TEST_CASE("A user's device policy is compiled into the scheduler; one that takes
   CHECK_THROWS_WITH_AS(fib_cilk(runtime(), 6, nothing, device(256, 16)), doctest::Contains("no progress"), RunError);
 }
 
+TEST_CASE("The watchdog samples a launch while it runs and leaves a run that moves alone" * doctest::timeout(600)) {
+  // A watch of one second, sampled every millisecond: the launches are read while they run (under
+  // ThreadSanitizer too) and none is taken for stuck (a node body that never returns is the CLI's
+  // test, cli_run_cilk_never_returns: the watch ends that process).
+  if (!device_scheduler_holds(runtime().caps())) return;
+  ::setenv("CHANFLOW_SCHED_WATCHDOG", "1", 1);
+  ::setenv("CHANFLOW_SCHED_WATCH_EVERY_MS", "1", 1);
+  Levelized levelized;
+  for (const std::uint32_t capacity : {1u << 16, 64u}) {  // launches of thousands of CEs, then of a few
+    CAPTURE(capacity);
+    const auto r = fib_cilk(runtime(), 24, levelized, device(capacity, capacity > 64 ? 64 : 16));
+    CHECK(r.value == fib_serial(24));
+    CHECK(r.stats.scheduler == "device");
+  }
+  ::unsetenv("CHANFLOW_SCHED_WATCHDOG");
+  ::unsetenv("CHANFLOW_SCHED_WATCH_EVERY_MS");
+}
+
 TEST_CASE("What the device scheduler cannot run is refused before the run, saying why") {
   // A host policy has no device form.
   FunctionPolicy host("host-only", [](const GraphView& view, std::vector<Dispatch>& out) {

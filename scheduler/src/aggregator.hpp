@@ -13,11 +13,13 @@
 
 #include "chanflow/graph.hpp"
 #include "trace.hpp"
+#include "watchdog.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace chanflow {
@@ -195,6 +197,15 @@ class Aggregator {
   void collect_device(RunStats& stats);
   void trace_device(const RunStats& stats);
   void trace_device_timeline(double t0);
+  /// The scheduler's header as the launch writes it, read while it runs (a CPU device's SVM in
+  /// place; elsewhere through a queue of its own).
+  chanflow_sched read_sched_live();
+  void read_live(void* to, const void* svm, std::size_t bytes);
+  /// What the watchdog samples: batches finished, polls made and work-groups gone in the launch
+  /// (none before its first work-group has taken a batch or polled in vain).
+  std::optional<std::uint64_t> sched_heartbeat();
+  /// The watchdog's verdict: the launch has not moved for `seconds`. Says so and ends the process.
+  [[noreturn]] void sched_stuck(double seconds);
 
   // --- Diagnostics (diagnostics.cpp) ---
   void check_device_status() const;
@@ -285,6 +296,11 @@ class Aggregator {
   std::uint32_t stalled_ = 0;                  // consecutive sweep rounds that finished no CE
   std::vector<std::uint64_t> last_fingerprint_;
   std::uint32_t unchanged_ = 0;                // consecutive rounds that changed nothing
+
+  std::optional<cl::CommandQueue> watch_queue_;  // the watchdog's reads on a device that is not the host's
+  // Over the scheduler's launches (none: not watched). Its thread uses the members above: it is
+  // declared last, so it goes (joined) first.
+  std::unique_ptr<LaunchWatchdog> watchdog_;
 };
 
 template <class T>

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <future>
 #include <mutex>
@@ -326,7 +327,23 @@ void Aggregator::launch_device(RunStats& stats) {
 }
 
 void Aggregator::collect_device(RunStats& stats) {
-  rt_.finish();
+  if (!watchdog_) {
+    const std::uint32_t limit = env_u32("CHANFLOW_SCHED_WATCHDOG", graph_.options().scheduler_watchdog_s);
+    // Sampled every second (a quarter of a shorter limit; CHANFLOW_SCHED_WATCH_EVERY_MS: the tests').
+    const std::uint32_t every = env_u32("CHANFLOW_SCHED_WATCH_EVERY_MS", std::min<std::uint32_t>(1000, limit * 250));
+    if (limit > 0)
+      watchdog_ = std::make_unique<LaunchWatchdog>(
+          std::chrono::seconds(limit), std::chrono::milliseconds(std::max(1u, every)),
+          [this] { return sched_heartbeat(); }, [this](double seconds) { sched_stuck(seconds); });
+  }
+  if (watchdog_) watchdog_->arm();
+  try {
+    rt_.finish();
+  } catch (...) {
+    if (watchdog_) watchdog_->disarm();
+    throw;
+  }
+  if (watchdog_) watchdog_->disarm();
   collect_start_ = Clock::now();
   device_us_ += us_between(launch_start_, collect_start_);
   ++stats.rounds;
@@ -349,6 +366,56 @@ void Aggregator::collect_device(RunStats& stats) {
   } else {
     stalled_ = 0;
   }
+}
+
+void Aggregator::read_live(void* to, const void* svm, std::size_t bytes) {
+  if (rt_.caps().type & CL_DEVICE_TYPE_CPU) {
+    // A CPU device's SVM is the host's memory: read in place, word by word (the launch writes it).
+    const auto* from = static_cast<const std::uint32_t*>(svm);
+    auto* words = static_cast<std::uint32_t*>(to);
+    for (std::size_t i = 0; i < bytes / sizeof(std::uint32_t); ++i) words[i] = __atomic_load_n(from + i, __ATOMIC_RELAXED);
+    return;
+  }
+  // Elsewhere a copy on a queue of its own, which the launch on the runtime's queue does not hold up.
+  if (!watch_queue_) watch_queue_.emplace(rt_.context(), rt_.device());
+  check(clEnqueueSVMMemcpy((*watch_queue_)(), CL_TRUE, to, svm, bytes, 0, nullptr, nullptr),
+        "clEnqueueSVMMemcpy (the watchdog's read)");
+}
+
+chanflow_sched Aggregator::read_sched_live() {
+  chanflow_sched head{};
+  read_live(&head, sched_block_.get(), sizeof head);
+  return head;
+}
+
+std::optional<std::uint64_t> Aggregator::sched_heartbeat() {
+  const chanflow_sched h = read_sched_live();
+  const std::uint64_t beat = std::uint64_t{h.batches} + h.empty_polls + h.left_idle + h.left_polls + h.left_quiet;
+  if (beat == 0 && h.busy == 0) return std::nullopt;
+  return beat;
+}
+
+void Aggregator::sched_stuck(double seconds) {
+  const chanflow_sched h = read_sched_live();
+  std::string msg = fmt::format(
+      "chanflow: no progress: the device scheduler's launch ran {:.0f} s with no batch finishing and no work-group "
+      "leaving; {} work-group(s) hold a batch whose node body has not returned (one that never ends?), after {} "
+      "batches in this launch.",
+      seconds, h.busy, h.batches);
+  std::string ready;
+  for (const auto& e : sched_entries_host_) {
+    chanflow_channel c{};
+    read_live(&c, reinterpret_cast<const void*>(e.in), sizeof c);
+    if (c.ctrl_published > c.ctrl_head)
+      ready += fmt::format("\n  - channel of node '{}' (level {}): {} CEs ready", graph_.kernels()[e.node]->name(), e.level,
+                           c.ctrl_published - c.ctrl_head);
+  }
+  msg += ready.empty() ? " No channel has ready CEs." : " Channels with ready CEs:" + ready;
+  msg += "\nAn OpenCL kernel cannot be stopped: the process ends here. (The watch: GraphOptions::scheduler_watchdog_s, "
+         "or CHANFLOW_SCHED_WATCHDOG=SECONDS; 0 turns it off.)\n";
+  std::fputs(msg.c_str(), stderr);
+  std::fflush(stderr);
+  std::_Exit(1);
 }
 
 void Aggregator::trace_device(const RunStats& stats) {

@@ -293,6 +293,11 @@ struct GraphOptions {
   /// work-group's worth of ready CEs) before it takes what it finds; a CPU device takes what it
   /// finds at once (its work-groups poll once).
   std::uint32_t scheduler_patience = 0;
+  /// Device scheduler: seconds a launch may run with no batch finishing and no work-group
+  /// leaving before the run is taken for stuck (a node body that never returns): the host,
+  /// which cannot stop a kernel, says what it saw and ends the process. 0: no watch. The
+  /// environment's CHANFLOW_SCHED_WATCHDOG overrides it.
+  std::uint32_t scheduler_watchdog_s = 60;
 };
 
 /// A channel-flow graph: build nodes and edges, add the OpenCL C sources holding the kernel

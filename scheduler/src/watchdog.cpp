@@ -1,0 +1,73 @@
+#include "watchdog.hpp"
+
+namespace chanflow {
+
+LaunchWatchdog::LaunchWatchdog(std::chrono::milliseconds limit, std::chrono::milliseconds every, Sample sample,
+                               Stuck stuck)
+    : limit_(limit), every_(every), sample_(std::move(sample)), stuck_(std::move(stuck)) {}
+
+LaunchWatchdog::~LaunchWatchdog() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    quit_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void LaunchWatchdog::arm() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    armed_ = true;
+    ++launch_;
+    if (!thread_.joinable()) thread_ = std::thread([this] { watch(); });
+  }
+  wake_.notify_all();
+}
+
+void LaunchWatchdog::disarm() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    armed_ = false;
+  }
+  wake_.notify_all();
+}
+
+void LaunchWatchdog::watch() {
+  using Clock = std::chrono::steady_clock;
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    wake_.wait(lock, [&] { return quit_ || armed_; });
+    if (quit_) return;
+    const std::uint64_t launch = launch_;
+    const auto ended = [&] { return quit_ || !armed_ || launch_ != launch; };
+    bool seen = false;
+    std::uint64_t last = 0;
+    Clock::time_point since = Clock::now();
+    // Most launches end long before the first sample: the thread only waits.
+    while (!wake_.wait_for(lock, every_, ended)) {
+      lock.unlock();
+      const std::optional<std::uint64_t> now = sample_();
+      lock.lock();
+      if (ended()) break;
+      if (!now) {  // not started: the clock starts with the launch
+        since = Clock::now();
+      } else if (!seen || *now != last) {
+        seen = true;
+        last = *now;
+        since = Clock::now();
+      } else if (Clock::now() - since >= limit_) {
+        const double seconds = std::chrono::duration<double>(Clock::now() - since).count();
+        lock.unlock();
+        stuck_(seconds);  // the aggregator's does not return
+        lock.lock();
+        since = Clock::now();
+      }
+    }
+    // Wait for the next launch (or the end).
+    wake_.wait(lock, [&] { return quit_ || launch_ != launch; });
+    if (quit_) return;
+  }
+}
+
+}  // namespace chanflow
