@@ -26,11 +26,11 @@ void LaunchWatchdog::arm() {
 }
 
 void LaunchWatchdog::disarm() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    armed_ = false;
-  }
+  std::unique_lock<std::mutex> lock(mutex_);
+  armed_ = false;
   wake_.notify_all();
+  // A sample in progress reads what the host writes next: it ends first.
+  wake_.wait(lock, [&] { return !sampling_; });
 }
 
 void LaunchWatchdog::watch() {
@@ -46,9 +46,12 @@ void LaunchWatchdog::watch() {
     Clock::time_point since = Clock::now();
     // Most launches end long before the first sample: the thread only waits.
     while (!wake_.wait_for(lock, every_, ended)) {
+      sampling_ = true;
       lock.unlock();
       const std::optional<std::uint64_t> now = sample_();
       lock.lock();
+      sampling_ = false;
+      wake_.notify_all();
       if (ended()) break;
       if (!now) {  // not started: the clock starts with the launch
         since = Clock::now();
@@ -58,9 +61,12 @@ void LaunchWatchdog::watch() {
         since = Clock::now();
       } else if (Clock::now() - since >= limit_) {
         const double seconds = std::chrono::duration<double>(Clock::now() - since).count();
+        sampling_ = true;
         lock.unlock();
         stuck_(seconds);  // the aggregator's does not return
         lock.lock();
+        sampling_ = false;
+        wake_.notify_all();
         since = Clock::now();
       }
     }

@@ -28,7 +28,7 @@ class LaunchWatchdog {
 
   /// A launch has started: watch it (the thread starts with the first launch).
   void arm();
-  /// The launch has ended.
+  /// The launch has ended: returns once no sample of it is being read.
   void disarm();
 
  private:
@@ -41,6 +41,7 @@ class LaunchWatchdog {
   std::condition_variable wake_;
   bool armed_ = false;
   bool quit_ = false;
+  bool sampling_ = false;     // a sample is being read (disarm waits for it)
   std::uint64_t launch_ = 0;  // launches armed so far: a sample belongs to the launch it began in
   std::thread thread_;
 };
