@@ -298,6 +298,7 @@ class Aggregator {
   std::uint32_t unchanged_ = 0;                // consecutive rounds that changed nothing
 
   std::optional<cl::CommandQueue> watch_queue_;  // the watchdog's reads on a device that is not the host's
+  cl::Event sched_launch_event_;                 // the scheduler's launch in progress (watched runs)
   // Over the scheduler's launches (none: not watched). Its thread uses the members above: it is
   // declared last, so it goes (joined) first.
   std::unique_ptr<LaunchWatchdog> watchdog_;

@@ -319,14 +319,6 @@ void Aggregator::launch_device(RunStats& stats) {
     sched_svm_ = reach;
   }
   set_arg_svm(sched_kernel_, 0, sched_block_.get());
-  cl::Event event = launch(rt_, sched_kernel_, std::size_t{sched_groups_} * wg_, wg_, trace_.enabled());
-  if (trace_.enabled()) sched_events_.push_back(std::move(event));
-  ++stats.dispatches;
-  graph_.table_.enqueue_deallocate(consumed_);
-  enqueue_us_ += us_between(launch_start_, Clock::now());
-}
-
-void Aggregator::collect_device(RunStats& stats) {
   if (!watchdog_) {
     const std::uint32_t limit = env_u32("CHANFLOW_SCHED_WATCHDOG", graph_.options().scheduler_watchdog_s);
     // Sampled every second (a quarter of a shorter limit; CHANFLOW_SCHED_WATCH_EVERY_MS: the tests').
@@ -336,6 +328,16 @@ void Aggregator::collect_device(RunStats& stats) {
           std::chrono::seconds(limit), std::chrono::milliseconds(std::max(1u, every)),
           [this] { return sched_heartbeat(); }, [this](double seconds) { sched_stuck(seconds); });
   }
+  // The launch's event: traced runs' timestamps, and the watchdog's "has it started".
+  cl::Event event = launch(rt_, sched_kernel_, std::size_t{sched_groups_} * wg_, wg_, trace_.enabled() || watchdog_);
+  sched_launch_event_ = event;
+  if (trace_.enabled()) sched_events_.push_back(std::move(event));
+  ++stats.dispatches;
+  graph_.table_.enqueue_deallocate(consumed_);
+  enqueue_us_ += us_between(launch_start_, Clock::now());
+}
+
+void Aggregator::collect_device(RunStats& stats) {
   if (watchdog_) watchdog_->arm();
   try {
     rt_.finish();
@@ -389,6 +391,12 @@ chanflow_sched Aggregator::read_sched_live() {
 }
 
 std::optional<std::uint64_t> Aggregator::sched_heartbeat() {
+  // Not before the launch runs: the header's copy queued before it may still be under way.
+  cl_int status = CL_COMPLETE;
+  if (sched_launch_event_())
+    check(clGetEventInfo(sched_launch_event_(), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr),
+          "clGetEventInfo (the watchdog's)");
+  if (status > CL_RUNNING) return std::nullopt;
   const chanflow_sched h = read_sched_live();
   const std::uint64_t beat = std::uint64_t{h.batches} + h.empty_polls + h.left_idle + h.left_polls + h.left_quiet;
   if (beat == 0 && h.busy == 0) return std::nullopt;
