@@ -95,6 +95,7 @@ void Aggregator::start_run(SchedulingPolicy& policy, const RunOptions& options) 
   policy_ = &policy;
   options_ = options;
   trace_ = Trace(!options.trace_path.empty());
+  named_group_rows_.clear();  // a new trace names its rows again
   if (trace_.enabled() && !rt_.profiling())
     throw RunError("a trace needs kernel timestamps: make the Runtime with DeviceSelection::profiling = true");
   trace_.name_row(0, "aggregator");

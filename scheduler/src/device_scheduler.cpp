@@ -404,21 +404,27 @@ std::optional<std::uint64_t> Aggregator::sched_heartbeat() {
 }
 
 void Aggregator::sched_stuck(double seconds) {
-  const chanflow_sched h = read_sched_live();
   std::string msg = fmt::format(
       "chanflow: no progress: the device scheduler's launch ran {:.0f} s with no batch finishing and no work-group "
-      "leaving; {} work-group(s) hold a batch whose node body has not returned (one that never ends?), after {} "
-      "batches in this launch.",
-      seconds, h.busy, h.batches);
-  std::string ready;
-  for (const auto& e : sched_entries_host_) {
-    chanflow_channel c{};
-    read_live(&c, reinterpret_cast<const void*>(e.in), sizeof c);
-    if (c.ctrl_published > c.ctrl_head)
-      ready += fmt::format("\n  - channel of node '{}' (level {}): {} CEs ready", graph_.kernels()[e.node]->name(), e.level,
-                           c.ctrl_published - c.ctrl_head);
+      "leaving;",
+      seconds);
+  try {  // on the watchdog's thread: a read that fails still leaves the verdict said
+    const chanflow_sched h = read_sched_live();
+    msg += fmt::format(" {} work-group(s) hold a batch whose node body has not returned (one that never ends?), after "
+                       "{} batches in this launch.",
+                       h.busy, h.batches);
+    std::string ready;
+    for (const auto& e : sched_entries_host_) {
+      chanflow_channel c{};
+      read_live(&c, reinterpret_cast<const void*>(e.in), sizeof c);
+      if (c.ctrl_published > c.ctrl_head)
+        ready += fmt::format("\n  - channel of node '{}' (level {}): {} CEs ready", graph_.kernels()[e.node]->name(),
+                             e.level, c.ctrl_published - c.ctrl_head);
+    }
+    msg += ready.empty() ? " No channel has ready CEs." : " Channels with ready CEs:" + ready;
+  } catch (const std::exception& e) {
+    msg += fmt::format(" its counters could not be read ({}).", e.what());
   }
-  msg += ready.empty() ? " No channel has ready CEs." : " Channels with ready CEs:" + ready;
   msg += "\nAn OpenCL kernel cannot be stopped: the process ends here. (The watch: GraphOptions::scheduler_watchdog_s, "
          "or CHANFLOW_SCHED_WATCHDOG=SECONDS; 0 turns it off.)\n";
   std::fputs(msg.c_str(), stderr);

@@ -48,7 +48,12 @@ void LaunchWatchdog::watch() {
     while (!wake_.wait_for(lock, every_, ended)) {
       sampling_ = true;
       lock.unlock();
-      const std::optional<std::uint64_t> now = sample_();
+      std::optional<std::uint64_t> now;
+      try {  // a read that fails (an OpenCL error) leaves this launch unwatched, not the process ended
+        now = sample_();
+      } catch (...) {
+        now.reset();
+      }
       lock.lock();
       sampling_ = false;
       wake_.notify_all();

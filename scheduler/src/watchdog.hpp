@@ -18,7 +18,8 @@ namespace chanflow {
 class LaunchWatchdog {
  public:
   /// The launch's progress count, or none while it has not started (a CPU device compiles a
-  /// kernel at its first launch: PoCL took seconds for a compiled program's scheduler).
+  /// kernel at its first launch: PoCL took seconds for a compiled program's scheduler). One that
+  /// throws counts as none.
   using Sample = std::function<std::optional<std::uint64_t>()>;
   using Stuck = std::function<void(double seconds)>;
   LaunchWatchdog(std::chrono::milliseconds limit, std::chrono::milliseconds every, Sample sample, Stuck stuck);

@@ -113,8 +113,7 @@ void merge_pre_sync(__global MergeFrame* f, chanflow_ctx* ctx) {
     chanflow_spawn_void_child(ctx, block ? MERGE_BLOCK_PORT(merge_spawn) : CHANFLOW_PORT(merge_spawn, merge), m);
   }
   chanflow_forward_children(ctx);
-  return;
-#endif
+#else
   __global SORT_KEY* a = f->a;
   __global SORT_KEY* b = f->b;
   long na = (long)f->na, nb = (long)f->nb;
@@ -138,6 +137,7 @@ void merge_pre_sync(__global MergeFrame* f, chanflow_ctx* ctx) {
   spawn_merge(ctx, CHANFLOW_PORT(merge_spawn, merge), MERGE_BLOCK_PORT(merge_spawn), a, ma, b, mb, f->dest);
   spawn_merge(ctx, CHANFLOW_PORT(merge_spawn, merge), MERGE_BLOCK_PORT(merge_spawn), a + ma + 1, na - ma - 1, b + mb,
               nb - mb, f->dest + ma + mb + 1);
+#endif
 }
 CHANFLOW_YIELDING_KERNEL_NODE(merge_spawn, MergeFrame, merge_pre_sync)
 
