@@ -72,14 +72,15 @@ void write_json(const std::string& path, const nlohmann::json& j) {
   if (!direct) fs::rename(target, path);
 }
 
-// A benchmark's exit status: 1 if any row was wrong (the table says which).
+// A benchmark's exit status: 1 if any row was wrong or could not run (the table says which).
 int bench_status(const nlohmann::json& rows) {
+  unsigned wrong = 0, failed = 0;
   for (const auto& r : rows)
-    if (!r["correct"].get<bool>()) {
-      fmt::print(stderr, "error: a result was wrong, lost or duplicated (see the table)\n");
-      return 1;
-    }
-  return 0;
+    if (!r["correct"].get<bool>()) ++(r.contains("error") ? failed : wrong);
+  if (failed)
+    fmt::print(stderr, "error: {} run(s) failed before a result (the table says 'failed', the error is above)\n", failed);
+  if (wrong) fmt::print(stderr, "error: a result was wrong, lost or duplicated (see the table)\n");
+  return failed || wrong ? 1 : 0;
 }
 
 }  // namespace
@@ -112,7 +113,8 @@ int main(int argc, char** argv) {
                         "workload chosen (comma-separated: --workloads strassen --sizes 1024,2048)")
       ->capture_default_str();
   bench_cmd->add_option("--impls", workload_bench.impls, "implementations to run, comma-separated (default: all; for "
-                        "--sizes gpu: tbb-cutoff, chanflow, chanflow-join and the GPU libraries)")
+                        "--sizes gpu: tbb-cutoff (fib: tbb-fine too), chanflow's graphs, hand-built and compiled, "
+                        "and the GPU libraries)")
       ->delimiter(',');
   bench_cmd->add_option("--reps", workload_bench.reps, "timed repetitions per implementation")
       ->capture_default_str()->check(CLI::PositiveNumber);

@@ -34,7 +34,7 @@ kill "${hogs[@]}" 2>/dev/null || true
 trap - EXIT
 
 echo "== sanitize: command line"
-ctest --test-dir "$dir" --output-on-failure -R '^cli_'
+ctest --test-dir "$dir" --output-on-failure -R '^cli_' -j "$jobs"
 
 # ThreadSanitizer sees chanflow's threads and what PoCL does through libc and pthreads (its
 # memcpy into and out of host staging, its queue's locks), not the memory accesses of the

@@ -207,6 +207,10 @@ void ChannelTable::refresh() {
   runtime_.svm_read(mirror_.data(), headers_.get(), mirror_.size() * sizeof(chanflow_channel));
 }
 
+void ChannelTable::refresh_async() {
+  runtime_.svm_read_async(mirror_.data(), headers_.get(), mirror_.size() * sizeof(chanflow_channel));
+}
+
 void ChannelTable::refresh(std::uint32_t id) {
   runtime_.svm_read(&mirror(id), device_header(id), sizeof(chanflow_channel));
 }

@@ -36,7 +36,7 @@ nlohmann::json measure(workloads::Instance& instance, const Cell& cell, const st
   try {
     m = instance.run(impl);  // warm-up: builds programs and chanflow's graph, faults pages in
     first_ms = m.ms;
-  } catch (const std::exception& e) {  // a failed run is a wrong result: reported, the others still run
+  } catch (const std::exception& e) {  // a run that fails is reported, and fails the benchmark; the others still run
     error = e.what();
     fmt::print(stderr, "\nbench: {} {} {} failed: {}\n", cell.workload->name(), cell.size, impl, error);
   }
@@ -105,7 +105,7 @@ void print_tables(std::FILE* out, const nlohmann::json& rows) {
                r["device_idle_on_aggregator"].is_null()
                    ? std::string("-")
                    : fmt::format("{:.0f}%", 100 * r["device_idle_on_aggregator"].get<double>()),
-               r["correct"].get<bool>() ? "yes" : "NO");
+               r["correct"].get<bool>() ? "yes" : r.contains("error") ? "failed" : "NO");
   }
   // chanflow's time over each baseline's, per workload and size (< 1: chanflow is faster).
   std::map<std::pair<std::string, std::uint64_t>, std::map<std::string, double>> medians;
@@ -155,11 +155,11 @@ nlohmann::json run_workload_bench(const Runtime& rt, const WorkloadBenchOptions&
   const auto set = !own.empty() || o.sizes == "default" ? workloads::SizeSet::Default
                    : o.sizes == "scaling" ? workloads::SizeSet::Scaling
                                           : workloads::SizeSet::Gpu;
-  const std::vector<std::string>& wanted = !o.impls.empty() ? o.impls : set == workloads::SizeSet::Gpu ? kGpuImpls : o.impls;
   auto impls_of = [&](const Workload& w) {
+    if (o.impls.empty()) return set == workloads::SizeSet::Gpu ? w.gpu_impls() : w.impls();
     std::vector<std::string> out;
     for (const auto& impl : w.impls())
-      if (wanted.empty() || std::find(wanted.begin(), wanted.end(), impl) != wanted.end()) out.push_back(impl);
+      if (std::find(o.impls.begin(), o.impls.end(), impl) != o.impls.end()) out.push_back(impl);
     return out;
   };
   std::vector<const Workload*> chosen;

@@ -21,16 +21,12 @@ struct WorkloadBenchOptions {
   std::uint64_t seed = 0;              ///< inputs are drawn from it
   RunSettings settings;
   /// Implementations to run (those a workload lacks are skipped); empty: every one, or for the
-  /// gpu sizes the GPU's competitors only (kGpuImpls: serial and tbb-fine take minutes there).
+  /// gpu sizes each workload's gpu_impls().
   std::vector<std::string> impls;
   /// Called with every row so far after each row is measured (the command rewrites its JSON then,
   /// so a run cut short, by a time limit say, keeps what it measured).
   std::function<void(const nlohmann::json& rows)> on_row;
 };
-
-/// What `--sizes gpu` runs unless --impls says otherwise: oneTBB with a cut-off on the host's cores,
-/// chanflow's graphs, and the GPU libraries that do the same job.
-inline const std::vector<std::string> kGpuImpls{"tbb-cutoff", "chanflow", "chanflow-join", "clblast-gemm", "compute-sort"};
 
 /// Runs the benchmark, prints the tables to `table` and progress to stderr; returns one JSON row
 /// per workload × size × implementation.

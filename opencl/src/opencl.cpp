@@ -397,6 +397,12 @@ void Runtime::svm_read(void* host_dst, const void* svm_src, std::size_t bytes) c
         "clEnqueueSVMMemcpy (SVM to host)");
 }
 
+void Runtime::svm_read_async(void* host_dst, const void* svm_src, std::size_t bytes) const {
+  if (bytes == 0) return;
+  check(clEnqueueSVMMemcpy(queue_(), CL_FALSE, host_dst, svm_src, bytes, 0, nullptr, nullptr),
+        "clEnqueueSVMMemcpy (SVM to host, non-blocking)");
+}
+
 void Runtime::svm_fill_zero(void* svm_dst, std::size_t bytes) const {
   if (bytes == 0) return;
   svm_fill_zero_async(svm_dst, bytes);

@@ -128,6 +128,7 @@ RunStats Aggregator::run() {
   stats.policy = policy_->name();
   stats.scheduler = device_ ? "device" : "rounds";
   run_start_ = Clock::now();
+  readback_.queued = false;
   for (;;) {
     if (options_.max_rounds && stats.rounds >= options_.max_rounds)
       throw RunError(fmt::format("stopped after the round limit ({} rounds)", options_.max_rounds));
@@ -164,7 +165,7 @@ RunStats Aggregator::run() {
     if (options_.progress) options_.progress(stats, us_between(run_start_, step_end) / 1e3);
   }
   // Device-side errors are sticky and harmless to the channels, so one read at the end suffices.
-  check_device_status();
+  readback_.queued ? check_status(readback_.status) : check_device_status();
   if (device_)  // the host saw only the launches' ends: the deepest level any CE reached
     for (const Watched& w : watched_)
       if (w.stack && w.channel->counters().ctrl_published > 0) stats.max_level = std::max(stats.max_level, w.level);
@@ -190,7 +191,8 @@ double Aggregator::levels_us() const {
 
 bool Aggregator::observe(RunStats& stats) {
   collect_watched();
-  graph_.table_.refresh();  // every channel's counters in one transfer
+  // Every channel's counters in one transfer (behind a device-scheduler launch: already read).
+  if (!readback_.queued) graph_.table_.refresh();
   graph_.table_.check_errors();
   live_bytes_ = 0;
   for (auto& w : watched_) {
@@ -210,8 +212,13 @@ bool Aggregator::observe(RunStats& stats) {
       std::any_of(views_.begin(), views_.end(), [](const ChannelView& v) { return v.ready > 0 || v.blocked > 0; });
   if (!any_work) {  // quiescent: nothing ready, nothing in flight, nothing blocked
     if (live_bytes_ > 0) lost_work();
-    check_resumable_counts();
-    check_scratch_released();
+    if (readback_.queued) {
+      check_resumable(readback_.resumable);
+      if (readback_.census) check_scratch_census(readback_.taken);
+    } else {
+      check_resumable_counts();
+      check_scratch_released();
+    }
     return false;
   }
   if (unchanged_ >= kUnchangedRounds) {
@@ -260,12 +267,16 @@ void Aggregator::collect(RunStats& stats) {
   stats.max_level = std::max(stats.max_level, max_level_);
 }
 
-std::uint64_t Aggregator::collect_yields(RunStats& stats, std::vector<std::uint32_t>& busy) {
+std::uint64_t Aggregator::collect_yields(RunStats& stats, std::vector<std::uint32_t>& busy,
+                                         const std::vector<chanflow_launch_counters>* read) {
   const auto& launches = launches_;
   const std::uint32_t passes = passes_;
   std::vector<chanflow_launch_counters> counts(launches.size());
   busy.assign(launches.size(), 0u);
-  rt_.svm_read(counts.data(), counters_.get(), counts.size() * sizeof(chanflow_launch_counters));
+  if (read && read->size() == counts.size())
+    counts = *read;
+  else
+    rt_.svm_read(counts.data(), counters_.get(), counts.size() * sizeof(chanflow_launch_counters));
   std::uint64_t finished = 0;
   std::vector<chanflow_yield_record> records;
   for (std::size_t i = 0; i < launches.size(); ++i) {

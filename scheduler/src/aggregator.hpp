@@ -207,19 +207,32 @@ class Aggregator {
   /// The watchdog's verdict: the launch has not moved for `seconds`. Says so and ends the process.
   [[noreturn]] void sched_stuck(double seconds);
 
+  /// Queues every read the host makes once a device-scheduler launch has ended (its header and
+  /// counters, every channel's, the end-of-run checks'), so that collect_device waits once for
+  /// them all: a blocking read is a round trip (~25 µs on NVIDIA's OpenCL), and the end of a run
+  /// made six.
+  void queue_readback();
+
   // --- Diagnostics (diagnostics.cpp) ---
   void check_device_status() const;
+  void check_status(const chanflow_status& s) const;
   [[noreturn]] void no_progress(Stall why) const;
   /// Every channel's positions and the host's restart contexts: a round that leaves them as they
   /// were changed nothing, and the next one, seeing the same, would do the same.
   std::vector<std::uint64_t> fingerprint() const;
   [[noreturn]] void lost_work() const;
   void check_resumable_counts() const;
+  void check_resumable(const std::vector<std::uint32_t>& counts) const;
   void check_scratch_released();
+  /// Queues the census of frame scratch blocks still taken (chanflow_scratch_census) and the read
+  /// of its counts into `taken`, in the order of census_levels_; false where no stack has any.
+  bool queue_scratch_census(std::vector<std::uint32_t>& taken);
+  void check_scratch_census(const std::vector<std::uint32_t>& taken) const;
 
-  /// Reads the round's launch counters and keeps host restart contexts; returns the CEs the
-  /// round finished (dispatched and not yielded).
-  std::uint64_t collect_yields(RunStats& stats, std::vector<std::uint32_t>& busy);
+  /// Reads the round's launch counters (or takes them as `read` holds them) and keeps host restart
+  /// contexts; returns the CEs the round finished (dispatched and not yielded).
+  std::uint64_t collect_yields(RunStats& stats, std::vector<std::uint32_t>& busy,
+                               const std::vector<chanflow_launch_counters>* read = nullptr);
 
   Graph& graph_;
   const Runtime& rt_;
@@ -250,6 +263,18 @@ class Aggregator {
   std::vector<void*> plan_kernel_svm_;
   cl::Kernel census_kernel_;                   // chanflow_scratch_census, made by the first check
   ControlBlock census_pools_, census_taken_;
+  std::vector<std::uint64_t> census_pool_list_;  // what census_pools_ is written from (until the queue ends)
+  std::vector<std::pair<const ChannelStackNode*, std::uint32_t>> census_levels_;  // stack and level per pool
+  // What queue_readback read after the last device-scheduler launch, for collect_device and the
+  // observe after it (which then takes the channel table's mirror as it is).
+  struct LaunchReadback {
+    bool queued = false;
+    bool census = false;  // the census ran (a stack has frame scratch)
+    chanflow_sched head{};
+    std::vector<chanflow_launch_counters> counters;
+    std::vector<std::uint32_t> resumable, taken;
+    chanflow_status status{};
+  } readback_;
   SvmBuffer plan_pool_;
   Trace trace_;
   bool device_ = false;                        // this run uses the device scheduler

@@ -337,6 +337,20 @@ void Aggregator::launch_device(RunStats& stats) {
   enqueue_us_ += us_between(launch_start_, Clock::now());
 }
 
+void Aggregator::queue_readback() {
+  LaunchReadback& r = readback_;
+  rt_.svm_read_async(&r.head, sched_block_.get(), sizeof r.head);
+  r.counters.resize(launches_.size());
+  rt_.svm_read_async(r.counters.data(), counters_.get(), r.counters.size() * sizeof(chanflow_launch_counters));
+  graph_.table_.refresh_async();
+  // What the end of a run checks, read whether or not this launch ends it: a few words.
+  r.resumable.resize(resumable_.size() / sizeof(std::uint32_t));
+  rt_.svm_read_async(r.resumable.data(), resumable_.get(), r.resumable.size() * sizeof(std::uint32_t));
+  r.census = queue_scratch_census(r.taken);
+  rt_.svm_read_async(&r.status, status_.get(), sizeof r.status);
+  r.queued = true;
+}
+
 void Aggregator::collect_device(RunStats& stats) {
   if (watchdog_) watchdog_->arm();
   try {
@@ -348,9 +362,12 @@ void Aggregator::collect_device(RunStats& stats) {
   if (watchdog_) watchdog_->disarm();
   collect_start_ = Clock::now();
   device_us_ += us_between(launch_start_, collect_start_);
+  // Queued only now: on NVIDIA's OpenCL a copy to the host queued behind the launch held up the
+  // watchdog's copy on its own queue until the launch ended.
+  queue_readback();
+  rt_.finish();
   ++stats.rounds;
-  chanflow_sched head{};
-  rt_.svm_read(&head, sched_block_.get(), sizeof head);
+  const chanflow_sched& head = readback_.head;
   stats.device_scheduler.launches += 1;
   stats.device_scheduler.batches += head.batches;
   stats.device_scheduler.empty_polls += head.empty_polls;
@@ -359,10 +376,10 @@ void Aggregator::collect_device(RunStats& stats) {
   stats.device_scheduler.left_quiet += head.left_quiet;
   sched_spans_used_ = head.spans_used;
   std::vector<std::uint32_t> busy;
-  const std::uint64_t finished = collect_yields(stats, busy);
+  const std::uint64_t finished = collect_yields(stats, busy, &readback_.counters);
   if (finished == 0) {
     if (++stalled_ >= 2) {
-      check_device_status();
+      check_status(readback_.status);
       no_progress(Stall::SweepsFinishedNothing);
     }
   } else {
@@ -391,15 +408,19 @@ chanflow_sched Aggregator::read_sched_live() {
 }
 
 std::optional<std::uint64_t> Aggregator::sched_heartbeat() {
-  // Not before the launch runs: the header's copy queued before it may still be under way.
-  cl_int status = CL_COMPLETE;
-  if (sched_launch_event_())
-    check(clGetEventInfo(sched_launch_event_(), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr),
-          "clGetEventInfo (the watchdog's)");
-  if (status > CL_RUNNING) return std::nullopt;
+  // Read in place (a CPU device), not before the launch runs: the header's copy queued before it
+  // may still be under way. A copy on the watch queue reads the device's memory whatever runs (and
+  // NVIDIA's OpenCL reports a running kernel as CL_SUBMITTED until it completes).
+  if (rt_.caps().type & CL_DEVICE_TYPE_CPU) {
+    cl_int status = CL_COMPLETE;
+    if (sched_launch_event_())
+      check(clGetEventInfo(sched_launch_event_(), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr),
+            "clGetEventInfo (the watchdog's)");
+    if (status > CL_RUNNING) return std::nullopt;
+  }
   const chanflow_sched h = read_sched_live();
   const std::uint64_t beat = std::uint64_t{h.batches} + h.empty_polls + h.left_idle + h.left_polls + h.left_quiet;
-  if (beat == 0 && h.busy == 0) return std::nullopt;
+  if (beat == 0 && h.busy == 0) return std::nullopt;  // not started
   return beat;
 }
 

@@ -86,6 +86,10 @@ std::string describe(const chanflow_status& s, const Graph& g) {
 void Aggregator::check_device_status() const {
   chanflow_status s{};
   rt_.svm_read(&s, status_.get(), sizeof s);
+  check_status(s);
+}
+
+void Aggregator::check_status(const chanflow_status& s) const {
   if (s.code != CHANFLOW_ERR_NONE) throw RunError("device-side error: " + describe(s, graph_));
 }
 
@@ -95,6 +99,10 @@ void Aggregator::check_device_status() const {
 void Aggregator::check_resumable_counts() const {
   std::vector<std::uint32_t> counts(resumable_.size() / sizeof(std::uint32_t));
   rt_.svm_read(counts.data(), resumable_.get(), resumable_.size());
+  check_resumable(counts);
+}
+
+void Aggregator::check_resumable(const std::vector<std::uint32_t>& counts) const {
   for (std::size_t i = 0; i < counts.size(); ++i)
     if (counts[i] != 0)
       throw RunError(fmt::format("internal error: level {} of channel stack '{}' still counts {} resumable task(s) "
@@ -107,35 +115,47 @@ void Aggregator::check_resumable_counts() const {
 // belongs to a frame whose continuation never ran).
 // Counted on the device (chanflow_scratch_census): one launch and a read of a count per pool.
 void Aggregator::check_scratch_released() {
-  std::vector<std::pair<const ChannelStackNode*, std::uint32_t>> levels;
-  std::vector<std::uint64_t> pools;
+  std::vector<std::uint32_t> taken;
+  if (!queue_scratch_census(taken)) return;
+  rt_.finish();
+  check_scratch_census(taken);
+}
+
+bool Aggregator::queue_scratch_census(std::vector<std::uint32_t>& taken) {
+  census_levels_.clear();
+  census_pool_list_.clear();
   for (const auto& stack : graph_.stacks())
     for (std::uint32_t d = 0; d < stack->depth(); ++d)
       if (const chanflow_scratch_pool* pool = stack->scratch_pool(d)) {
-        levels.emplace_back(stack.get(), d);
-        pools.push_back(reinterpret_cast<std::uint64_t>(pool));
+        census_levels_.emplace_back(stack.get(), d);
+        census_pool_list_.push_back(reinterpret_cast<std::uint64_t>(pool));
       }
-  if (pools.empty()) return;
+  if (census_pool_list_.empty()) return false;
+  const std::size_t pools = census_pool_list_.size();
   if (!census_kernel_()) census_kernel_ = rt_.kernel(program_, "chanflow_scratch_census");
-  ensure<std::uint64_t>(census_pools_, pools.size());
-  ensure<std::uint32_t>(census_taken_, pools.size());
-  rt_.svm_write_async(census_pools_.get(), pools.data(), pools.size() * sizeof(std::uint64_t));
-  rt_.svm_fill_zero_async(census_taken_.get(), pools.size() * sizeof(std::uint32_t));
+  ensure<std::uint64_t>(census_pools_, pools);
+  ensure<std::uint32_t>(census_taken_, pools);
+  rt_.svm_write_async(census_pools_.get(), census_pool_list_.data(), pools * sizeof(std::uint64_t));
+  rt_.svm_fill_zero_async(census_taken_.get(), pools * sizeof(std::uint32_t));
   std::vector<void*> svm = graph_.table_.svm_allocations();  // the pools' headers, bitmaps and blocks
   svm.insert(svm.end(), {census_pools_.allocation(), census_taken_.allocation()});  // null in the control area
   set_indirect_svm(census_kernel_, svm);
   set_arg_svm(census_kernel_, 0, census_pools_.get());
-  set_arg(census_kernel_, 1, static_cast<cl_uint>(pools.size()));
+  set_arg(census_kernel_, 1, static_cast<cl_uint>(pools));
   set_arg_svm(census_kernel_, 2, census_taken_.get());
   const std::size_t local = std::min<std::size_t>(wg_, 256);
-  launch(rt_, census_kernel_, pools.size() * local, local, false);
-  std::vector<std::uint32_t> taken(pools.size());
-  rt_.svm_read(taken.data(), census_taken_.get(), taken.size() * sizeof(std::uint32_t));  // after the launch
-  for (std::size_t i = 0; i < taken.size(); ++i)
+  launch(rt_, census_kernel_, pools * local, local, false);
+  taken.assign(pools, 0u);
+  rt_.svm_read_async(taken.data(), census_taken_.get(), pools * sizeof(std::uint32_t));  // after the launch
+  return true;
+}
+
+void Aggregator::check_scratch_census(const std::vector<std::uint32_t>& taken) const {
+  for (std::size_t i = 0; i < taken.size() && i < census_levels_.size(); ++i)
     if (taken[i] != 0)
       throw RunError(fmt::format("internal error: level {} of channel stack '{}' still has {} frame scratch block(s) "
                                  "taken at the end of the run",
-                                 levels[i].second, levels[i].first->name(), taken[i]));
+                                 census_levels_[i].second, census_levels_[i].first->name(), taken[i]));
 }
 
 std::vector<std::uint64_t> Aggregator::fingerprint() const {

@@ -59,6 +59,18 @@ class Workload {
   /// In table order: "serial", "tbb-fine", "tbb-cutoff", "chanflow", then any others.
   virtual std::vector<std::string> impls() const = 0;
   virtual std::vector<std::uint64_t> sizes(SizeSet set) const = 0;
+  /// What `chanflow bench --sizes gpu` runs unless --impls says: chanflow's graphs (hand-built,
+  /// with join continuations where it has them, and compiled from its Cilk source) against oneTBB
+  /// with a cut-off on the host's cores and the GPU libraries that do the same job. Serial and
+  /// tbb-fine take minutes at those sizes.
+  virtual std::vector<std::string> gpu_impls() const {
+    static const std::vector<std::string> kGpu{"tbb-cutoff", "chanflow", "chanflow-join", "chanflow-compiled",
+                                              "clblast-gemm", "compute-sort"};
+    std::vector<std::string> out;
+    for (const auto& impl : impls())
+      if (std::find(kGpu.begin(), kGpu.end(), impl) != kGpu.end()) out.push_back(impl);
+    return out;
+  }
   /// Throws std::invalid_argument naming the limit when `size` cannot run (its result would
   /// overflow, it would run more than kMaxTasks tasks, or its data or channels would not fit
   /// the device): checked before anything runs.

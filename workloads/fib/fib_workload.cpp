@@ -97,6 +97,11 @@ class Fib final : public Workload {
     if (set == SizeSet::Gpu) return {30};
     return {20, 24, 28, 32};
   }
+  // Fib's GPU target is against oneTBB without a cut-off (tbb-fine: a task per call, like the
+  // graphs), which takes milliseconds at fib(30).
+  std::vector<std::string> gpu_impls() const override {
+    return {"tbb-fine", "tbb-cutoff", "chanflow", "chanflow-compiled"};
+  }
 
   // fib(n) must fit fib.c's 64-bit long, and the run must not exceed kMaxTasks: fib(n) makes
   // 2·fib(n) − 1 calls and fib(n) − 1 continuations.

@@ -60,6 +60,9 @@ class ChannelTable {
   /// Reads the headers of every channel in one transfer. No kernel may be writing them
   /// concurrently unless the caller accepts stale values.
   void refresh();
+  /// The same queued behind the commands before it (Runtime::svm_read_async): the headers are
+  /// there once the queue finishes, and no header is to be read or written before.
+  void refresh_async();
   /// Reads one channel's header.
   void refresh(std::uint32_t id);
 

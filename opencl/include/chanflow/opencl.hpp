@@ -145,6 +145,10 @@ class Runtime {
   /// when it unwinds from an exception: an owner of such staging waits in its destructor
   /// (finish_quietly()).
   void svm_write_async(void* svm_dst, const void* host_src, std::size_t bytes) const;
+  /// Non-blocking SVM-to-host copy, ordered after the commands queued before it: `host_dst` holds
+  /// the data once the queue finishes (finish() or a blocking call), and is not to be touched
+  /// before, also when the caller unwinds from an exception (as for svm_write_async).
+  void svm_read_async(void* host_dst, const void* svm_src, std::size_t bytes) const;
   /// Non-blocking fill with zeros, ordered before later commands: the device clears the memory
   /// (on a GPU at its memory's bandwidth) while the host goes on.
   void svm_fill_zero_async(void* svm_dst, std::size_t bytes) const;
