@@ -155,6 +155,11 @@ int main(int argc, char** argv) {
   bench_launch->add_option("--reps", launch_opts.reps, "timed repetitions")->capture_default_str()->check(CLI::PositiveNumber);
   bench_launch->add_option("--alloc-mib", launch_opts.alloc_mib, "SVM allocation sizes (MiB) for the memory table, comma-separated")
       ->delimiter(',')->capture_default_str();
+  bench_launch->add_option("--copy-bytes", launch_opts.copy_bytes,
+                           "sizes (bytes) of the SVM pieces the copy table reads back, comma-separated")
+      ->delimiter(',')->capture_default_str();
+  bench_launch->add_option("--copy-pieces", launch_opts.copy_pieces, "pieces the copy table reads back")
+      ->capture_default_str()->check(CLI::PositiveNumber);
 
   auto* soak_cmd = app.add_subcommand("soak", "long randomized runs, every result checked (exit 1 on any failure)");
   soak_cmd->require_subcommand(1);
@@ -222,8 +227,10 @@ int main(int argc, char** argv) {
       auto rows = *bench_channels ? bench::run_channel_bench(rt, channel_opts, stdout)
                         : *bench_yield  ? bench::run_yield_bench(rt, yield_opts, stdout)
                                         : bench::run_launch_bench(rt, launch_opts, stdout);
-      if (*bench_launch)
+      if (*bench_launch) {
         for (auto& row : bench::run_memory_bench(rt, launch_opts, stdout)) rows.push_back(std::move(row));
+        for (auto& row : bench::run_copy_bench(rt, launch_opts, stdout)) rows.push_back(std::move(row));
+      }
       if (!json_path.empty()) {
         write_json(json_path, {{"machine", bench::machine_info()}, {"device", rt.caps().name},
                                {"benchmark", name}, {"results", rows}});

@@ -107,4 +107,65 @@ nlohmann::json run_memory_bench(const Runtime& rt, const LaunchBenchOptions& o, 
   return results;
 }
 
+nlohmann::json run_copy_bench(const Runtime& rt, const LaunchBenchOptions& o, std::FILE* table) {
+  const std::uint32_t pieces = std::max(1u, o.copy_pieces);
+  fmt::print(table, "\nReading {} SVM pieces back on {} ({}), median of {}: host us for all of them, each read "
+             "blocking, queued behind one wait, or gathered on the device and read in one copy\n",
+             pieces, rt.caps().name, rt.caps().platform, o.reps);
+  fmt::print(table, "{:>10} {:>12} {:>12} {:>12} {:>8}\n", "bytes", "blocking us", "queued us", "gathered us", "ok");
+  nlohmann::json results = nlohmann::json::array();
+  for (std::uint32_t bytes : o.copy_bytes) {
+    if (bytes == 0) continue;
+    // The pieces in allocations of their own (as a header, counters and a census are), filled with
+    // a pattern; the gather block in one more.
+    std::vector<SvmBuffer> sources;
+    std::vector<std::uint8_t> expected(std::size_t{pieces} * bytes);
+    for (std::uint32_t p = 0; p < pieces; ++p) {
+      sources.emplace_back(rt, bytes);
+      for (std::uint32_t b = 0; b < bytes; ++b) expected[std::size_t{p} * bytes + b] = static_cast<std::uint8_t>(p * 31 + b);
+      rt.svm_write(sources.back().get(), expected.data() + std::size_t{p} * bytes, bytes);
+    }
+    SvmBuffer gather(rt, std::size_t{pieces} * bytes);
+    std::vector<std::uint8_t> host(expected.size());
+    bool correct = true;
+    auto check_host = [&] {
+      correct = correct && host == expected;
+      std::fill(host.begin(), host.end(), std::uint8_t{0});
+    };
+    std::vector<double> blocking, queued, gathered;
+    for (unsigned r = 0; r <= o.reps; ++r) {  // the first round warms up, untimed
+      rt.finish();
+      auto start = Clock::now();
+      for (std::uint32_t p = 0; p < pieces; ++p) rt.svm_read(host.data() + std::size_t{p} * bytes, sources[p].get(), bytes);
+      const double b = ms_since(start);
+      check_host();
+      start = Clock::now();
+      for (std::uint32_t p = 0; p < pieces; ++p)
+        rt.svm_read_async(host.data() + std::size_t{p} * bytes, sources[p].get(), bytes);
+      rt.finish();
+      const double q = ms_since(start);
+      check_host();
+      start = Clock::now();
+      for (std::uint32_t p = 0; p < pieces; ++p)
+        rt.svm_copy_async(static_cast<std::uint8_t*>(gather.get()) + std::size_t{p} * bytes, sources[p].get(), bytes);
+      rt.svm_read(host.data(), gather.get(), host.size());
+      const double g = ms_since(start);
+      check_host();
+      rt.svm_fill_zero(gather.get(), gather.size());
+      if (r == 0) continue;
+      blocking.push_back(1e3 * b);
+      queued.push_back(1e3 * q);
+      gathered.push_back(1e3 * g);
+    }
+    const Summary b = summarize(blocking), q = summarize(queued), g = summarize(gathered);
+    fmt::print(table, "{:>10} {:>12.1f} {:>12.1f} {:>12.1f} {:>8}\n", bytes, b.median, q.median, g.median,
+               correct ? "yes" : "NO");
+    std::fflush(table);
+    results.push_back({{"workload", "svm-readback"}, {"impl", "chanflow"}, {"bytes", bytes}, {"pieces", pieces},
+                       {"reps", o.reps}, {"blocking_us", b.median}, {"queued_us", q.median},
+                       {"gathered_us", g.median}, {"correct", correct}});
+  }
+  return results;
+}
+
 }  // namespace chanflow::bench

@@ -403,6 +403,12 @@ void Runtime::svm_read_async(void* host_dst, const void* svm_src, std::size_t by
         "clEnqueueSVMMemcpy (SVM to host, non-blocking)");
 }
 
+void Runtime::svm_copy_async(void* svm_dst, const void* svm_src, std::size_t bytes) const {
+  if (bytes == 0) return;
+  check(clEnqueueSVMMemcpy(queue_(), CL_FALSE, svm_dst, svm_src, bytes, 0, nullptr, nullptr),
+        "clEnqueueSVMMemcpy (SVM to SVM, non-blocking)");
+}
+
 void Runtime::svm_fill_zero(void* svm_dst, std::size_t bytes) const {
   if (bytes == 0) return;
   svm_fill_zero_async(svm_dst, bytes);

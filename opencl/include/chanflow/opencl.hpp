@@ -149,6 +149,9 @@ class Runtime {
   /// the data once the queue finishes (finish() or a blocking call), and is not to be touched
   /// before, also when the caller unwinds from an exception (as for svm_write_async).
   void svm_read_async(void* host_dst, const void* svm_src, std::size_t bytes) const;
+  /// Non-blocking SVM-to-SVM copy, ordered like the others (on a GPU a copy in its memory, with
+  /// no host staging).
+  void svm_copy_async(void* svm_dst, const void* svm_src, std::size_t bytes) const;
   /// Non-blocking fill with zeros, ordered before later commands: the device clears the memory
   /// (on a GPU at its memory's bandwidth) while the host goes on.
   void svm_fill_zero_async(void* svm_dst, std::size_t bytes) const;
