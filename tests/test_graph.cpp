@@ -6,11 +6,14 @@
 #include "test_support.hpp"
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
 #include <set>
+
+#include <unistd.h>
 
 using namespace chanflow;
 using chanflow::test::runtime;
@@ -335,7 +338,8 @@ TEST_CASE("Graph: DOT output and the Chrome trace describe the run") {
   CHECK(dot.find("\"split\" -> \"items\" [label=\"port 0 'items': <= 8/item\"]") != std::string::npos);
   CHECK(dot.find("\"items\" -> \"sink\"") != std::string::npos);
 
-  const auto path = std::filesystem::temp_directory_path() / "chanflow-test-trace.json";
+  // A name of this process's own: ctest runs this suite in two tests at once (graph, checked_frees).
+  const auto path = std::filesystem::temp_directory_path() / fmt::format("chanflow-test-trace-{}.json", ::getpid());
   Greedy greedy;
   const auto stats = p.g.run(greedy, {.trace_path = path.string()});
   std::ifstream in(path);

@@ -364,7 +364,12 @@ void Aggregator::collect_device(RunStats& stats) {
   device_us_ += us_between(launch_start_, collect_start_);
   // Queued only now: on NVIDIA's OpenCL a copy to the host queued behind the launch held up the
   // watchdog's copy on its own queue until the launch ended.
-  queue_readback();
+  try {
+    queue_readback();
+  } catch (...) {
+    rt_.finish_quietly();  // the reads queued so far land before anyone looks at what they fill
+    throw;
+  }
   rt_.finish();
   ++stats.rounds;
   const chanflow_sched& head = readback_.head;
