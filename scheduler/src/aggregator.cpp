@@ -214,7 +214,7 @@ bool Aggregator::observe(RunStats& stats) {
     if (live_bytes_ > 0) lost_work();
     if (readback_.queued) {
       check_resumable(readback_.resumable);
-      if (readback_.census) check_scratch_census(readback_.taken);
+      check_scratch_census(readback_.taken);
     } else {
       check_resumable_counts();
       check_scratch_released();

@@ -201,6 +201,8 @@ class Aggregator {
   /// place; elsewhere through a queue of its own).
   chanflow_sched read_sched_live();
   void read_live(void* to, const void* svm, std::size_t bytes);
+  /// Whether read_live reads the memory in place (a CPU device), rather than copying on a queue.
+  bool reads_live_in_place() const;
   /// What the watchdog samples: batches finished, polls made and work-groups gone in the launch
   /// (none before its first work-group has taken a batch or polled in vain).
   std::optional<std::uint64_t> sched_heartbeat();
@@ -225,7 +227,8 @@ class Aggregator {
   void check_resumable(const std::vector<std::uint32_t>& counts) const;
   void check_scratch_released();
   /// Queues the census of frame scratch blocks still taken (chanflow_scratch_census) and the read
-  /// of its counts into `taken`, in the order of census_levels_; false where no stack has any.
+  /// of its counts into `taken`, in the order of census_levels_; false (and `taken` empty) where no
+  /// stack has frame scratch.
   bool queue_scratch_census(std::vector<std::uint32_t>& taken);
   void check_scratch_census(const std::vector<std::uint32_t>& taken) const;
 
@@ -269,10 +272,9 @@ class Aggregator {
   // observe after it (which then takes the channel table's mirror as it is).
   struct LaunchReadback {
     bool queued = false;
-    bool census = false;  // the census ran (a stack has frame scratch)
     chanflow_sched head{};
     std::vector<chanflow_launch_counters> counters;
-    std::vector<std::uint32_t> resumable, taken;
+    std::vector<std::uint32_t> resumable, taken;  // taken: the scratch census's (empty: no frame scratch)
     chanflow_status status{};
   } readback_;
   SvmBuffer plan_pool_;

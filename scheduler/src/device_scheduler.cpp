@@ -346,7 +346,7 @@ void Aggregator::queue_readback() {
   // What the end of a run checks, read whether or not this launch ends it: a few words.
   r.resumable.resize(resumable_.size() / sizeof(std::uint32_t));
   rt_.svm_read_async(r.resumable.data(), resumable_.get(), r.resumable.size() * sizeof(std::uint32_t));
-  r.census = queue_scratch_census(r.taken);
+  queue_scratch_census(r.taken);
   rt_.svm_read_async(&r.status, status_.get(), sizeof r.status);
   r.queued = true;
 }
@@ -392,8 +392,10 @@ void Aggregator::collect_device(RunStats& stats) {
   }
 }
 
+bool Aggregator::reads_live_in_place() const { return (rt_.caps().type & CL_DEVICE_TYPE_CPU) != 0; }
+
 void Aggregator::read_live(void* to, const void* svm, std::size_t bytes) {
-  if (rt_.caps().type & CL_DEVICE_TYPE_CPU) {
+  if (reads_live_in_place()) {
     // A CPU device's SVM is the host's memory: read in place, word by word (the launch writes it).
     const auto* from = static_cast<const std::uint32_t*>(svm);
     auto* words = static_cast<std::uint32_t*>(to);
@@ -416,7 +418,7 @@ std::optional<std::uint64_t> Aggregator::sched_heartbeat() {
   // Read in place (a CPU device), not before the launch runs: the header's copy queued before it
   // may still be under way. A copy on the watch queue reads the device's memory whatever runs (and
   // NVIDIA's OpenCL reports a running kernel as CL_SUBMITTED until it completes).
-  if (rt_.caps().type & CL_DEVICE_TYPE_CPU) {
+  if (reads_live_in_place()) {
     cl_int status = CL_COMPLETE;
     if (sched_launch_event_())
       check(clGetEventInfo(sched_launch_event_(), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr),

@@ -130,6 +130,7 @@ bool Aggregator::queue_scratch_census(std::vector<std::uint32_t>& taken) {
         census_levels_.emplace_back(stack.get(), d);
         census_pool_list_.push_back(reinterpret_cast<std::uint64_t>(pool));
       }
+  taken.clear();
   if (census_pool_list_.empty()) return false;
   const std::size_t pools = census_pool_list_.size();
   if (!census_kernel_()) census_kernel_ = rt_.kernel(program_, "chanflow_scratch_census");
