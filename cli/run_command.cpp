@@ -17,9 +17,10 @@ void print_stats(std::FILE* out, const RunStats& st) {
              st.policy, st.scheduler, st.rounds, st.dispatches, st.sweeps, st.ces, st.mean_ces_per_dispatch(), st.max_level);
   if (st.scheduler == "device")
     fmt::print(out, "device scheduler: {} launches, {} batches, {} empty polls; work-groups left idle {}, after their "
-               "polls {}, the launch quiet {}\n",
+               "polls {}, the launch quiet {}; blocks written before its launches {}\n",
                st.device_scheduler.launches, st.device_scheduler.batches, st.device_scheduler.empty_polls,
-               st.device_scheduler.left_idle, st.device_scheduler.left_polls, st.device_scheduler.left_quiet);
+               st.device_scheduler.left_idle, st.device_scheduler.left_polls, st.device_scheduler.left_quiet,
+               st.device_scheduler.blocks_written);
   if (!st.device_scheduler.busy_ms_per_node.empty()) {
     // A device profile: where the work-groups' time went, node by node (from the device's clock).
     double all = 0;

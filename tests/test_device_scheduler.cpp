@@ -1,7 +1,8 @@
 // The device scheduler (scheduler/cl/schedule.cl): Cilk Fibonacci under it gives what the serial
 // code gives at generous and tiny capacities (levels that fill inside a launch are deallocated
 // there), under both built-in policies and a user's device policy; what cannot run is refused
-// before it starts, and a device policy that takes nothing ends with the no-progress diagnostic.
+// before it starts, and a device policy that takes nothing ends with the no-progress diagnostic. A
+// graph run again writes before its launches only what changed.
 #include "chanflow/chanflow.hpp"
 #include "fib/fib.hpp"
 #include "test_support.hpp"
@@ -62,6 +63,34 @@ TEST_CASE("Cilk-Fibonacci is right under the device scheduler, at generous and t
       CHECK(tiny.stats.yields == 0);
     }
   }
+}
+
+TEST_CASE("A graph run again on the device scheduler writes nothing before its launches, every run right" *
+          doctest::timeout(900)) {
+  if (!device_scheduler_holds(runtime().caps())) return;
+  Levelized levelized;
+  Greedy greedy;
+  FibCilk fib(runtime(), device(1u << 12, 64));
+  // The first run writes every block a launch reads; a run that reaches no new level and keeps
+  // the policy finds them as the last launch's readback left them (readback.cl puts back what a
+  // launch changes), whatever n is.
+  const auto first = fib.run(18, levelized);
+  CHECK(first.value == fib_serial(18));
+  CHECK(first.stats.device_scheduler.blocks_written > 0);
+  for (const std::uint32_t n : {18u, 11u, 1u, 18u}) {
+    CAPTURE(n);
+    const auto again = fib.run(n, levelized);
+    CHECK(again.value == fib_serial(n));
+    CHECK(again.stats.device_scheduler.blocks_written == 0);
+  }
+  // Another policy is another header: written, then right again.
+  const auto other = fib.run(18, greedy);
+  CHECK(other.value == fib_serial(18));
+  CHECK(other.stats.device_scheduler.blocks_written > 0);
+  const auto back = fib.run(17, levelized);
+  CHECK(back.value == fib_serial(17));
+  CHECK(back.stats.device_scheduler.blocks_written > 0);
+  CHECK(fib.run(17, levelized).stats.device_scheduler.blocks_written == 0);
 }
 
 TEST_CASE("A user's device policy is compiled into the scheduler; one that takes nothing cannot progress" *

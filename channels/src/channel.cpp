@@ -211,6 +211,8 @@ void ChannelTable::refresh_async() {
   runtime_.svm_read_async(mirror_.data(), headers_.get(), mirror_.size() * sizeof(chanflow_channel));
 }
 
+void ChannelTable::load_headers(const void* from) { std::memcpy(mirror_.data(), from, headers_bytes()); }
+
 void ChannelTable::refresh(std::uint32_t id) {
   runtime_.svm_read(&mirror(id), device_header(id), sizeof(chanflow_channel));
 }

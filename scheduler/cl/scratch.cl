@@ -47,24 +47,6 @@ void chanflow_scratch_give(__global const chanflow_scratch_pool* pool, ulong blo
   atomic_and(pool->bitmap + b / 32u, ~(1u << (b % 32u)));
 }
 
-/* The blocks still taken in each of `count` pools (`pools`: their headers' addresses) into
- * `taken` (zeroed by the host), one work-group per pool: the end-of-run check that every frame
- * gave its block back. Counted here rather than by reading the bitmaps back: a GPU's levels hold
- * up to 2^20 frames, and reading every level's bitmap took ~10 ms a run on an H200. */
-__kernel void chanflow_scratch_census(__global const ulong* pools, uint count, __global uint* taken) {
-  const uint p = get_group_id(0);
-  if (p >= count) return;
-  __global const chanflow_scratch_pool* pool = (__global const chanflow_scratch_pool*)pools[p];
-  const uint words = pool->words, tail = pool->blocks % 32u;
-  uint n = 0u;
-  for (uint w = get_local_id(0); w < words; w += get_local_size(0)) {
-    uint bits = pool->bitmap[w];
-    if (w == words - 1u && tail != 0u) bits &= (1u << tail) - 1u; /* bits past the last block stay set */
-    n += popcount(bits);
-  }
-  if (n != 0u) atomic_add(taken + p, n);
-}
-
 /* The block of a task's body (see above; its continuation stack needs
  * FrameScratch::taken_by_tasks), taken on the first call: the body keeps its locals there and
  * passes their addresses to its children. 0 after reporting CHANFLOW_ERR_SCRATCH (the run

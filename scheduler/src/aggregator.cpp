@@ -70,6 +70,11 @@ Aggregator::Aggregator(Graph& graph, const cl::Program& program)
 void Aggregator::adopt_scheduler(const cl::Program& program) {
   sched_kernel_ = rt_.kernel(program, "chanflow_schedule");
   sched_block_.reset(graph_.table_, rt_, sizeof(chanflow_sched));
+  sched_template_.reset(graph_.table_, rt_, sizeof(chanflow_sched));
+  // Made now, before any launch: on NVIDIA's OpenCL, building it and making its kernel behind a
+  // running launch held the host thread until the launch ended, and the scheduler's may never
+  // end (its watchdog, armed once the launch is queued, never was: H100, 2026-11-27).
+  readback_kernel();
   ensure<chanflow_sched_entry>(sched_entries_, 256);
 }
 
@@ -128,7 +133,7 @@ RunStats Aggregator::run() {
   stats.policy = policy_->name();
   stats.scheduler = device_ ? "device" : "rounds";
   run_start_ = Clock::now();
-  readback_.queued = false;
+  readback_.read = false;
   for (;;) {
     if (options_.max_rounds && stats.rounds >= options_.max_rounds)
       throw RunError(fmt::format("stopped after the round limit ({} rounds)", options_.max_rounds));
@@ -165,7 +170,7 @@ RunStats Aggregator::run() {
     if (options_.progress) options_.progress(stats, us_between(run_start_, step_end) / 1e3);
   }
   // Device-side errors are sticky and harmless to the channels, so one read at the end suffices.
-  readback_.queued ? check_status(readback_.status) : check_device_status();
+  readback_.read ? check_status(readback_.status) : check_device_status();
   if (device_)  // the host saw only the launches' ends: the deepest level any CE reached
     for (const Watched& w : watched_)
       if (w.stack && w.channel->counters().ctrl_published > 0) stats.max_level = std::max(stats.max_level, w.level);
@@ -192,7 +197,7 @@ double Aggregator::levels_us() const {
 bool Aggregator::observe(RunStats& stats) {
   collect_watched();
   // Every channel's counters in one transfer (behind a device-scheduler launch: already read).
-  if (!readback_.queued) graph_.table_.refresh();
+  if (!readback_.read) graph_.table_.refresh();
   graph_.table_.check_errors();
   live_bytes_ = 0;
   for (auto& w : watched_) {
@@ -212,7 +217,7 @@ bool Aggregator::observe(RunStats& stats) {
       std::any_of(views_.begin(), views_.end(), [](const ChannelView& v) { return v.ready > 0 || v.blocked > 0; });
   if (!any_work) {  // quiescent: nothing ready, nothing in flight, nothing blocked
     if (live_bytes_ > 0) lost_work();
-    if (readback_.queued) {
+    if (readback_.read) {
       check_resumable(readback_.resumable);
       check_scratch_census(readback_.taken);
     } else {

@@ -209,11 +209,33 @@ class Aggregator {
   /// The watchdog's verdict: the launch has not moved for `seconds`. Says so and ends the process.
   [[noreturn]] void sched_stuck(double seconds);
 
-  /// Queues every read the host makes once a device-scheduler launch has ended (its header and
-  /// counters, every channel's, the end-of-run checks'), so that collect_device waits once for
-  /// them all: a blocking read is a round trip (~25 µs on NVIDIA's OpenCL), and the end of a run
-  /// made six.
-  void queue_readback();
+  // --- Before and after a device-scheduler launch (launch_readback.cpp) ---
+  /// A block a launch reads, as it was last written to the device (at `at`).
+  struct DeviceImage {
+    const void* at = nullptr;
+    std::vector<std::byte> bytes;
+  };
+  /// Writes `bytes` of `host` to `svm` unless `image` says the device holds them already.
+  void write_if_changed(DeviceImage& image, void* svm, const void* host, std::size_t bytes);
+  /// After anything but the device scheduler wrote the blocks (the rounds' lay-out) or a launch
+  /// that did not end as it should: the next lay-out writes them all.
+  void forget_device_images();
+  /// Zeroes the first `launches` launch counters unless the last readback left them so.
+  void zero_launch_counters(std::size_t launches);
+  /// Lays out the readback kernel's block and writes its pieces where they changed: everything
+  /// the host reads once a launch has ended (its header and counters, every channel's header,
+  /// the end-of-run checks'), and the blocks the launch changes, put back for the next (readback.cl).
+  void lay_out_readback();
+  /// Queues the readback kernel behind the launch (and nothing else: see launch_readback.cpp).
+  void enqueue_readback();
+  /// Reads that block (one copy: ~20 µs on NVIDIA's OpenCL, where the pieces were six and a census
+  /// launch) into readback_ and the channel table's mirror, once the queue has finished.
+  void read_readback();
+  const cl::Kernel& readback_kernel();
+  /// Launches it over `count` pieces and `pool_count` pools, their counts into `taken`.
+  void launch_readback(const void* pieces, std::size_t count, const void* pools, std::size_t pool_count, void* taken);
+  /// The frame scratch pools the census counts into census_pool_list_, their levels into census_levels_.
+  void census_pools();
 
   // --- Diagnostics (diagnostics.cpp) ---
   void check_device_status() const;
@@ -226,7 +248,7 @@ class Aggregator {
   void check_resumable_counts() const;
   void check_resumable(const std::vector<std::uint32_t>& counts) const;
   void check_scratch_released();
-  /// Queues the census of frame scratch blocks still taken (chanflow_scratch_census) and the read
+  /// Queues the census of frame scratch blocks still taken (readback.cl, no pieces) and the read
   /// of its counts into `taken`, in the order of census_levels_; false (and `taken` empty) where no
   /// stack has frame scratch.
   bool queue_scratch_census(std::vector<std::uint32_t>& taken);
@@ -264,14 +286,13 @@ class Aggregator {
   cl::Kernel plan_kernel_;                     // chanflow_plan_batches (Sweeps::Planned)
   std::size_t plan_local_ = 0;                 // its work-group size
   std::vector<void*> plan_kernel_svm_;
-  cl::Kernel census_kernel_;                   // chanflow_scratch_census, made by the first check
   ControlBlock census_pools_, census_taken_;
   std::vector<std::uint64_t> census_pool_list_;  // what census_pools_ is written from (until the queue ends)
   std::vector<std::pair<const ChannelStackNode*, std::uint32_t>> census_levels_;  // stack and level per pool
-  // What queue_readback read after the last device-scheduler launch, for collect_device and the
+  // What read_readback read after the last device-scheduler launch, for collect_device and the
   // observe after it (which then takes the channel table's mirror as it is).
   struct LaunchReadback {
-    bool queued = false;
+    bool read = false;
     chanflow_sched head{};
     std::vector<chanflow_launch_counters> counters;
     std::vector<std::uint32_t> resumable, taken;  // taken: the scratch census's (empty: no frame scratch)
@@ -293,6 +314,25 @@ class Aggregator {
   std::vector<chanflow_sched_entry> sched_entries_host_;  // host staging of the entries
   std::vector<std::uint64_t> sched_case_envs_;  // an environment per case of the scheduler's switch
   chanflow_sched sched_head_host_{};           // and of the launch's header
+  ControlBlock sched_template_;                // the header as laid out: the readback kernel puts it back
+  struct {
+    DeviceImage envs, entries, case_envs, head, head_template, pieces;
+  } images_;                                   // what the device scheduler's blocks hold
+  const void* counters_zeroed_at_ = nullptr;   // the launch counters known to be zero there,
+  std::size_t counters_zeroed_ = 0;            // how many
+  std::uint64_t blocks_written_ = 0;           // by the lay-outs since the last collect
+  bool launch_in_flight_ = false;              // laid out, not yet read back: a failure forgets the images
+  cl::Kernel readback_kernel_;                 // chanflow_readback (readback.cl), made by the first launch
+  std::vector<void*> readback_svm_;
+  ControlBlock readback_pieces_;               // its pieces, then the census's pools
+  ControlBlock readback_block_;                // what it gathers, in readback_layout_
+  std::vector<chanflow_readback_piece> readback_pieces_host_;
+  std::vector<std::byte> readback_list_host_;
+  std::vector<std::uint64_t> readback_host_;   // the block, read
+  struct ReadbackLayout {                      // byte offsets in the block, and sizes
+    std::size_t head = 0, counters = 0, headers = 0, resumable = 0, status = 0, taken = 0, bytes = 0;
+    std::size_t launches = 0, header_bytes = 0, resumable_words = 0, pools = 0;
+  } readback_layout_;
 
   // The round in progress (what one step leaves for the next).
   std::vector<Dispatch> decisions_;

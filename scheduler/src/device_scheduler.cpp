@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <future>
 #include <mutex>
+#include <utility>
 
 namespace chanflow {
 
@@ -212,6 +213,8 @@ std::uint32_t Aggregator::scheduler_groups(std::uint64_t ready) const {
 // channel node as one of its own; each gets its environments and counters as a sweep would (no
 // yield state: every batch prepays its outputs, so nothing it runs yields).
 void Aggregator::lay_out_device() {
+  if (launch_in_flight_) forget_device_images();  // the last launch did not end as it should
+  launch_in_flight_ = true;
   launches_.clear();
   // On a CPU device every node's collectives run for each batch (schedule.cl), on an environment of
   // its own: each consumed stack has its level 0 (at a CPU device's capacities, a few hundred KiB).
@@ -265,14 +268,15 @@ void Aggregator::lay_out_device() {
                          w.consumer->index_, w.level, flags});
     }
   }
-  rt_.svm_write_async(env_pool_.get(), envs_.data(), envs_.size() * sizeof(chanflow_node_env));
+  // Each block only where it changed: a re-run of an unchanged graph writes none.
+  write_if_changed(images_.envs, env_pool_.get(), envs_.data(), envs_.size() * sizeof(chanflow_node_env));
   // After the entries, an environment per case (the first entry's of its node).
   std::vector<std::uint64_t>& envs = sched_case_envs_;
   envs.assign(cases, 0);
   for (auto it = entries.rbegin(); it != entries.rend(); ++it) envs[it->body] = it->env;
   auto* case_envs = reinterpret_cast<std::uint64_t*>(static_cast<chanflow_sched_entry*>(sched_entries_.get()) + entries.size());
-  rt_.svm_write_async(sched_entries_.get(), entries.data(), entries.size() * sizeof(chanflow_sched_entry));
-  rt_.svm_write_async(case_envs, envs.data(), envs.size() * sizeof(std::uint64_t));
+  write_if_changed(images_.entries, sched_entries_.get(), entries.data(), entries.size() * sizeof(chanflow_sched_entry));
+  write_if_changed(images_.case_envs, case_envs, envs.data(), envs.size() * sizeof(std::uint64_t));
   std::uint64_t ready = 0;
   for (const auto& v : views_) ready += v.ready;
   sched_groups_ = scheduler_groups(ready);
@@ -293,10 +297,11 @@ void Aggregator::lay_out_device() {
     head.spans = reinterpret_cast<std::uint64_t>(sched_spans_.get());
     head.span_capacity = kSpans;
   }
-  rt_.svm_write_async(sched_block_.get(), &head, sizeof head);
-  check(clEnqueueSVMMemFill(rt_.queue()(), counters_.get(), &kZeroWord, sizeof kZeroWord,
-                            launches_.size() * sizeof(chanflow_launch_counters), 0, nullptr, nullptr),
-        "clEnqueueSVMMemFill (launch counters)");
+  // The header, and beside it the template the readback kernel puts back after the launch.
+  write_if_changed(images_.head, sched_block_.get(), &head, sizeof head);
+  write_if_changed(images_.head_template, sched_template_.get(), &head, sizeof head);
+  zero_launch_counters(launches_.size());
+  lay_out_readback();
   consumed_.clear();
   for (const Watched& w : watched_)
     if (w.consumer) consumed_.push_back(w.channel->id());
@@ -334,21 +339,8 @@ void Aggregator::launch_device(RunStats& stats) {
   if (trace_.enabled()) sched_events_.push_back(std::move(event));
   ++stats.dispatches;
   graph_.table_.enqueue_deallocate(consumed_);
+  enqueue_readback();  // behind the deallocation: the heads it moves
   enqueue_us_ += us_between(launch_start_, Clock::now());
-}
-
-void Aggregator::queue_readback() {
-  LaunchReadback& r = readback_;
-  rt_.svm_read_async(&r.head, sched_block_.get(), sizeof r.head);
-  r.counters.resize(launches_.size());
-  rt_.svm_read_async(r.counters.data(), counters_.get(), r.counters.size() * sizeof(chanflow_launch_counters));
-  graph_.table_.refresh_async();
-  // What the end of a run checks, read whether or not this launch ends it: a few words.
-  r.resumable.resize(resumable_.size() / sizeof(std::uint32_t));
-  rt_.svm_read_async(r.resumable.data(), resumable_.get(), r.resumable.size() * sizeof(std::uint32_t));
-  queue_scratch_census(r.taken);
-  rt_.svm_read_async(&r.status, status_.get(), sizeof r.status);
-  r.queued = true;
 }
 
 void Aggregator::collect_device(RunStats& stats) {
@@ -362,15 +354,11 @@ void Aggregator::collect_device(RunStats& stats) {
   if (watchdog_) watchdog_->disarm();
   collect_start_ = Clock::now();
   device_us_ += us_between(launch_start_, collect_start_);
-  // Queued only now: on NVIDIA's OpenCL a copy to the host queued behind the launch held up the
-  // watchdog's copy on its own queue until the launch ended.
-  try {
-    queue_readback();
-  } catch (...) {
-    rt_.finish_quietly();  // the reads queued so far land before anyone looks at what they fill
-    throw;
-  }
-  rt_.finish();
+  // Read only now, one copy of what the readback kernel gathered: on NVIDIA's OpenCL a copy to
+  // the host queued behind a launch that never ends keeps the watchdog from firing (H100,
+  // 2026-11-27: never_returns ran to its time limit; queued, the copy saved ~0.05 ms a run).
+  read_readback();
+  launch_in_flight_ = false;
   ++stats.rounds;
   const chanflow_sched& head = readback_.head;
   stats.device_scheduler.launches += 1;
@@ -379,6 +367,7 @@ void Aggregator::collect_device(RunStats& stats) {
   stats.device_scheduler.left_idle += head.left_idle;
   stats.device_scheduler.left_polls += head.left_polls;
   stats.device_scheduler.left_quiet += head.left_quiet;
+  stats.device_scheduler.blocks_written += std::exchange(blocks_written_, 0);
   sched_spans_used_ = head.spans_used;
   std::vector<std::uint32_t> busy;
   const std::uint64_t finished = collect_yields(stats, busy, &readback_.counters);

@@ -113,7 +113,7 @@ void Aggregator::check_resumable(const std::vector<std::uint32_t>& counts) const
 
 // Every frame gave its scratch block back (an invariant: a block still taken at quiescence
 // belongs to a frame whose continuation never ran).
-// Counted on the device (chanflow_scratch_census): one launch and a read of a count per pool.
+// Counted on the device (readback.cl): one launch and a read of a count per pool.
 void Aggregator::check_scratch_released() {
   std::vector<std::uint32_t> taken;
   if (!queue_scratch_census(taken)) return;
@@ -122,30 +122,14 @@ void Aggregator::check_scratch_released() {
 }
 
 bool Aggregator::queue_scratch_census(std::vector<std::uint32_t>& taken) {
-  census_levels_.clear();
-  census_pool_list_.clear();
-  for (const auto& stack : graph_.stacks())
-    for (std::uint32_t d = 0; d < stack->depth(); ++d)
-      if (const chanflow_scratch_pool* pool = stack->scratch_pool(d)) {
-        census_levels_.emplace_back(stack.get(), d);
-        census_pool_list_.push_back(reinterpret_cast<std::uint64_t>(pool));
-      }
+  census_pools();
   taken.clear();
   if (census_pool_list_.empty()) return false;
   const std::size_t pools = census_pool_list_.size();
-  if (!census_kernel_()) census_kernel_ = rt_.kernel(program_, "chanflow_scratch_census");
   ensure<std::uint64_t>(census_pools_, pools);
   ensure<std::uint32_t>(census_taken_, pools);
   rt_.svm_write_async(census_pools_.get(), census_pool_list_.data(), pools * sizeof(std::uint64_t));
-  rt_.svm_fill_zero_async(census_taken_.get(), pools * sizeof(std::uint32_t));
-  std::vector<void*> svm = graph_.table_.svm_allocations();  // the pools' headers, bitmaps and blocks
-  svm.insert(svm.end(), {census_pools_.allocation(), census_taken_.allocation()});  // null in the control area
-  set_indirect_svm(census_kernel_, svm);
-  set_arg_svm(census_kernel_, 0, census_pools_.get());
-  set_arg(census_kernel_, 1, static_cast<cl_uint>(pools));
-  set_arg_svm(census_kernel_, 2, census_taken_.get());
-  const std::size_t local = std::min<std::size_t>(wg_, 256);
-  launch(rt_, census_kernel_, pools * local, local, false);
+  launch_readback(census_pools_.get(), 0, census_pools_.get(), pools, census_taken_.get());  // the census alone
   taken.assign(pools, 0u);
   rt_.svm_read_async(taken.data(), census_taken_.get(), pools * sizeof(std::uint32_t));  // after the launch
   return true;

@@ -130,6 +130,7 @@ std::size_t Aggregator::stack_index(const ChannelStackNode& stack) const {
 }
 
 void Aggregator::lay_out() {
+  forget_device_images();  // the environments and counters are the rounds' now
   std::vector<Launch>& launches = launches_;
   // Levels reachable by this round exist now; environments, restart lists and yield counters
   // go to the device as ordered non-blocking copies.

@@ -65,6 +65,11 @@ class ChannelTable {
   void refresh_async();
   /// Reads one channel's header.
   void refresh(std::uint32_t id);
+  /// The bytes of every channel's header, from headers_allocation() on: what a copy made elsewhere
+  /// (the device scheduler's gathered readback) takes for load_headers.
+  std::size_t headers_bytes() const noexcept { return mirror_.size() * sizeof(chanflow_channel); }
+  /// Takes `headers_bytes()` bytes copied from the device's headers in place of refresh().
+  void load_headers(const void* from);
 
   /// The header of channel `id` as of the last refresh. Throws ChannelError for an unknown id.
   const chanflow_channel& counters(std::uint32_t id) const;

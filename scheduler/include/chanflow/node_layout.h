@@ -289,6 +289,16 @@ typedef struct chanflow_sched {
   chanflow_u32 spans_used; /* batches that wanted a span (those past the capacity have none) */
 } chanflow_sched;
 
+/* A piece of what the host reads after a device-scheduler launch (readback.cl): `words` 32-bit
+ * words from `src` to `dst`, and then `src` reset: left (0), zeroed (CHANFLOW_READBACK_ZERO) or
+ * copied from the template at `reset`. */
+typedef struct chanflow_readback_piece {
+  chanflow_u64 src, dst, reset;
+  chanflow_u32 words;
+  chanflow_u32 pad;
+} chanflow_readback_piece;
+#define CHANFLOW_READBACK_ZERO 1ul
+
 #define CHANFLOW_POLICY_LEVELIZED 0u
 #define CHANFLOW_POLICY_GREEDY 1u
 #define CHANFLOW_POLICY_USER 2u

@@ -60,6 +60,9 @@ struct RunStats {
     std::uint64_t left_idle = 0;   ///< work-groups that left with nothing ready and none busy
     std::uint64_t left_polls = 0;  ///< work-groups that left after their empty polls in a row
     std::uint64_t left_quiet = 0;  ///< work-groups that left a launch gone quiet (no batch held or finished)
+    /// Blocks the host wrote before its launches (environments, entries, header, counters): a
+    /// block is written only where it changed, so a re-run of an unchanged graph writes none.
+    std::uint64_t blocks_written = 0;
     /// Per kernel node, the work-group time its batches took, summed over work-groups (a device
     /// profile read from the device's clock: NVIDIA's %globaltimer; empty where there is none).
     std::map<std::string, double> busy_ms_per_node;
