@@ -4,7 +4,7 @@
 # capacities, a dispatch mode) comes from the caller: CTest sets it per test. With
 # EXPECT_STDERR=regex, the chanflow run's standard error must match it too (with CHANFLOW_STATS=1:
 # that tasks yielded and resumed, say). COMPILE_FLAGS (-D, -I) go to both compilers, and
-# EXTRA_SOURCES (the program's other files) with SOURCE to both.
+# EXTRA_SOURCES (the program's other files) with SOURCE to both; CHANFLOWC_FLAGS to chanflowc alone.
 # usage: run_program.sh CHANFLOWC CILK_INCLUDE_DIR WORK_DIR SOURCE [ARGS...]
 set -euo pipefail
 chanflowc=$1 include=$2 work=$3 source=$4
@@ -15,8 +15,9 @@ elision_flags=()
 [[ "$source" == *.cilk ]] && elision_flags=(-include cilk/cilk5.h -x c)
 read -r -a flags <<<"${COMPILE_FLAGS:-}"
 read -r -a extra <<<"${EXTRA_SOURCES:-}"
+read -r -a own <<<"${CHANFLOWC_FLAGS:-}"
 cc -std=gnu11 -O1 -w -I"$include" "${elision_flags[@]}" "${flags[@]}" "$source" "${extra[@]}" -o "$work/$stem.elision"
-"$chanflowc" "$source" "${extra[@]}" "${flags[@]}" -o "$work/$stem.chanflow"
+"$chanflowc" "$source" "${extra[@]}" "${flags[@]}" "${own[@]}" -o "$work/$stem.chanflow"
 expected=$("$work/$stem.elision" "$@")
 actual=$("$work/$stem.chanflow" "$@" 2>"$work/$stem.stderr") || { cat "$work/$stem.stderr" >&2; exit 1; }
 echo "serial elision: $expected"

@@ -20,7 +20,7 @@ namespace {
 int usage(int status) {
   fmt::print(status ? stderr : stdout,
              "usage: chanflowc FILE.c|FILE.cilk... [-o OUTPUT] [--emit=cl,cpp,c,h,dot] [-I DIR] [-D NAME[=VALUE]]\n"
-             "                 [--max-loop-spawns=N] [--helper-stack=N] [--elision] [--keep] [-v]\n"
+             "                 [--max-loop-spawns=N] [--helper-stack=N] [--serial-cutoff=N] [--elision] [--keep] [-v]\n"
              "  FILE...              the program's files: each is translated alone (a Cilk function spawns only\n"
              "                       functions of its own file); one holds main\n"
              "  -o OUTPUT            the executable (default: the first input's stem); with --emit, a directory\n"
@@ -28,6 +28,8 @@ int usage(int status) {
              "                       c (host code), h (shared types), dot (the channel-flow graph)\n"
              "  --max-loop-spawns=N  children a loop spawns before it syncs, a batch at a time (default 32)\n"
              "  --helper-stack=N     frames of a helper that calls itself, on its explicit stack (default 64)\n"
+             "  --serial-cutoff=N    tasks at depth N and deeper run their call serially in their work-item, where\n"
+             "                       the function spawns and calls only itself (default 0: off)\n"
              "  --elision            build the serial elision instead (the keywords defined away; the reference)\n"
              "  --keep               keep the build directory and say where it is\n");
   return status;
@@ -80,6 +82,13 @@ int main(int argc, char** argv) {
         return 2;
       }
       options.helper_stack_frames = static_cast<unsigned>(n);
+    } else if (a.rfind("--serial-cutoff=", 0) == 0) {
+      const int n = std::atoi(a.c_str() + 16);
+      if (n < 0 || n > 4096) {
+        fmt::print(stderr, "chanflowc: --serial-cutoff must be 0 (off) to 4096\n");
+        return 2;
+      }
+      options.serial_cutoff = static_cast<unsigned>(n);
     } else if (a == "--keep") keep = true;
     else if (a == "--elision") elision = true;
     else if (a == "-v") verbose = true;

@@ -19,6 +19,10 @@ struct TranslateOptions {
   /// Most activations of a helper that calls itself (compiled onto an explicit stack of this many
   /// frames in private memory); a deeper recursion stops the run with an error naming the helper.
   unsigned helper_stack_frames = 64;
+  /// Serial elision below a cut-off: a task of a Cilk function that calls only itself, at this
+  /// depth or deeper (the root is at 0), runs its whole call as the function's serial form, a
+  /// helper on an explicit stack of helper_stack_frames activations, in its work-item. 0: off.
+  unsigned serial_cutoff = 0;
   /// The input's text, read from `text` instead of the file `input` names (which need not
   /// exist; its name still says .c or .cilk): the fuzz target's way in.
   std::optional<std::string> text;

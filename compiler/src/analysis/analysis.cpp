@@ -19,9 +19,11 @@ std::optional<CilkProgram> Analyzer::run() {
   find_cilk_functions();
   Program.max_loop_spawns = Options.max_loop_spawns;
   Program.helper_stack_frames = Options.helper_stack_frames;
+  Program.serial_cutoff = Options.serial_cutoff;
   for (const clang::FunctionDecl* f : CilkOrder) add_cilk_function(f);
   for (CilkFunction& f : Program.functions) describe(f);
   collect_helpers();
+  if (Program.serial_cutoff > 0 && !Diags.hasErrorOccurred()) describe_serial_forms();
   find_env_users();
   collect_types_and_constants();
   if (Diags.hasErrorOccurred()) return std::nullopt;
@@ -30,6 +32,10 @@ std::optional<CilkProgram> Analyzer::run() {
 
 // ---- diagnostics
 void Analyzer::error(clang::SourceLocation loc, llvm::StringRef message) {
+  if (Probing) {
+    Refused = true;
+    return;
+  }
   Diags.Report(loc, Diags.getCustomDiagID(clang::DiagnosticsEngine::Error, "%0")) << message;
 }
 

@@ -79,6 +79,11 @@ class Analyzer {
   // ---- helpers that call themselves (recursive_helpers.cpp): their calls of themselves, the
   // statements those sit in, and what such a helper may not do
   void describe_recursive_helper(const clang::FunctionDecl* def);
+  RecursiveHelper recursive_form(const clang::FunctionDecl* def);
+  /// The serial forms --serial-cutoff asks for: of each Cilk function that spawns and calls only
+  /// itself and could be a recursive helper (no boxed locals, alloca, address of a local, call of
+  /// itself the explicit stack cannot stop at). Others keep spawning at every depth.
+  void describe_serial_forms();
   const clang::Stmt* carrier_of(const clang::CallExpr* call, const clang::FunctionDecl* def);
   void check_recursive_addresses(const clang::FunctionDecl* def, const clang::Stmt* s);
 
@@ -97,6 +102,9 @@ class Analyzer {
   CilkProgram Program;
   std::map<const clang::FunctionDecl*, const clang::FunctionDecl*> Definitions;
   std::map<const clang::FunctionDecl*, BodyFacts> Facts;
+  // While probing whether a form can be made (describe_serial_forms), errors refuse it instead
+  // of being reported.
+  bool Probing = false, Refused = false;
   std::vector<const clang::FunctionDecl*> Order;
   std::vector<const clang::FunctionDecl*> CilkOrder;
 };

@@ -140,6 +140,9 @@ struct RecursiveHelper {
   /// an if or switch through its condition), with those calls in the order they are made.
   std::map<const clang::Stmt*, std::vector<const clang::CallExpr*>> carriers;
   std::vector<const clang::VarDecl*> variables;  ///< its parameters and locals: an activation's fields
+  /// The serial form of a Cilk function (F__serial, --serial-cutoff): its spawns are calls, its
+  /// syncs nothing.
+  bool serial = false;
 };
 
 struct CilkProgram {
@@ -164,11 +167,18 @@ struct CilkProgram {
   std::set<const clang::FunctionDecl*> env_users;
   std::vector<RecursiveHelper> recursive_helpers;
   unsigned helper_stack_frames = 64;  ///< --helper-stack: a recursive helper's activations at most
+  unsigned serial_cutoff = 0;  ///< --serial-cutoff: the depth from which tasks run serial forms (0: off)
   bool uses_heap() const { return !heap_users.empty(); }
   bool takes_env(const clang::FunctionDecl* f) const { return env_users.count(f->getCanonicalDecl()) != 0; }
   const RecursiveHelper* recursive_helper(const clang::FunctionDecl* f) const {
     for (const RecursiveHelper& h : recursive_helpers)
-      if (h.decl->getCanonicalDecl() == f->getCanonicalDecl()) return &h;
+      if (!h.serial && h.decl->getCanonicalDecl() == f->getCanonicalDecl()) return &h;
+    return nullptr;
+  }
+  /// The serial form of Cilk function `f`, or null where it has none (it always spawns).
+  const RecursiveHelper* serial_form(const clang::FunctionDecl* f) const {
+    for (const RecursiveHelper& h : recursive_helpers)
+      if (h.serial && h.decl->getCanonicalDecl() == f->getCanonicalDecl()) return &h;
     return nullptr;
   }
   bool reaches_heap(const clang::FunctionDecl* f) const { return heap_users.count(f->getCanonicalDecl()) != 0; }

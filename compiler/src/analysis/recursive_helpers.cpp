@@ -11,6 +11,24 @@
 namespace chanflow::compiler {
 
 void Analyzer::describe_recursive_helper(const clang::FunctionDecl* def) {
+  Program.recursive_helpers.push_back(recursive_form(def));
+}
+
+void Analyzer::describe_serial_forms() {
+  for (const CilkFunction& f : Program.functions) {
+    const bool self_only = !f.spawns.empty() && f.callees.size() == 1 && *f.callees.begin() == &f;
+    if (!self_only || !f.boxed.empty() || f.group || f.has_goto) continue;
+    Probing = true;
+    Refused = false;
+    RecursiveHelper h = recursive_form(f.decl);
+    Probing = false;
+    if (Refused) continue;
+    h.serial = true;  // find_env_users gives the function the environment its form reports through
+    Program.recursive_helpers.push_back(std::move(h));
+  }
+}
+
+RecursiveHelper Analyzer::recursive_form(const clang::FunctionDecl* def) {
   RecursiveHelper h;
   h.decl = def;
   h.id = static_cast<unsigned>(Program.recursive_helpers.size());
@@ -42,7 +60,7 @@ void Analyzer::describe_recursive_helper(const clang::FunctionDecl* def) {
     else walk(s);
   }
   check_recursive_addresses(def, def->getBody());
-  Program.recursive_helpers.push_back(std::move(h));
+  return h;
 }
 
 // The statement that makes `call` (a call of `def` in its own body), or null after an error where

@@ -97,5 +97,9 @@ std::string helper_signature(clang::ASTContext& ctx, const CilkProgram& program,
 /// (recursive_helper.cpp).
 std::string recursive_helper_code(clang::ASTContext& ctx, const CilkProgram& program, const RecursiveHelper& h,
                                   const FunctionSpaces& fs);
+/// The serial form of a Cilk function (F__serial: its spawns calls, its syncs nothing), printed as
+/// a recursive helper from `fs`, the function's own spaces.
+std::string serial_form_code(clang::ASTContext& ctx, const CilkProgram& program, const RecursiveHelper& h,
+                             const FunctionSpaces& fs);
 
 }  // namespace chanflow::compiler

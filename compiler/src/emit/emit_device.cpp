@@ -90,6 +90,7 @@ class FunctionPrinter : public ResumablePrinter {
       if (TotalResumes) out += "  if (cf_frame)\n" + dispatch(nullptr);
     }
     for (const clang::ParmVarDecl* p : F.decl->parameters()) out += "  " + ref(p) + " = cf_task->" + F.field.at(p) + ";\n";
+    if (Program.serial_form(F.decl)) out += serial_below_cutoff();
     return out + body + release() + "}\n";
   }
 
@@ -258,6 +259,18 @@ class FunctionPrinter : public ResumablePrinter {
   }
 
   // The function's alloca blocks go back to the heap as it returns (after its last sync).
+  // A task at the cut-off's depth or deeper runs the whole call in its work-item, as the serial
+  // form (a task's continuations are at its depth: none of them gets here).
+  std::string serial_below_cutoff() {
+    std::string call = F.name + "__serial(cf_env";
+    for (const clang::ParmVarDecl* p : F.decl->parameters()) call += ", " + ref(p);
+    call += ")";
+    std::string out = fmt::format("  if (!cf_frame && chanflow_depth(cf_ctx) >= {}u) {{ /* --serial-cutoff */\n", Program.serial_cutoff);
+    if (F.returns_value()) out += "    chanflow_return(cf_ctx, " + to_bits(F.decl->getReturnType(), call) + ");\n";
+    else out += "    " + call + ";\n";
+    return out + "    return;\n  }\n";
+  }
+
   std::string release() const { return Allocas ? "chanflow_release_allocas(cf_env, cf_allocas);\n" : ""; }
 
   std::string end_of_function() {
@@ -443,6 +456,9 @@ std::string emit_device_code(clang::ASTContext& ctx, const CilkProgram& program)
   }
   const AddressSpaces spaces(ctx, program);
   for (const FunctionSpaces* h : spaces.helpers()) out += "\n" + helper_code(ctx, program, *h);
+  for (const CilkFunction& f : program.functions)
+    if (const RecursiveHelper* serial = program.serial_form(f.decl))
+      out += "\n" + serial_form_code(ctx, program, *serial, spaces.cilk_function(f));
   for (const CilkFunction& f : program.functions) {
     FunctionPrinter printer(ctx, program, f, spaces.cilk_function(f));
     out += "\n/* " + f.name + " */\n" + printer.run_function();

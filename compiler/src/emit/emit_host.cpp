@@ -104,7 +104,8 @@ std::string emit_graph_cpp(const CilkProgram& program, const std::string& types_
   if (program.uses_heap()) out += "  p.uses_heap();  // malloc, alloca, free in device code: the device heap\n";
   if (!program.recursive_helpers.empty()) {
     std::vector<std::string> names;
-    for (const RecursiveHelper& h : program.recursive_helpers) names.push_back("\"" + h.decl->getNameAsString() + "\"");
+    for (const RecursiveHelper& h : program.recursive_helpers)
+      names.push_back("\"" + h.decl->getNameAsString() + (h.serial ? " (its serial form, below --serial-cutoff)" : "") + "\"");
     out += fmt::format("  p.graph().name_recursive_functions({{{}}});  // helpers on explicit stacks, for their errors\n",
                        fmt::join(names, ", "));
   }

@@ -73,6 +73,11 @@ class RecursivePrinter : public ResumablePrinter {
       print_loop(s, os);
       return true;
     }
+    if (auto* call = llvm::dyn_cast<clang::CallExpr>(s); H.serial && call && call->getDirectCallee() &&
+                                                          call->getDirectCallee()->getName() == "__chanflow_sync") {
+      os << "(void)0 /* cilk_sync: its children have returned */";
+      return true;
+    }
     if (auto it = H.carriers.find(s); it != H.carriers.end() && !Printing.count(s)) {
       print_carrier(s, it->second, os);
       return true;
@@ -145,7 +150,8 @@ class RecursivePrinter : public ResumablePrinter {
     const unsigned k = ++Resumes;
     if (Layout) {
       Found.push_back(Loops);
-      if (auto it = Fs.calls.find(call); it == Fs.calls.end() || it->second != &Fs) {
+      // A Cilk function's pointer parameters are all global: its serial form's calls agree.
+      if (auto it = Fs.calls.find(call); !H.serial && (it == Fs.calls.end() || it->second != &Fs)) {
         clang::DiagnosticsEngine& d = Ctx.getDiagnostics();
         d.Report(call->getBeginLoc(), d.getCustomDiagID(clang::DiagnosticsEngine::Error,
                                                         "'%0' calls itself here with pointers into other address "
@@ -228,6 +234,14 @@ std::string recursive_helper_code(clang::ASTContext& ctx, const CilkProgram& pro
                                   const FunctionSpaces& fs) {
   RecursivePrinter printer(ctx, program, h, fs);
   return printer.code();
+}
+
+std::string serial_form_code(clang::ASTContext& ctx, const CilkProgram& program, const RecursiveHelper& h,
+                             const FunctionSpaces& fs) {
+  FunctionSpaces named = fs;
+  named.name = fs.name + "__serial";
+  return "/* " + fs.name + "'s serial form, run by its tasks from depth " + std::to_string(program.serial_cutoff) +
+         " on (--serial-cutoff) */\n" + recursive_helper_code(ctx, program, h, named);
 }
 
 }  // namespace chanflow::compiler
