@@ -207,11 +207,13 @@ void ChannelTable::refresh() {
   runtime_.svm_read(mirror_.data(), headers_.get(), mirror_.size() * sizeof(chanflow_channel));
 }
 
-void ChannelTable::refresh_async() {
-  runtime_.svm_read_async(mirror_.data(), headers_.get(), mirror_.size() * sizeof(chanflow_channel));
+void ChannelTable::load_headers(const void* from, std::size_t bytes) {
+  if (bytes != headers_bytes())
+    throw ChannelError(fmt::format("a copy of {} bytes of channel headers, where the table has {} (a channel made "
+                                   "since the copy was laid out)",
+                                   bytes, headers_bytes()));
+  std::memcpy(mirror_.data(), from, bytes);
 }
-
-void ChannelTable::load_headers(const void* from) { std::memcpy(mirror_.data(), from, headers_bytes()); }
 
 void ChannelTable::refresh(std::uint32_t id) {
   runtime_.svm_read(&mirror(id), device_header(id), sizeof(chanflow_channel));

@@ -134,6 +134,7 @@ RunStats Aggregator::run() {
   stats.scheduler = device_ ? "device" : "rounds";
   run_start_ = Clock::now();
   readback_.read = false;
+  blocks_written_ = 0;  // a failed run's lay-out is not this run's
   for (;;) {
     if (options_.max_rounds && stats.rounds >= options_.max_rounds)
       throw RunError(fmt::format("stopped after the round limit ({} rounds)", options_.max_rounds));

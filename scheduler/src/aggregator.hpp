@@ -322,7 +322,7 @@ class Aggregator {
   std::size_t counters_zeroed_ = 0;            // how many
   std::uint64_t blocks_written_ = 0;           // by the lay-outs since the last collect
   bool launch_in_flight_ = false;              // laid out, not yet read back: a failure forgets the images
-  cl::Kernel readback_kernel_;                 // chanflow_readback (readback.cl), made by the first launch
+  cl::Kernel readback_kernel_;                 // chanflow_readback (readback.cl): made with the scheduler's, or by the first census
   std::vector<void*> readback_svm_;
   ControlBlock readback_pieces_;               // its pieces, then the census's pools
   ControlBlock readback_block_;                // what it gathers, in readback_layout_

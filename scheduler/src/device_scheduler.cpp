@@ -246,7 +246,7 @@ void Aggregator::lay_out_device() {
     throw RunError(fmt::format("the device scheduler watches at most {} channels; this run has {} (use "
                                "Scheduler::Rounds)",
                                CHANFLOW_SCHED_MAX_ENTRIES, env_count));
-  std::vector<chanflow_sched_entry>& entries = sched_entries_host_;  // read by the queued copy: kept
+  std::vector<chanflow_sched_entry>& entries = sched_entries_host_;  // kept: the watchdog's report and the trace read them
   entries.clear();
   for (std::size_t i = 0; i < launches_.size(); ++i) {
     const Launch& l = launches_[i];

@@ -64,7 +64,8 @@ void Aggregator::launch_readback(const void* pieces, std::size_t count, const vo
   const cl::Kernel& k = readback_kernel();
   // The pools' headers, bitmaps and blocks, the control area; blocks that did not fit there.
   std::vector<void*> svm = graph_.table_.svm_allocations();
-  for (const ControlBlock* b : {&readback_pieces_, &readback_block_, &sched_template_, &census_pools_, &census_taken_})
+  for (const ControlBlock* b : {&readback_pieces_, &readback_block_, &sched_template_, &census_pools_, &census_taken_,
+                                &sched_block_, &counters_, &status_, &resumable_})
     if (b->allocation()) svm.push_back(b->allocation());
   if (readback_svm_ != svm) {
     set_indirect_svm(k, svm);
@@ -150,7 +151,7 @@ void Aggregator::read_readback() {
   std::memcpy(&r.head, from + at.head, sizeof r.head);
   r.counters.resize(at.launches);
   std::memcpy(r.counters.data(), from + at.counters, at.launches * sizeof(chanflow_launch_counters));
-  graph_.table_.load_headers(from + at.headers);
+  graph_.table_.load_headers(from + at.headers, at.header_bytes);
   r.resumable.resize(at.resumable_words);
   std::memcpy(r.resumable.data(), from + at.resumable, at.resumable_words * kWord);
   std::memcpy(&r.status, from + at.status, sizeof r.status);

@@ -60,16 +60,14 @@ class ChannelTable {
   /// Reads the headers of every channel in one transfer. No kernel may be writing them
   /// concurrently unless the caller accepts stale values.
   void refresh();
-  /// The same queued behind the commands before it (Runtime::svm_read_async): the headers are
-  /// there once the queue finishes, and no header is to be read or written before.
-  void refresh_async();
   /// Reads one channel's header.
   void refresh(std::uint32_t id);
   /// The bytes of every channel's header, from headers_allocation() on: what a copy made elsewhere
   /// (the device scheduler's gathered readback) takes for load_headers.
   std::size_t headers_bytes() const noexcept { return mirror_.size() * sizeof(chanflow_channel); }
-  /// Takes `headers_bytes()` bytes copied from the device's headers in place of refresh().
-  void load_headers(const void* from);
+  /// Takes `bytes` copied from the device's headers in place of refresh(); throws ChannelError
+  /// unless they are `headers_bytes()` (a channel made since the copy was laid out).
+  void load_headers(const void* from, std::size_t bytes);
 
   /// The header of channel `id` as of the last refresh. Throws ChannelError for an unknown id.
   const chanflow_channel& counters(std::uint32_t id) const;

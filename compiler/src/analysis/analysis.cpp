@@ -40,6 +40,7 @@ void Analyzer::error(clang::SourceLocation loc, llvm::StringRef message) {
 }
 
 void Analyzer::note(clang::SourceLocation loc, llvm::StringRef message) {
+  if (Probing) return;
   Diags.Report(loc, Diags.getCustomDiagID(clang::DiagnosticsEngine::Note, "%0")) << message;
 }
 

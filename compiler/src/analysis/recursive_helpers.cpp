@@ -18,10 +18,21 @@ void Analyzer::describe_serial_forms() {
   for (const CilkFunction& f : Program.functions) {
     const bool self_only = !f.spawns.empty() && f.callees.size() == 1 && *f.callees.begin() == &f;
     if (!self_only || !f.boxed.empty() || f.group || f.has_goto) continue;
-    Probing = true;
-    Refused = false;
-    RecursiveHelper h = recursive_form(f.decl);
-    Probing = false;
+    RecursiveHelper h;
+    {
+      struct Probe {  // errors refuse the form instead of being reported, until the probe ends
+        bool& probing;
+        explicit Probe(bool& p) : probing(p) { probing = true; }
+        ~Probe() { probing = false; }
+      } probe(Probing);
+      Refused = false;
+      h = recursive_form(f.decl);
+    }
+    // A void function's call of itself in a statement of its own: one returning nothing has no
+    // temporary to print in a larger statement (`return f(x);`, `(void)f(x);`).
+    if (!f.returns_value())
+      for (const auto& [statement, calls] : h.carriers)
+        if (calls.size() != 1 || statement != calls.front()) Refused = true;
     if (Refused) continue;
     h.serial = true;  // find_env_users gives the function the environment its form reports through
     Program.recursive_helpers.push_back(std::move(h));
