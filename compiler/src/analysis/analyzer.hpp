@@ -81,8 +81,9 @@ class Analyzer {
   void describe_recursive_helper(const clang::FunctionDecl* def);
   RecursiveHelper recursive_form(const clang::FunctionDecl* def);
   /// The serial forms --serial-cutoff asks for: of each Cilk function that spawns and calls only
-  /// itself and could be a recursive helper (no boxed locals, alloca, address of a local, call of
-  /// itself the explicit stack cannot stop at). Others keep spawning at every depth.
+  /// itself and functions with serial forms, and could be a recursive helper (no boxed locals,
+  /// alloca, address of a local, call of itself the explicit stack cannot stop at), callees first.
+  /// Others keep spawning at every depth.
   void describe_serial_forms();
   const clang::Stmt* carrier_of(const clang::CallExpr* call, const clang::FunctionDecl* def);
   void check_recursive_addresses(const clang::FunctionDecl* def, const clang::Stmt* s);

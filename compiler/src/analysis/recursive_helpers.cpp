@@ -6,6 +6,7 @@
 // pointer may name its locals (its activations take turns in one copy of them).
 #include "analysis/analyzer.hpp"
 
+#include <algorithm>
 #include <functional>
 
 namespace chanflow::compiler {
@@ -15,27 +16,36 @@ void Analyzer::describe_recursive_helper(const clang::FunctionDecl* def) {
 }
 
 void Analyzer::describe_serial_forms() {
-  for (const CilkFunction& f : Program.functions) {
-    const bool self_only = !f.spawns.empty() && f.callees.size() == 1 && *f.callees.begin() == &f;
-    if (!self_only || !f.boxed.empty() || f.group || f.has_goto) continue;
-    RecursiveHelper h;
-    {
-      struct Probe {  // errors refuse the form instead of being reported, until the probe ends
-        bool& probing;
-        explicit Probe(bool& p) : probing(p) { probing = true; }
-        ~Probe() { probing = false; }
-      } probe(Probing);
-      Refused = false;
-      h = recursive_form(f.decl);
+  // Callees first: a function whose other callees all have serial forms calls theirs, so the
+  // forms are found until a pass finds none (functions that spawn each other never get one).
+  std::set<const CilkFunction*> formed;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const CilkFunction& f : Program.functions) {
+      if (formed.count(&f) || f.spawns.empty() || !f.boxed.empty() || f.group || f.has_goto) continue;
+      if (!std::all_of(f.callees.begin(), f.callees.end(), [&](const CilkFunction* c) { return c == &f || formed.count(c); }))
+        continue;
+      RecursiveHelper h;
+      {
+        struct Probe {  // errors refuse the form instead of being reported, until the probe ends
+          bool& probing;
+          explicit Probe(bool& p) : probing(p) { probing = true; }
+          ~Probe() { probing = false; }
+        } probe(Probing);
+        Refused = false;
+        h = recursive_form(f.decl);
+      }
+      // A void function's call of itself in a statement of its own: one returning nothing has no
+      // temporary to print in a larger statement (`return f(x);`, `(void)f(x);`).
+      if (!f.returns_value())
+        for (const auto& [statement, calls] : h.carriers)
+          if (calls.size() != 1 || statement != calls.front()) Refused = true;
+      if (Refused) continue;
+      h.serial = true;  // find_env_users gives the function the environment its form reports through
+      Program.recursive_helpers.push_back(std::move(h));
+      formed.insert(&f);
+      grew = true;
     }
-    // A void function's call of itself in a statement of its own: one returning nothing has no
-    // temporary to print in a larger statement (`return f(x);`, `(void)f(x);`).
-    if (!f.returns_value())
-      for (const auto& [statement, calls] : h.carriers)
-        if (calls.size() != 1 || statement != calls.front()) Refused = true;
-    if (Refused) continue;
-    h.serial = true;  // find_env_users gives the function the environment its form reports through
-    Program.recursive_helpers.push_back(std::move(h));
   }
 }
 

@@ -456,9 +456,8 @@ std::string emit_device_code(clang::ASTContext& ctx, const CilkProgram& program)
   }
   const AddressSpaces spaces(ctx, program);
   for (const FunctionSpaces* h : spaces.helpers()) out += "\n" + helper_code(ctx, program, *h);
-  for (const CilkFunction& f : program.functions)
-    if (const RecursiveHelper* serial = program.serial_form(f.decl))
-      out += "\n" + serial_form_code(ctx, program, *serial, spaces.cilk_function(f));
+  for (const RecursiveHelper& h : program.recursive_helpers)  // callees first
+    if (h.serial) out += "\n" + serial_form_code(ctx, program, h, spaces.cilk_function(*program.cilk_function(h.decl)));
   for (const CilkFunction& f : program.functions) {
     FunctionPrinter printer(ctx, program, f, spaces.cilk_function(f));
     out += "\n/* " + f.name + " */\n" + printer.run_function();

@@ -73,10 +73,22 @@ class RecursivePrinter : public ResumablePrinter {
       print_loop(s, os);
       return true;
     }
-    if (auto* call = llvm::dyn_cast<clang::CallExpr>(s); H.serial && call && call->getDirectCallee() &&
-                                                          call->getDirectCallee()->getName() == "__chanflow_sync") {
-      os << "(void)0 /* cilk_sync: its children have returned */";
-      return true;
+    if (auto* call = llvm::dyn_cast<clang::CallExpr>(s); H.serial && call && call->getDirectCallee()) {
+      const clang::FunctionDecl* callee = call->getDirectCallee();
+      if (callee->getName() == "__chanflow_sync") {
+        os << "(void)0 /* cilk_sync: its children have returned */";
+        return true;
+      }
+      // Another Cilk function (analysis: it has a serial form): a plain call of that form.
+      if (Program.cilk_function(callee) && callee->getCanonicalDecl() != H.decl->getCanonicalDecl()) {
+        os << Program.cilk_function(callee)->name << "__serial(cf_env";
+        for (const clang::Expr* arg : call->arguments()) {
+          os << ", ";
+          print_expr(arg, os);
+        }
+        os << ")";
+        return true;
+      }
     }
     if (auto it = H.carriers.find(s); it != H.carriers.end() && !Printing.count(s)) {
       print_carrier(s, it->second, os);
@@ -239,8 +251,8 @@ std::string recursive_helper_code(clang::ASTContext& ctx, const CilkProgram& pro
 std::string serial_form_code(clang::ASTContext& ctx, const CilkProgram& program, const RecursiveHelper& h,
                              const FunctionSpaces& fs) {
   FunctionSpaces named = fs;
-  named.name = fs.name + "__serial";
-  return "/* " + fs.name + "'s serial form, run by its tasks from depth " + std::to_string(program.serial_cutoff) +
+  named.name = program.cilk_function(h.decl)->name + "__serial";  // as F__run calls it
+  return "/* " + program.cilk_function(h.decl)->name + "'s serial form, run by its tasks from depth " + std::to_string(program.serial_cutoff) +
          " on (--serial-cutoff) */\n" + recursive_helper_code(ctx, program, h, named);
 }
 

@@ -1,8 +1,10 @@
 /* The golden test's input for a serial cut-off (fib_cutoff.flags: --serial-cutoff=4): fib spawns
  * only itself, so it has a serial form, fib__serial, which its tasks from depth 4 on run;
- * sum_fibs spawns fib as well as itself, so it spawns at every depth. */
+ * sum_fibs's form calls fib's; fib_into hands its children its locals' addresses, so it spawns at
+ * every depth. */
 #include <cilk/cilk.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 long fib(long n) {
   long x, y;
@@ -23,7 +25,22 @@ long sum_fibs(long lo, long hi) {
   return a + b;
 }
 
+void fib_into(long n, long *out) {
+  long x, y;
+  if (n < 2) {
+    *out = n;
+    return;
+  }
+  cilk_spawn fib_into(n - 1, &x);
+  fib_into(n - 2, &y);
+  cilk_sync;
+  *out = x + y;
+}
+
 int main(void) {
-  printf("%ld %ld\n", fib(20), sum_fibs(0, 16));
+  long *f = malloc(sizeof *f);
+  fib_into(16, f);
+  printf("%ld %ld %ld\n", fib(20), sum_fibs(0, 16), *f);
+  free(f);
   return 0;
 }
