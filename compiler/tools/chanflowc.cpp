@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <unistd.h>
@@ -33,6 +34,18 @@ int usage(int status) {
              "  --elision            build the serial elision instead (the keywords defined away; the reference)\n"
              "  --keep               keep the build directory and say where it is\n");
   return status;
+}
+
+// `--name=N` with lo <= N <= hi: N; another option: nothing. Out of range: says so and exits 2.
+std::optional<unsigned> count_option(const std::string& a, const std::string& name, long lo, long hi) {
+  if (a.rfind(name + "=", 0) != 0) return std::nullopt;
+  char* end = nullptr;
+  const long n = std::strtol(a.c_str() + name.size() + 1, &end, 10);
+  if (*end != '\0' || end == a.c_str() + name.size() + 1 || n < lo || n > hi) {
+    fmt::print(stderr, "chanflowc: {} must be {}{} to {}\n", name, lo, lo == 0 ? " (off)" : "", hi);
+    std::exit(2);
+  }
+  return static_cast<unsigned>(n);
 }
 
 std::vector<std::string> split(const std::string& s) {
@@ -68,28 +81,10 @@ int main(int argc, char** argv) {
     else if (a.rfind("--emit=", 0) == 0) emit = split(a.substr(7));
     else if (a == "-I" || a.rfind("-I", 0) == 0) options.clang_args.push_back("-I" + value("-I"));
     else if (a == "-D" || a.rfind("-D", 0) == 0) options.clang_args.push_back("-D" + value("-D"));
-    else if (a.rfind("--max-loop-spawns=", 0) == 0) {
-      const int n = std::atoi(a.c_str() + 18);
-      if (n < 1 || n > 4096) {
-        fmt::print(stderr, "chanflowc: --max-loop-spawns must be 1 to 4096\n");
-        return 2;
-      }
-      options.max_loop_spawns = static_cast<unsigned>(n);
-    } else if (a.rfind("--helper-stack=", 0) == 0) {
-      const int n = std::atoi(a.c_str() + 15);
-      if (n < 1 || n > 65536) {
-        fmt::print(stderr, "chanflowc: --helper-stack must be 1 to 65536\n");
-        return 2;
-      }
-      options.helper_stack_frames = static_cast<unsigned>(n);
-    } else if (a.rfind("--serial-cutoff=", 0) == 0) {
-      const int n = std::atoi(a.c_str() + 16);
-      if (n < 0 || n > 4096) {
-        fmt::print(stderr, "chanflowc: --serial-cutoff must be 0 (off) to 4096\n");
-        return 2;
-      }
-      options.serial_cutoff = static_cast<unsigned>(n);
-    } else if (a == "--keep") keep = true;
+    else if (const auto n = count_option(a, "--max-loop-spawns", 1, 4096)) options.max_loop_spawns = *n;
+    else if (const auto n = count_option(a, "--helper-stack", 1, 65536)) options.helper_stack_frames = *n;
+    else if (const auto n = count_option(a, "--serial-cutoff", 0, 4096)) options.serial_cutoff = *n;
+    else if (a == "--keep") keep = true;
     else if (a == "--elision") elision = true;
     else if (a == "-v") verbose = true;
     else if (!a.empty() && a[0] == '-') {

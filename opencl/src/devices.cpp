@@ -21,13 +21,19 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-std::string device_string(cl_device_id dev, cl_device_info what) {
+// A string a clGet*Info call answers, without its terminator and trailing blanks.
+template <class Id, class Info>
+std::string info_string(cl_int (*get)(Id, Info, std::size_t, void*, std::size_t*), Id id, Info what, const char* call) {
   std::size_t size = 0;
-  check(clGetDeviceInfo(dev, what, 0, nullptr, &size), "clGetDeviceInfo");
+  check(get(id, what, 0, nullptr, &size), call);
   std::string s(size, '\0');
-  check(clGetDeviceInfo(dev, what, size, s.data(), nullptr), "clGetDeviceInfo");
+  check(get(id, what, size, s.data(), nullptr), call);
   while (!s.empty() && (s.back() == '\0' || s.back() == ' ')) s.pop_back();
   return s;
+}
+
+std::string device_string(cl_device_id dev, cl_device_info what) {
+  return info_string(clGetDeviceInfo, dev, what, "clGetDeviceInfo");
 }
 
 template <class T>
@@ -38,12 +44,7 @@ T device_value(cl_device_id dev, cl_device_info what) {
 }
 
 std::string platform_string(cl_platform_id p, cl_platform_info what) {
-  std::size_t size = 0;
-  check(clGetPlatformInfo(p, what, 0, nullptr, &size), "clGetPlatformInfo");
-  std::string s(size, '\0');
-  check(clGetPlatformInfo(p, what, size, s.data(), nullptr), "clGetPlatformInfo");
-  while (!s.empty() && s.back() == '\0') s.pop_back();
-  return s;
+  return info_string(clGetPlatformInfo, p, what, "clGetPlatformInfo");
 }
 
 // OpenCL 3.0 devices list optional OpenCL C features by name; older ones do not answer.

@@ -40,6 +40,9 @@ std::string emit_frame_types(clang::ASTContext& ctx, const CilkProgram& program)
 /// as a declaration.
 std::string move_loop_blocks(clang::ASTContext& ctx, const CilkProgram& program, clang::Rewriter& rewriter);
 std::string emit_device_code(clang::ASTContext& ctx, const CilkProgram& program);
+/// The kernel nodes F__run runs behind (kernel_nodes.cpp); `box_in_wrapper`: the task node takes
+/// the task's scratch block before the body.
+std::string kernel_node_code(const CilkFunction& f, bool box_in_wrapper);
 std::string emit_host_c(clang::ASTContext& ctx, const CilkProgram& program);
 /// Every host variable whose address host code takes moves to an SVM cell that host code names
 /// instead (host_svm.cpp): rewrites for emit_host_c.

@@ -20,14 +20,6 @@
 namespace chanflow::compiler {
 namespace {
 
-// Whether a cilk_for's leaf gets its loop's block by address (held by every leaf and part of the
-// loop: it lets go of it once done), not in its task (a loop's one leaf: cilk_for.cpp).
-bool holds_block(const CilkFunction& f) {
-  for (const clang::ParmVarDecl* p : f.decl->parameters())
-    if (p->getName() == "cf_caps") return p->getType()->isPointerType();
-  return false;
-}
-
 // Prints one Cilk function's body: spawns, syncs, returns and cilk_scope blocks lowered, the rest
 // as DevicePrinter prints device code; a resume enters the loops around its point at their heads.
 class FunctionPrinter : public ResumablePrinter {
@@ -461,42 +453,7 @@ std::string emit_device_code(clang::ASTContext& ctx, const CilkProgram& program)
   for (const CilkFunction& f : program.functions) {
     FunctionPrinter printer(ctx, program, f, spaces.cilk_function(f));
     out += "\n/* " + f.name + " */\n" + printer.run_function();
-    const std::string& n = f.name;
-    if (f.group) {  // a cilk_for's leaf: every work-item of a group runs its share of the iterations
-      // and, once all have, lets go of the loop's block (cilk_for.cpp: the last holder frees it);
-      // a loop's one leaf holds the block in its task, and has nothing to let go of.
-      const bool holds = holds_block(f);
-      out += fmt::format("{1}#ifdef CHANFLOW_CPU_DEVICE\n"
-                         "void {0}__task_body(__global {0}__task* t, chanflow_ctx* ctx) {{ {0}__run(t, ctx);{2} }}\n"
-                         "CHANFLOW_YIELDING_KERNEL_NODE({0}__spawn, {0}__task, {0}__task_body)\n#else\n"
-                         "void {0}__group_body(__global {0}__task* t, __local uint* l, chanflow_ctx* ctx) {{ (void)l; {0}__run(t, ctx); }}\n"
-                         "CHANFLOW_GROUP_KERNEL_NODE_THEN({0}__spawn, {0}__task, uint, {0}__group_body, {3})\n#endif\n",
-                         n,
-                         holds ? fmt::format("void {0}__release(__global {0}__task* t, chanflow_ctx* ctx) {{ "
-                                             "chanflow_caps_release(ctx->env, t->cf_caps); }}\n", n)
-                               : "",
-                         holds ? fmt::format(" {}__release(t, ctx);", n) : "",
-                         holds ? n + "__release" : "CHANFLOW_NOTHING_AFTER");
-      continue;
-    }
-    if (f.spawns.empty()) {
-      out += fmt::format("void {0}__task_body(__global {0}__task* t, chanflow_ctx* ctx) {{ {0}__run(t, ctx); }}\n"
-                         "CHANFLOW_YIELDING_KERNEL_NODE({0}__spawn, {0}__task, {0}__task_body)\n",
-                         n);
-      continue;
-    }
-    if (!f.waits()) {  // every sync forwards: no frame is ever resumed
-      out += fmt::format("void {0}__task_body(__global {0}__task* t, chanflow_ctx* ctx) {{ {0}__run(t, 0, ctx); }}\n"
-                         "CHANFLOW_YIELDING_KERNEL_NODE({0}__spawn, {0}__task, {0}__task_body)\n",
-                         n);
-      continue;
-    }
-    out += fmt::format(
-        "void {0}__task_body(__global {0}__task* t, chanflow_ctx* ctx) {{ {1}{0}__run(t, 0, ctx); }}\n"
-        "CHANFLOW_YIELDING_KERNEL_NODE({0}__spawn, {0}__task, {0}__task_body)\n"
-        "void {0}__frame_body(__global {0}__frame* c, chanflow_ctx* ctx) {{ {0}__run(0, c, ctx); }}\n"
-        "CHANFLOW_CONTINUATION_NODE({0}__sync, {0}__frame, {0}__frame_body)\n",
-        n, printer.BoxInWrapper ? "if (!chanflow_task_scratch(ctx)) return; /* the run fails: the pool was empty */ " : "");
+    out += kernel_node_code(f, printer.BoxInWrapper);
   }
   return out;
 }
