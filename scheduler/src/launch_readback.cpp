@@ -20,10 +20,18 @@ namespace chanflow {
 namespace {
 constexpr std::size_t kWord = sizeof(std::uint32_t);
 std::size_t align8(std::size_t bytes) { return (bytes + 7) / 8 * 8; }
+
+// `count` Ts from the read block into `to` (none: nothing to copy, and `to` may have no storage).
+template <class T>
+void take(std::vector<T>& to, const std::byte* from, std::size_t count) {
+  to.resize(count);
+  if (count) std::memcpy(to.data(), from, count * sizeof(T));
+}
 }  // namespace
 
 void Aggregator::write_if_changed(DeviceImage& image, void* svm, const void* host, std::size_t bytes) {
-  if (image.at == svm && image.bytes.size() == bytes && std::memcmp(image.bytes.data(), host, bytes) == 0) return;
+  if (bytes == 0 || (image.at == svm && image.bytes.size() == bytes && std::memcmp(image.bytes.data(), host, bytes) == 0))
+    return;
   image.at = svm;
   image.bytes.assign(static_cast<const std::byte*>(host), static_cast<const std::byte*>(host) + bytes);
   // From the image, which stays as it is until the next lay-out (every launch ends with a wait).
@@ -149,14 +157,11 @@ void Aggregator::read_readback() {
   const auto* from = reinterpret_cast<const std::byte*>(readback_host_.data());
   LaunchReadback& r = readback_;
   std::memcpy(&r.head, from + at.head, sizeof r.head);
-  r.counters.resize(at.launches);
-  std::memcpy(r.counters.data(), from + at.counters, at.launches * sizeof(chanflow_launch_counters));
+  take(r.counters, from + at.counters, at.launches);
   graph_.table_.load_headers(from + at.headers, at.header_bytes);
-  r.resumable.resize(at.resumable_words);
-  std::memcpy(r.resumable.data(), from + at.resumable, at.resumable_words * kWord);
+  take(r.resumable, from + at.resumable, at.resumable_words);
   std::memcpy(&r.status, from + at.status, sizeof r.status);
-  r.taken.resize(at.pools);
-  std::memcpy(r.taken.data(), from + at.taken, at.pools * kWord);
+  take(r.taken, from + at.taken, at.pools);
   r.read = true;
 }
 
