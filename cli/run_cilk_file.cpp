@@ -137,10 +137,6 @@ int run_cilk_file(int argc, char** argv) {
   run->add_option("--helper-stack", helper_stack, "frames of a helper that calls itself, on its explicit stack (chanflowc's "
                                                   "--helper-stack; default 64)")
       ->check(CLI::Range(1, 65536));
-  unsigned serial_cutoff = 0;
-  run->add_option("--serial-cutoff", serial_cutoff, "tasks at this depth and deeper run their call serially in their "
-                                                    "work-item (chanflowc's --serial-cutoff; default 0: off)")
-      ->check(CLI::Range(0, 4096));
   try {
     app.parse(ours, argv);
   } catch (const CLI::ParseError& e) {
@@ -150,7 +146,6 @@ int run_cilk_file(int argc, char** argv) {
   for (const std::string& d : includes) compile_flags.push_back("-I" + d);
   for (const std::string& d : defines) compile_flags.push_back("-D" + d);
   if (helper_stack) compile_flags.push_back(fmt::format("--helper-stack={}", helper_stack));
-  if (serial_cutoff) compile_flags.push_back(fmt::format("--serial-cutoff={}", serial_cutoff));
   for (const auto& [name, value] : settings.environment()) ::setenv(name.c_str(), value.c_str(), 1);
   if (!device.empty()) ::setenv("CHANFLOW_DEVICE", device.c_str(), 1);
   if (stats) ::setenv("CHANFLOW_STATS", "1", 1);

@@ -30,6 +30,14 @@ void print_stats(std::FILE* out, const RunStats& st) {
       per += fmt::format("{}{} {:.1f} ms ({:.0f}%)", per.empty() ? "" : ", ", node, ms, 100 * ms / all);
     fmt::print(out, "work-group time per node (summed over work-groups): {}\n", per);
   }
+  if (st.serial_depth != kSerialOff) {
+    // Granularity control: the tasks at the serial depth ran their calls serially (their subtrees in-item).
+    std::string tasks;
+    for (const auto& [stack, per_level] : st.ces_per_level)
+      if (per_level.size() > st.serial_depth) tasks += fmt::format("{}{} {}", tasks.empty() ? "" : ", ", stack, per_level[st.serial_depth]);
+    fmt::print(out, "granularity control: serial depth {}; CEs at that level (each task a serial call): {}\n",
+               st.serial_depth, tasks.empty() ? "none (the recursion ended above it)" : tasks);
+  }
   fmt::print(out, "yields {} ({} after the continuation), restarts {} in {} dispatches\n", st.yields,
              st.partial_yields, st.restarts, st.restart_dispatches);
   fmt::print(out, "memory: peak live {} bytes, channels allocated {} bytes\n", st.peak_live_bytes,

@@ -2,6 +2,24 @@
 #include "run_flags.hpp"
 
 namespace chanflow::cli {
+namespace {
+
+// A flag's check: the value parses (`parse` throws std::invalid_argument saying why it does not).
+template <class Parse>
+CLI::Validator parses(Parse parse, const char* name) {
+  return CLI::Validator(
+      [parse](std::string& value) {
+        try {
+          parse(value);
+          return std::string();
+        } catch (const std::invalid_argument& e) {
+          return std::string(e.what());
+        }
+      },
+      name);
+}
+
+}  // namespace
 
 void add_run_flags(CLI::App& cmd, RunSettings& s) {
   cmd.add_option("--policy", s.policy, "levelized or greedy")
@@ -33,16 +51,13 @@ void add_run_flags(CLI::App& cmd, RunSettings& s) {
   cmd.add_option_function<std::string>(
       "--heap", [&s](const std::string& size) { s.heap_bytes = parse_bytes("--heap", size); },
       "the device heap of a compiled program whose device code allocates (malloc, alloca): 256M by default")
-      ->check(CLI::Validator(
-          [](std::string& size) {
-            try {
-              parse_bytes("--heap", size);
-              return std::string();
-            } catch (const std::invalid_argument& e) {
-              return std::string(e.what());
-            }
-          },
-          "SIZE"));
+      ->check(parses([](const std::string& size) { parse_bytes("--heap", size); }, "SIZE"));
+  cmd.add_option_function<std::string>(
+         "--serial-cutoff", [&s](const std::string& v) { s.serial_cutoff = SerialCutoff::parse("--serial-cutoff", v); },
+         "granularity control of compiled Cilk functions that have serial forms: tasks at this depth and deeper (the "
+         "root at 0) run their call serially in their work-item; auto: the runtime picks the depth each run; off: every "
+         "spawn a task; program (the default): the depth chanflowc was given, else auto")
+      ->check(parses([](const std::string& v) { SerialCutoff::parse("--serial-cutoff", v); }, "DEPTH|auto|off|program"));
 }
 
 }  // namespace chanflow::cli

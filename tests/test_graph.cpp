@@ -176,6 +176,22 @@ TEST_CASE("Graph: Greedy and Levelized give identical results") {
   for (std::uint32_t n : {5u, 16u, 22u}) CHECK(workloads::fib_naive(runtime(), n, levelized).value == workloads::fib_serial(n));
 }
 
+TEST_CASE("Graph: a run counts the CEs of each stack level, and its serial depth reaches every task") {
+  Levelized levelized;
+  TreeGraph t(8);
+  const RunStats first = t.g.run(levelized);
+  const std::vector<std::uint64_t> whole = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+  CHECK(first.ces_per_level.at("tree") == whole);
+  CHECK(first.serial_depth == kSerialOff);
+  // Run again from a new root, with tasks stopping at level 5: this run's counts, not the sum.
+  t.stack.push(0, TreeNode{8});
+  const RunStats second = t.g.run(levelized, {.serial_depth = 5});
+  CHECK(second.ces_per_level.at("tree") == std::vector<std::uint64_t>{1, 2, 4, 8, 16, 32});
+  CHECK(second.serial_depth == 5);
+  const auto seen = t.levels();  // both runs
+  for (std::uint32_t d = 0; d <= 8; ++d) CHECK(seen[d] == (1u << d) + (d <= 5 ? (1u << d) : 0u));
+}
+
 TEST_CASE("Graph: a user-defined policy is honoured") {
   // Only ever one channel per round, seeds first, at most 16 CEs per dispatch.
   FunctionPolicy seeds_first("seeds-first", [](const GraphView& view, std::vector<Dispatch>& out) {

@@ -1,7 +1,9 @@
 // One RunSettings from the command line to the graph: what it leaves to the device is filled in
 // from what the device reports (a CPU keeps its measured sizes, a GPU grows the stacks within its
 // memory), and it reaches a compiled program's process through the environment and back intact.
+#include "chanflow/granularity.hpp"
 #include "chanflow/run_settings.hpp"
+#include "chanflow/run_stats.hpp"
 
 #include <doctest/doctest.h>
 
@@ -77,14 +79,15 @@ TEST_CASE("What a run leaves to the device: a CPU keeps its sizes, a GPU grows t
 TEST_CASE("Settings reach a compiled program's process through the environment and come back the same") {
   // Every variable, defaults too: the process runs with exactly these settings.
   const auto defaults = RunSettings{}.environment();
-  CHECK(defaults.size() == 9);
+  CHECK(defaults.size() == 10);
   CHECK(std::count(defaults.begin(), defaults.end(), std::pair<std::string, std::string>{"CHANFLOW_CAPACITY", "0"}) == 1);
   CHECK(std::count(defaults.begin(), defaults.end(), std::pair<std::string, std::string>{"CHANFLOW_DISPATCH", "auto"}) == 1);
   CHECK(std::count(defaults.begin(), defaults.end(), std::pair<std::string, std::string>{"CHANFLOW_SCHEDULER", "auto"}) == 1);
   const RunSettings s{.capacity = 2048, .wg_size = 32, .policy = "greedy", .dispatch = Sweeps::Planned,
-                      .scheduler = Scheduler::Device, .sweep_groups = 7, .max_channels = 512, .trace_path = "t.json", .heap_bytes = 3 << 20};
+                      .scheduler = Scheduler::Device, .sweep_groups = 7, .max_channels = 512, .trace_path = "t.json", .heap_bytes = 3 << 20,
+                      .serial_cutoff = {.mode = SerialCutoff::Mode::Depth, .depth = 11}};
   const auto vars = s.environment();
-  CHECK(vars.size() == 9);
+  CHECK(vars.size() == 10);
   RunSettings back;
   {
     const Environment env(vars);
@@ -99,6 +102,7 @@ TEST_CASE("Settings reach a compiled program's process through the environment a
   CHECK(back.max_channels == 512);
   CHECK(back.trace_path == "t.json");
   CHECK(back.heap_bytes == 3 << 20);
+  CHECK(back.serial_cutoff == SerialCutoff{.mode = SerialCutoff::Mode::Depth, .depth = 11});
   CHECK(RunSettings::from_environment().environment() == defaults);  // unset again: the defaults
   {  // and the defaults' environment reads back as the defaults (0: the device's)
     const Environment env(defaults);
@@ -127,6 +131,10 @@ TEST_CASE("A setting the environment gets wrong is refused by its name, with wha
   CHECK(refused("CHANFLOW_SWEEP_GROUPS", "0").empty());  // 0: chosen per round
   CHECK(refused("CHANFLOW_HEAP", "lots") == "CHANFLOW_HEAP=lots is not a size (bytes, or with K, M or G: 512M, 2G)");
   CHECK(refused("CHANFLOW_HEAP", "12T") == "CHANFLOW_HEAP=12T is not a size (bytes, or with K, M or G: 512M, 2G)");
+  CHECK(refused("CHANFLOW_SERIAL_CUTOFF", "deep") ==
+        "CHANFLOW_SERIAL_CUTOFF=deep is not a serial cut-off (a depth, auto, off or program)");
+  for (const char* cutoff : {"program", "auto", "off", "0", "12"})
+    CHECK(SerialCutoff::parse("--serial-cutoff", cutoff).to_string() == cutoff);
   CHECK(parse_bytes("--heap", "512M") == std::uint64_t{512} << 20);
   CHECK(parse_bytes("--heap", "2GiB") == std::uint64_t{2} << 30);
   CHECK(parse_bytes("--heap", "64kb") == 64 << 10);
@@ -134,6 +142,52 @@ TEST_CASE("A setting the environment gets wrong is refused by its name, with wha
   CHECK_THROWS_AS(parse_bytes("--heap", "0"), std::invalid_argument);
   CHECK(make_policy("greedy")->name() == std::string("greedy"));
   CHECK_THROWS_WITH_AS(make_policy("fifo"), "no policy 'fifo' (there are: levelized, greedy)", std::invalid_argument);
+}
+
+TEST_CASE("Granularity control's choice: the level nearest the tasks wanted, from the device's width, then each run's breadth") {
+  // Before any run: as if the recursion doubled per level.
+  SerialDepthChooser fib(4096);
+  CHECK(fib.depth() == 12);
+  CHECK(std::string(fib.basis()) == "the device's width");
+  // A doubling recursion held 4,096 tasks at level 12: it stays.
+  std::vector<std::uint64_t> doubling;
+  for (std::uint32_t d = 0; d <= 12; ++d) doubling.push_back(std::uint64_t{1} << d);
+  fib.learn(doubling);
+  CHECK(fib.depth() == 12);
+  CHECK(std::string(fib.basis()) == "the last run's breadth");
+  // Ten children a task: level 4's 10,000 is nearer 4,096 than level 3's 1,000 (in log scale).
+  SerialDepthChooser wide(4096);
+  wide.learn({1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000, 1, 1, 1});
+  CHECK(wide.depth() == 4);
+  // A recursion still narrow at the depth goes on at its last level's growth (x1.5 from 210 tasks:
+  // about 7 levels more).
+  SerialDepthChooser slow(4096);
+  std::vector<std::uint64_t> growing = {1};
+  for (std::uint32_t d = 1; d <= 12; ++d) growing.push_back(static_cast<std::uint64_t>(growing.back() * 1.5 + 0.5));
+  slow.learn(growing);
+  CHECK(slow.depth() == 19);
+  // At most 8 levels further a run (x1.5 from level 30's ~190,000 tasks to 2^30: 21 more).
+  SerialDepthChooser far(std::uint64_t{1} << 30);
+  CHECK(far.depth() == 30);
+  std::vector<std::uint64_t> thirty = {1};
+  for (std::uint32_t d = 1; d <= 30; ++d) thirty.push_back(static_cast<std::uint64_t>(thirty.back() * 1.5 + 0.5));
+  far.learn(thirty);
+  CHECK(far.depth() == 38);
+  // A recursion that ended above the depth (never cut): the level nearest the target it had.
+  SerialDepthChooser shallow(4096);
+  shallow.learn({1, 13, 130, 1000, 6000, 200});
+  CHECK(shallow.depth() == 4);
+  // One that does not grow has nothing to run side by side: from the root.
+  SerialDepthChooser chain(4096);
+  chain.learn(std::vector<std::uint64_t>(20, 1));
+  CHECK(chain.depth() == 0);
+  // Nothing learned from a run that counted nothing.
+  SerialDepthChooser none(64);
+  none.learn({});
+  CHECK(none.depth() == 6);
+  CHECK(describe_serial_depth(kSerialOff, nullptr) == "off");
+  CHECK(describe_serial_depth(7, nullptr) == "depth 7");
+  CHECK(describe_serial_depth(6, &none) == "depth 6 (auto: about 64 tasks wanted, from the device's width)");
 }
 
 }  // TEST_SUITE

@@ -72,6 +72,9 @@ TEST_SUITE("workloads") {
                                                                                                : capacity;
               s.wg_size = kWg;
               s.dispatch = mode;
+              // Every spawn a task (granularity control off), so that tiny levels make tasks
+              // yield; the next test runs the serial forms.
+              s.serial_cutoff.mode = SerialCutoff::Mode::Off;
               auto instance = w.prepare(runtime(), c.size, 1, s);
               const std::string workload = c.workload, policy_name = policy, dispatch = to_string(mode);
               CAPTURE(workload);
@@ -94,6 +97,49 @@ TEST_SUITE("workloads") {
                 CHECK(m.stats->yields > 0);
             }
           }
+    }
+  }
+
+  TEST_CASE("granularity control on and off give the same results, at generous and tiny capacities") {
+    // The compiled workloads' Cilk functions that have serial forms run them from a fixed depth
+    // (the root's, one below it, three below it) and from the runtime's choice, run after run
+    // (its first guess, then what each run's breadth says).
+    const SerialCutoff cutoffs[] = {{.mode = SerialCutoff::Mode::Depth, .depth = 0},
+                                    {.mode = SerialCutoff::Mode::Depth, .depth = 1},
+                                    {.mode = SerialCutoff::Mode::Depth, .depth = 3},
+                                    {.mode = SerialCutoff::Mode::Auto}};
+    for (const auto& c : kCases) {
+      const auto& w = workloads::find_workload(c.workload);
+      const auto impls = w.impls();
+      if (std::find(impls.begin(), impls.end(), "chanflow-compiled") == impls.end()) continue;
+      for (const std::uint32_t capacity : {0u, c.compiled_tiny_capacity ? c.compiled_tiny_capacity : c.tiny_capacity})
+        for (const SerialCutoff& cutoff : cutoffs) {
+          RunSettings s;
+          s.capacity = capacity;
+          s.wg_size = kWg;
+          s.serial_cutoff = cutoff;
+          auto instance = w.prepare(runtime(), c.size, 1, s);
+          const std::string workload = c.workload, serial = cutoff.to_string();
+          CAPTURE(workload);
+          CAPTURE(capacity);
+          CAPTURE(serial);
+          for (int run = 0; run < (cutoff.mode == SerialCutoff::Mode::Auto ? 3 : 1); ++run) {
+            const auto m = instance->run("chanflow-compiled");
+            CHECK(m.correct);
+            REQUIRE(m.stats);
+            if (std::string_view(c.workload).starts_with("strassen")) {
+              // strassen.c's functions malloc their temporaries: no serial forms, every spawn a task.
+              CHECK(m.stats->serial_depth == kSerialOff);
+            } else if (cutoff.mode == SerialCutoff::Mode::Depth) {
+              CHECK(m.stats->serial_depth == cutoff.depth);
+              // Fib and Queens have serial forms: no task of theirs is deeper than the depth.
+              if (std::string_view(c.workload) == "fib" || std::string_view(c.workload).ends_with("queens"))
+                CHECK(m.stats->max_level <= cutoff.depth);
+            } else {
+              CHECK(m.stats->serial_depth != kSerialOff);
+            }
+          }
+        }
     }
   }
 

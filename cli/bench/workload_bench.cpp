@@ -73,7 +73,7 @@ nlohmann::json measure(workloads::Instance& instance, const Cell& cell, const st
   // timed repetitions reuse.
   j["first_ms"] = correct ? nlohmann::json(first_ms) : nlohmann::json(nullptr);
   for (const char* key : {"tasks", "dispatches", "yields", "peak_live_bytes", "device_idle_on_aggregator", "run_ms",
-                          "host_ms", "channel_bytes"})
+                          "host_ms", "channel_bytes", "serial_depth"})
     j[key] = nullptr;
   if (m.stats && correct) {
     j["tasks"] = m.stats->ces;  // every task and continuation is one CE
@@ -85,6 +85,8 @@ nlohmann::json measure(workloads::Instance& instance, const Cell& cell, const st
     j["host_ms"] = summarize(host_ms).median;  // the aggregator's host time per run
     j["channel_bytes"] = m.stats->peak_channel_bytes;
     j["scheduler"] = schedulers;
+    // Granularity control (a compiled Cilk program's serial forms): the last run's depth.
+    if (m.stats->serial_depth != kSerialOff) j["serial_depth"] = m.stats->serial_depth;
   }
   return j;
 }
@@ -92,20 +94,21 @@ nlohmann::json measure(workloads::Instance& instance, const Cell& cell, const st
 std::string ms_text(const nlohmann::json& v) { return v.is_null() ? "-" : fmt::format("{:.3f}", v.get<double>()); }
 
 void print_tables(std::FILE* out, const nlohmann::json& rows) {
-  fmt::print(out, "{:<12} {:>8} {:<17} {:>11} {:>11} {:>11} {:>10} {:>10} {:>8} {:>6} {:>7}\n", "workload", "size",
-             "impl", "median ms", "min ms", "max ms", "tasks", "dispatches", "yields", "idle", "correct");
+  fmt::print(out, "{:<12} {:>8} {:<17} {:>11} {:>11} {:>11} {:>10} {:>10} {:>8} {:>6} {:>7} {:>6}\n", "workload", "size",
+             "impl", "median ms", "min ms", "max ms", "tasks", "dispatches", "yields", "idle", "correct", "serial");
   for (const auto& r : rows) {
     const auto opt = [&](const char* key) {
       return r[key].is_null() ? std::string("-") : fmt::format("{}", r[key].get<std::uint64_t>());
     };
-    fmt::print(out, "{:<12} {:>8} {:<17} {:>11} {:>11} {:>11} {:>10} {:>10} {:>8} {:>6} {:>7}\n",
+    fmt::print(out, "{:<12} {:>8} {:<17} {:>11} {:>11} {:>11} {:>10} {:>10} {:>8} {:>6} {:>7} {:>6}\n",
                r["workload"].get<std::string>(), r["size"].get<std::uint64_t>(), r["impl"].get<std::string>(),
                ms_text(r["median_ms"]), ms_text(r["min_ms"]), ms_text(r["max_ms"]), opt("tasks"), opt("dispatches"),
                opt("yields"),
                r["device_idle_on_aggregator"].is_null()
                    ? std::string("-")
                    : fmt::format("{:.0f}%", 100 * r["device_idle_on_aggregator"].get<double>()),
-               r["correct"].get<bool>() ? "yes" : r.contains("error") ? "failed" : "NO");
+               r["correct"].get<bool>() ? "yes" : r.contains("error") ? "failed" : "NO",
+               r.value("serial_depth", nlohmann::json()).is_null() ? std::string("-") : opt("serial_depth"));
   }
   // chanflow's time over each baseline's, per workload and size (< 1: chanflow is faster).
   std::map<std::pair<std::string, std::uint64_t>, std::map<std::string, double>> medians;

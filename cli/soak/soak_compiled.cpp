@@ -1,5 +1,5 @@
 // `chanflow soak compiled`: Cilk programs compiled with chanflowc, each run under randomly drawn
-// capacities, work-group sizes, policies and dispatch modes, its output compared with its serial
+// capacities, work-group sizes, policies, dispatch modes and serial cut-offs, its output compared with its serial
 // elision's. A run must print what the elision prints, or stop with a diagnostic that says what
 // did not fit; a wrong output, a crash or a hang fails the soak.
 #include "soak.hpp"
@@ -165,6 +165,9 @@ nlohmann::json run_compiled_soak(const CompiledSoakOptions& options, std::FILE* 
   static const char* const kDispatch[] = {"auto", "claimed", "planned", "host"};
   static const std::uint32_t kWg[] = {2, 4, 8, 16, 32, 64};
   static const std::uint32_t kPerGroup[] = {2, 3, 4, 8, 32, 64};  // capacity in work-groups' worth of CEs
+  // Granularity control: off a third of the time (every spawn a task: the most yields), else the
+  // runtime's choice or a fixed depth (from the root: the whole call in one work-item).
+  static const char* const kSerial[] = {"off", "off", "auto", "0", "2", "5"};
   std::uint64_t correct = 0, refused = 0, wrong = 0, crashed = 0, hung = 0, yields = 0, resumed = 0;
   std::map<std::string, std::uint64_t> refusals;
   nlohmann::json failures = nlohmann::json::array();
@@ -175,15 +178,17 @@ nlohmann::json run_compiled_soak(const CompiledSoakOptions& options, std::FILE* 
     const std::uint32_t capacity = rng() % 4 == 0 ? (rng() % 2 ? 1024u : 4096u) : wg * kPerGroup[rng() % 6];
     const char* policy = kPolicies[rng() % 2];
     const char* dispatch = kDispatch[rng() % 4];
-    const RunSettings settings{.capacity = capacity, .wg_size = wg, .policy = policy, .dispatch = sweeps_from_string(dispatch)};
+    const char* serial = kSerial[rng() % 6];
+    const RunSettings settings{.capacity = capacity, .wg_size = wg, .policy = policy, .dispatch = sweeps_from_string(dispatch),
+                               .serial_cutoff = SerialCutoff::parse("serial", serial)};
     std::vector<std::string> env{"CHANFLOW_STATS=1"};
     for (const auto& [name, value] : settings.environment()) env.push_back(name + "=" + value);
     std::vector<std::string> argv{p.executable};
     argv.insert(argv.end(), p.args.begin(), p.args.end());
     const Outcome o = run(argv, env, work, options.timeout_s);
-    const std::string config = fmt::format("[{}] {}{} | capacity {} wg {} {} {}", i, p.source.filename().string(),
+    const std::string config = fmt::format("[{}] {}{} | capacity {} wg {} {} {} serial {}", i, p.source.filename().string(),
                                            fmt::format("{}{}", p.args.empty() ? "" : " ", fmt::join(p.args, " ")),
-                                           capacity, wg, policy, dispatch);
+                                           capacity, wg, policy, dispatch, serial);
     std::string verdict;
     if (o.timed_out) {
       ++hung;

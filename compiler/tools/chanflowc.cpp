@@ -21,7 +21,7 @@ namespace {
 int usage(int status) {
   fmt::print(status ? stderr : stdout,
              "usage: chanflowc FILE.c|FILE.cilk... [-o OUTPUT] [--emit=cl,cpp,c,h,dot] [-I DIR] [-D NAME[=VALUE]]\n"
-             "                 [--max-loop-spawns=N] [--helper-stack=N] [--serial-cutoff=N] [--elision] [--keep] [-v]\n"
+             "                 [--max-loop-spawns=N] [--helper-stack=N] [--serial-cutoff=N|auto|off] [--elision] [--keep] [-v]\n"
              "  FILE...              the program's files: each is translated alone (a Cilk function spawns only\n"
              "                       functions of its own file); one holds main\n"
              "  -o OUTPUT            the executable (default: the first input's stem); with --emit, a directory\n"
@@ -29,8 +29,11 @@ int usage(int status) {
              "                       c (host code), h (shared types), dot (the channel-flow graph)\n"
              "  --max-loop-spawns=N  children a loop spawns before it syncs, a batch at a time (default 32)\n"
              "  --helper-stack=N     frames of a helper that calls itself, on its explicit stack (default 64)\n"
-             "  --serial-cutoff=N    tasks at depth N and deeper run their call serially in their work-item, where\n"
-             "                       the function spawns and calls only itself (default 0: off)\n"
+             "  --serial-cutoff=N|auto|off\n"
+             "                       granularity control: tasks at depth N and deeper (the root at 0) run their\n"
+             "                       call serially in their work-item, where the function spawns and calls only\n"
+             "                       itself and functions that can; auto (default): the runtime picks the depth\n"
+             "                       each run (CHANFLOW_SERIAL_CUTOFF overrides either); off: every spawn a task\n"
              "  --elision            build the serial elision instead (the keywords defined away; the reference)\n"
              "  --keep               keep the build directory and say where it is\n");
   return status;
@@ -42,7 +45,7 @@ std::optional<unsigned> count_option(const std::string& a, const std::string& na
   char* end = nullptr;
   const long n = std::strtol(a.c_str() + name.size() + 1, &end, 10);
   if (*end != '\0' || end == a.c_str() + name.size() + 1 || n < lo || n > hi) {
-    fmt::print(stderr, "chanflowc: {} must be {}{} to {}\n", name, lo, lo == 0 ? " (off)" : "", hi);
+    fmt::print(stderr, "chanflowc: {} must be {} to {}{}\n", name, lo, hi, name == "--serial-cutoff" ? ", auto or off" : "");
     std::exit(2);
   }
   return static_cast<unsigned>(n);
@@ -83,7 +86,9 @@ int main(int argc, char** argv) {
     else if (a == "-D" || a.rfind("-D", 0) == 0) options.clang_args.push_back("-D" + value("-D"));
     else if (const auto n = count_option(a, "--max-loop-spawns", 1, 4096)) options.max_loop_spawns = *n;
     else if (const auto n = count_option(a, "--helper-stack", 1, 65536)) options.helper_stack_frames = *n;
-    else if (const auto n = count_option(a, "--serial-cutoff", 0, 4096)) options.serial_cutoff = *n;
+    else if (a == "--serial-cutoff=auto") options.serial_cutoff.reset(), options.serial_forms = true;
+    else if (a == "--serial-cutoff=off") options.serial_forms = false;
+    else if (const auto n = count_option(a, "--serial-cutoff", 0, 4096)) options.serial_cutoff = *n, options.serial_forms = true;
     else if (a == "--keep") keep = true;
     else if (a == "--elision") elision = true;
     else if (a == "-v") verbose = true;

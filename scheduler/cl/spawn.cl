@@ -84,6 +84,8 @@ typedef struct {
 #define CHANFLOW_ARGS(ctx, type) ((__global type*)(ctx)->env->user_args)
 
 uint chanflow_depth(const chanflow_ctx* ctx) { return ctx->env->depth; }
+/* The stack level from which tasks with a serial form run it (CHANFLOW_SERIAL_OFF: none). */
+uint chanflow_serial_depth(const chanflow_ctx* ctx) { return ctx->env->serial_depth; }
 
 /* Index in chanflow_ctx::patch of port p's first staged CE. */
 uint chanflow_patch_base(__global const chanflow_node_env* env, uint p) {

@@ -185,6 +185,17 @@ RunStats Aggregator::run() {
   for (const auto& c : graph_.channels())
     if (c->yield_state_) stats.peak_channel_bytes += std::uint64_t{c->capacity()} * c->yield_state_bytes_;
   stats.channels = static_cast<std::uint32_t>(watched_.size());
+  stats.serial_depth = options_.serial_depth;
+  for (const auto& s : graph_.stacks()) {
+    std::vector<std::uint64_t>& per_level = stats.ces_per_level[s->name()];
+    for (std::uint32_t d = 0; d < s->depth(); ++d) {
+      const Channel& level = s->level(d);
+      std::uint64_t& before = published_before_[&level];
+      per_level.push_back(level.counters().ctrl_published - before);
+      before = level.counters().ctrl_published;
+    }
+    while (!per_level.empty() && per_level.back() == 0) per_level.pop_back();
+  }
   if (trace_.enabled()) trace_.write(options_.trace_path);
   return stats;
 }

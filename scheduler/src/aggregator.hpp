@@ -266,6 +266,9 @@ class Aggregator {
   SchedulingPolicy* policy_ = nullptr;  // this run's
   RunOptions options_;
   std::vector<Watched> watched_;
+  /// Each stack level's ctrl_published when the last run ended (RunStats::ces_per_level: a run's
+  /// count includes the CEs seeded before it).
+  std::map<const Channel*, std::uint64_t> published_before_;
   std::map<const Channel*, std::size_t> watched_of_;
   std::vector<ChannelView> views_;
   std::uint32_t max_level_ = 0;

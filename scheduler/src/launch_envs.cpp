@@ -55,6 +55,7 @@ void Aggregator::write_env(std::size_t launch_index, const Launch& l) {
   e.user_args = reinterpret_cast<std::uint64_t>(args_[k.index_].get());
   e.status = reinterpret_cast<std::uint64_t>(status_.get());
   e.heap = graph_.heap_ ? reinterpret_cast<std::uint64_t>(graph_.heap_->device_ptr()) : 0;
+  e.serial_depth = options_.serial_depth;
   e.positions = l.restart ? reinterpret_cast<std::uint64_t>(static_cast<std::uint64_t*>(positions_pool_.get()) + l.positions_at) : 0;
   e.ports = static_cast<std::uint32_t>(k.ports().size());
   e.depth = w.level;

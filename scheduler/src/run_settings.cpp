@@ -72,9 +72,32 @@ const Variable kVariables[] = {
      [](RunSettings& s, const char* n, std::string_view v) { s.heap_bytes = parse_bytes(n, v); }},
     {"CHANFLOW_TRACE", [](const RunSettings& s) { return s.trace_path; },
      [](RunSettings& s, const char*, std::string_view v) { s.trace_path = v; }},
+    {"CHANFLOW_SERIAL_CUTOFF", [](const RunSettings& s) { return s.serial_cutoff.to_string(); },
+     [](RunSettings& s, const char* n, std::string_view v) { s.serial_cutoff = SerialCutoff::parse(n, v); }},
 };
 
 }  // namespace
+
+std::string SerialCutoff::to_string() const {
+  switch (mode) {
+    case Mode::Program: return "program";
+    case Mode::Auto: return "auto";
+    case Mode::Off: return "off";
+    case Mode::Depth: break;
+  }
+  return std::to_string(depth);
+}
+
+SerialCutoff SerialCutoff::parse(std::string_view what, std::string_view value) {
+  if (value == "program") return {};
+  if (value == "auto") return {.mode = Mode::Auto};
+  if (value == "off") return {.mode = Mode::Off};
+  try {
+    return {.mode = Mode::Depth, .depth = positive_u32(std::string(what).c_str(), value, true)};
+  } catch (const std::invalid_argument&) {
+    throw std::invalid_argument(fmt::format("{}={} is not a serial cut-off (a depth, auto, off or program)", what, value));
+  }
+}
 
 std::uint64_t parse_bytes(std::string_view what, std::string_view value) {
   std::uint64_t n = 0;

@@ -40,10 +40,11 @@ typedef struct {
   __global uint* per_level;
 } TreeArgs;
 
-/* Counts the CEs it sees per depth; spawns two children one level deeper until max_depth. */
+/* Counts the CEs it sees per depth; spawns two children one level deeper until max_depth, or
+ * until the run's serial depth (as a compiled task would run its serial form there). */
 void tree_body(__global const TreeNode* node, chanflow_ctx* ctx) {
   atomic_inc(&CHANFLOW_ARGS(ctx, TreeArgs)->per_level[chanflow_depth(ctx)]);
-  if (chanflow_depth(ctx) < node->max_depth) {
+  if (chanflow_depth(ctx) < node->max_depth && chanflow_depth(ctx) < chanflow_serial_depth(ctx)) {
     const TreeNode child = *node;
     chanflow_spawn(ctx, 0, child);
     chanflow_spawn(ctx, 0, child);

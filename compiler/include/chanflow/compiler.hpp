@@ -19,10 +19,15 @@ struct TranslateOptions {
   /// Most activations of a helper that calls itself (compiled onto an explicit stack of this many
   /// frames in private memory); a deeper recursion stops the run with an error naming the helper.
   unsigned helper_stack_frames = 64;
-  /// Serial elision below a cut-off: a task of a Cilk function that calls only itself, at this
-  /// depth or deeper (the root is at 0), runs its whole call as the function's serial form, a
-  /// helper on an explicit stack of helper_stack_frames activations, in its work-item. 0: off.
-  unsigned serial_cutoff = 0;
+  /// Granularity control: a Cilk function that spawns and calls only itself and functions with
+  /// serial forms gets a serial form (a helper on an explicit stack of helper_stack_frames
+  /// activations), and its tasks at the run's serial depth or deeper (the root is at 0) run their
+  /// whole call as that form, in their work-item. The depth is chosen per run by the runtime
+  /// (CHANFLOW_SERIAL_CUTOFF, else serial_cutoff, else its own choice from the device's width and
+  /// the breadth the last run reached). Off (--serial-cutoff=off): no forms, every spawn a task.
+  bool serial_forms = true;
+  /// The program's own cut-off depth (--serial-cutoff=N); nullopt: the runtime chooses (auto).
+  std::optional<unsigned> serial_cutoff;
   /// The input's text, read from `text` instead of the file `input` names (which need not
   /// exist; its name still says .c or .cilk): the fuzz target's way in.
   std::optional<std::string> text;

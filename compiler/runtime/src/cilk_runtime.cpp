@@ -18,6 +18,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #undef malloc
@@ -176,7 +178,50 @@ class Process {
     std::unique_ptr<ProgramGraph> program;
     ChannelStackNode* root = nullptr;
     SvmBuffer result;
+    std::optional<SerialDepthChooser> chooser;  // granularity control left to the runtime
   };
+
+  // The serial depth of a run of `k`'s graph (RunOptions::serial_depth), and the chooser that
+  // picked it, if the runtime did.
+  std::pair<std::uint32_t, SerialDepthChooser*> serial_depth(const Runtime& rt, Kept& k) {
+    const ProgramGraph& p = *k.program;
+    if (p.serial_functions().empty()) return {kSerialOff, nullptr};
+    SerialCutoff cutoff = settings_.serial_cutoff;
+    if (cutoff.mode == SerialCutoff::Mode::Program)
+      cutoff = p.compiled_serial_depth() ? SerialCutoff{.mode = SerialCutoff::Mode::Depth, .depth = *p.compiled_serial_depth()}
+                                         : SerialCutoff{.mode = SerialCutoff::Mode::Auto};
+    switch (cutoff.mode) {
+      case SerialCutoff::Mode::Off: return {kSerialOff, nullptr};
+      case SerialCutoff::Mode::Depth: return {cutoff.depth, nullptr};
+      default: break;
+    }
+    if (!k.chooser) k.chooser.emplace(serial_target(rt.caps()));
+    return {k.chooser->depth(), &*k.chooser};
+  }
+
+  // What a run says of granularity control: the tasks per level (every task stack summed) the
+  // chooser learns from, and the tasks that ran their call serially (at the depth or deeper, of a
+  // function with a serial form).
+  void learn_granularity(Kept& k, std::uint32_t depth, SerialDepthChooser* chooser, const RunStats& stats) {
+    if (k.program->serial_functions().empty()) return;
+    totals_.serial_depth = describe_serial_depth(depth, chooser);
+    if (depth == kSerialOff) return;
+    std::vector<std::uint64_t> tasks;
+    std::uint64_t serial = 0;
+    const std::vector<std::string>& forms = k.program->serial_functions();
+    for (const ChannelStackNode* s : k.program->stacks()) {
+      if (s->kind() != StackKind::Tasks) continue;
+      const auto it = stats.ces_per_level.find(s->name());
+      if (it == stats.ces_per_level.end()) continue;
+      const std::vector<std::uint64_t>& per_level = it->second;
+      if (tasks.size() < per_level.size()) tasks.resize(per_level.size());
+      for (std::size_t d = 0; d < per_level.size(); ++d) tasks[d] += per_level[d];
+      if (std::find(forms.begin(), forms.end(), s->name()) != forms.end())
+        for (std::size_t d = depth; d < per_level.size(); ++d) serial += per_level[d];
+    }
+    totals_.serial_tasks += serial;
+    if (chooser) chooser->learn(tasks);
+  }
 
   Kept& kept(const Runtime& rt, BuildFunction build, const char* root_stack, bool loop_leaves) {
     auto [it, fresh] = kept_.try_emplace({build, root_stack});
@@ -229,6 +274,7 @@ class Process {
     k.root->push_bytes(0, root_task.data(), root_task.size());
 
     const std::unique_ptr<SchedulingPolicy> policy = settings_.make_policy();
+    const auto [serial_depth_now, chooser] = serial_depth(rt, k);
 
     if (map_for_host_)
       for (auto& [p, block] : heap_) unmap(p);
@@ -236,7 +282,7 @@ class Process {
     RunStats stats;
     Progress progress(root_stack, !external_ && isatty(fileno(stderr)));
     try {
-      stats = graph.run(*policy, {.trace_path = settings_.trace_path, .progress = progress.callback()});
+      stats = graph.run(*policy, {.trace_path = settings_.trace_path, .progress = progress.callback(), .serial_depth = serial_depth_now});
     } catch (...) {
       progress.clear();
       kept_.erase({build, root_stack});  // a graph whose run threw does not run again
@@ -252,6 +298,7 @@ class Process {
     std::uint64_t value = 0;
     rt.svm_read(&value, k.result.get(), sizeof value);
     add(stats);
+    learn_granularity(k, serial_depth_now, chooser, stats);
     last_ = stats;
     return value;
   }
@@ -333,6 +380,9 @@ class Process {
       fmt::print(stderr, "chanflow: device heap: {:.1f} MiB of {:.0f} MiB used at most (CHANFLOW_HEAP, --heap), {} block(s) live at exit\n",
                  static_cast<double>(device_heap_->high_water_bytes()) / (1 << 20),
                  static_cast<double>(device_heap_->bytes()) / (1 << 20), device_heap_->live_blocks());
+    if (!t.serial_depth.empty())
+      fmt::print(stderr, "chanflow: granularity control: serial {} in the last call; {} task(s) ran their call serially "
+                         "in their work-item\n", t.serial_depth, t.serial_tasks);
     // A resumed task continues its flush with the spawns it recorded: its statements ran once.
     if (t.restarts)
       fmt::print(stderr, "chanflow: tasks resumed where they yielded (their bodies not run again): {}\n",

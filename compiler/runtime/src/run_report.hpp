@@ -19,6 +19,8 @@ struct Totals {
   std::uint32_t max_level = 0;
   std::string device;
   std::map<std::string, std::uint64_t> restarts_per_port;  // "F__spawn:port", as RunStats names them
+  std::uint64_t serial_tasks = 0;  // tasks that ran their call serially (granularity control)
+  std::string serial_depth;        // how the last call's serial depth was set (describe_serial_depth); empty: no forms
 };
 
 // Where tasks resumed, in the program's words: F__spawn's port F_cont is its frame, any other

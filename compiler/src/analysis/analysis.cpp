@@ -19,11 +19,12 @@ std::optional<CilkProgram> Analyzer::run() {
   find_cilk_functions();
   Program.max_loop_spawns = Options.max_loop_spawns;
   Program.helper_stack_frames = Options.helper_stack_frames;
+  Program.serial_forms = Options.serial_forms;
   Program.serial_cutoff = Options.serial_cutoff;
   for (const clang::FunctionDecl* f : CilkOrder) add_cilk_function(f);
   for (CilkFunction& f : Program.functions) describe(f);
   collect_helpers();
-  if (Program.serial_cutoff > 0 && !Diags.hasErrorOccurred()) describe_serial_forms();
+  if (Program.serial_forms && !Diags.hasErrorOccurred()) describe_serial_forms();
   find_env_users();
   collect_types_and_constants();
   if (Diags.hasErrorOccurred()) return std::nullopt;

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -167,7 +168,8 @@ struct CilkProgram {
   std::set<const clang::FunctionDecl*> env_users;
   std::vector<RecursiveHelper> recursive_helpers;
   unsigned helper_stack_frames = 64;  ///< --helper-stack: a recursive helper's activations at most
-  unsigned serial_cutoff = 0;  ///< --serial-cutoff: the depth from which tasks run serial forms (0: off)
+  bool serial_forms = true;  ///< granularity control (TranslateOptions::serial_forms)
+  std::optional<unsigned> serial_cutoff;  ///< --serial-cutoff=N: the program's own depth; none: auto
   bool uses_heap() const { return !heap_users.empty(); }
   bool takes_env(const clang::FunctionDecl* f) const { return env_users.count(f->getCanonicalDecl()) != 0; }
   const RecursiveHelper* recursive_helper(const clang::FunctionDecl* f) const {

@@ -251,13 +251,13 @@ class FunctionPrinter : public ResumablePrinter {
   }
 
   // The function's alloca blocks go back to the heap as it returns (after its last sync).
-  // A task at the cut-off's depth or deeper runs the whole call in its work-item, as the serial
-  // form (a task's continuations are at its depth: none of them gets here).
+  // A task at the run's serial depth or deeper runs the whole call in its work-item, as the
+  // serial form (a task's continuations are at its depth: none of them gets here).
   std::string serial_below_cutoff() {
     std::string call = F.name + "__serial(cf_env";
     for (const clang::ParmVarDecl* p : F.decl->parameters()) call += ", " + ref(p);
     call += ")";
-    std::string out = fmt::format("  if (!cf_frame && chanflow_depth(cf_ctx) >= {}u) {{ /* --serial-cutoff */\n", Program.serial_cutoff);
+    std::string out = "  if (!cf_frame && chanflow_depth(cf_ctx) >= chanflow_serial_depth(cf_ctx)) { /* granularity control */\n";
     if (F.returns_value()) out += "    chanflow_return(cf_ctx, " + to_bits(F.decl->getReturnType(), call) + ");\n";
     else out += "    " + call + ";\n";
     return out + "    return;\n  }\n";

@@ -105,10 +105,19 @@ std::string emit_graph_cpp(const CilkProgram& program, const std::string& types_
   if (!program.recursive_helpers.empty()) {
     std::vector<std::string> names;
     for (const RecursiveHelper& h : program.recursive_helpers)
-      names.push_back("\"" + h.decl->getNameAsString() + (h.serial ? " (its serial form, below --serial-cutoff)" : "") + "\"");
+      names.push_back("\"" + h.decl->getNameAsString() + (h.serial ? " (its serial form, below the serial cut-off)" : "") + "\"");
     out += fmt::format("  p.graph().name_recursive_functions({{{}}});  // helpers on explicit stacks, for their errors\n",
                        fmt::join(names, ", "));
   }
+  std::vector<std::string> serial;  // functions with serial forms: granularity control
+  for (const RecursiveHelper& h : program.recursive_helpers)
+    if (h.serial) serial.push_back("\"" + program.cilk_function(h.decl)->name + "\"");
+  if (!serial.empty())
+    out += program.serial_cutoff
+               ? fmt::format("  p.serial_forms({{{}}}, {});  // their tasks run them from this depth (--serial-cutoff)\n",
+                             fmt::join(serial, ", "), *program.serial_cutoff)
+               : fmt::format("  p.serial_forms({{{}}});  // their tasks run them from a depth the runtime picks\n",
+                             fmt::join(serial, ", "));
   unsigned widest = 1;  // the most children a work-item spawns into one stack
   for (const CilkFunction& f : program.functions)
     for (const CilkFunction* callee : f.callees) widest = std::max(widest, spawn_bound(program, f, *callee));

@@ -252,8 +252,8 @@ std::string serial_form_code(clang::ASTContext& ctx, const CilkProgram& program,
                              const FunctionSpaces& fs) {
   FunctionSpaces named = fs;
   named.name = program.cilk_function(h.decl)->name + "__serial";  // as F__run calls it
-  return "/* " + program.cilk_function(h.decl)->name + "'s serial form, run by its tasks from depth " + std::to_string(program.serial_cutoff) +
-         " on (--serial-cutoff) */\n" + recursive_helper_code(ctx, program, h, named);
+  return "/* " + program.cilk_function(h.decl)->name + "'s serial form, run by its tasks from the run's serial depth on " +
+         "(granularity control) */\n" + recursive_helper_code(ctx, program, h, named);
 }
 
 }  // namespace chanflow::compiler

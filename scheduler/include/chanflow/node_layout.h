@@ -212,9 +212,16 @@ typedef struct chanflow_node_env {
   chanflow_u32 batch_ces;
   /* The graph's device heap (heap.cl: chanflow_malloc and the rest), or 0. */
   CHANFLOW_SVM_STRUCT_PTR(chanflow_heap) heap;
+  /* Granularity control: a task of a compiled Cilk function with a serial form, at this stack
+   * level or deeper, runs its whole call in its work-item (chanflow_serial_depth in spawn.cl);
+   * CHANFLOW_SERIAL_OFF: never. Written per run (RunOptions::serial_depth). */
+  chanflow_u32 serial_depth;
+  chanflow_u32 reserved;
 } chanflow_node_env;
 
-#define CHANFLOW_NODE_ENV_BYTES 800
+#define CHANFLOW_NODE_ENV_BYTES 808
+/* chanflow_node_env::serial_depth of a run without granularity control. */
+#define CHANFLOW_SERIAL_OFF 0xffffffffu
 
 /* One planned sweep, as the planning kernel sees it: the launch's per-level environments and
  * the grid it was given. */

@@ -17,6 +17,25 @@
 
 namespace chanflow {
 
+/// Granularity control of compiled Cilk programs (CHANFLOW_SERIAL_CUTOFF, --serial-cutoff): the
+/// stack level from which the tasks of a Cilk function with a serial form run their whole call
+/// in their work-item (RunOptions::serial_depth).
+struct SerialCutoff {
+  enum class Mode : std::uint8_t {
+    Program,  ///< as the program was compiled (chanflowc --serial-cutoff=N), else Auto
+    Auto,     ///< the runtime picks the depth each run (cilk::SerialDepthChooser)
+    Off,      ///< every spawn goes through a channel
+    Depth,    ///< from `depth` on
+  };
+  Mode mode = Mode::Program;
+  std::uint32_t depth = 0;
+  bool operator==(const SerialCutoff&) const = default;
+  /// "program", "auto", "off" or the depth.
+  std::string to_string() const;
+  /// The inverse; std::invalid_argument naming `what` and the values it may take otherwise.
+  static SerialCutoff parse(std::string_view what, std::string_view value);
+};
+
 struct RunSettings {
   std::uint32_t capacity = 0;        ///< CEs per channel or stack level; 0: sized to the device
   std::uint32_t wg_size = 0;         ///< work-items per work-group; 0: the device's (device_sizing)
@@ -32,6 +51,7 @@ struct RunSettings {
   std::string trace_path;  ///< a Chrome trace of each run (RunOptions::trace_path), if set
   /// Bytes of the device heap (DeviceHeap) a compiled program whose device code allocates gets.
   std::uint64_t heap_bytes = std::uint64_t{256} << 20;
+  SerialCutoff serial_cutoff;  ///< granularity control of compiled Cilk programs
 
   bool operator==(const RunSettings&) const = default;
 
@@ -47,7 +67,8 @@ struct RunSettings {
 
   /// The environment that carries these settings to a compiled program's process (as
   /// `chanflow run FILE.c` starts it): CHANFLOW_CAPACITY, _WG (0: the device's), _POLICY,
-  /// _DISPATCH, _SCHEDULER, _SWEEP_GROUPS, _MAX_CHANNELS, _HEAP (bytes), _TRACE (empty: none), every one of them, so that
+  /// _DISPATCH, _SCHEDULER, _SWEEP_GROUPS, _MAX_CHANNELS, _HEAP (bytes), _TRACE (empty: none),
+  /// _SERIAL_CUTOFF (program, auto, off or a depth), every one of them, so that
   /// the process runs with exactly these settings whatever environment it inherits.
   std::vector<std::pair<std::string, std::string>> environment() const;
   /// The settings that environment carries (the defaults where a variable is unset or empty);

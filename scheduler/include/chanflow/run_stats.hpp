@@ -10,6 +10,9 @@
 
 namespace chanflow {
 
+/// RunOptions::serial_depth of a run without granularity control (CHANFLOW_SERIAL_OFF).
+inline constexpr std::uint32_t kSerialOff = 0xffffffffu;
+
 /// One dispatch, as made (RunOptions::record_dispatches).
 struct DispatchRecord {
   std::uint64_t round = 0;
@@ -51,6 +54,10 @@ struct RunStats {
   std::uint64_t restart_dispatches = 0;
   std::uint64_t sweeps = 0;              ///< device sweeps (each counted in dispatches too)
   std::uint32_t max_level = 0;
+  /// Per channel stack, the CEs published into each of its levels in this run (level 0 first):
+  /// the breadth its recursion reached, level by level.
+  std::map<std::string, std::vector<std::uint64_t>> ces_per_level;
+  std::uint32_t serial_depth = kSerialOff;  ///< RunOptions::serial_depth of this run
   std::uint32_t channels = 0;            ///< concrete channels at the end (stack levels one each)
   std::string policy;
   std::string scheduler;  ///< "device" or "rounds": where the aggregator's loop ran
@@ -78,6 +85,10 @@ struct RunOptions {
   /// Called after every round with the statistics so far and the milliseconds since the run
   /// began (a progress display: chanflow run shows one on a terminal); keep it cheap.
   std::function<void(const RunStats& so_far, double elapsed_ms)> progress;
+  /// Granularity control: tasks of a compiled Cilk function that has a serial form run their
+  /// whole call in their work-item from this stack level on (chanflow_node_env::serial_depth);
+  /// kSerialOff: every spawn goes through a channel. Nodes without a serial form ignore it.
+  std::uint32_t serial_depth = kSerialOff;
 };
 
 }  // namespace chanflow

@@ -20,7 +20,9 @@
 #include <cstdint>
 #include <algorithm>
 #include <deque>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace chanflow::cilk {
 
@@ -48,6 +50,17 @@ class ProgramGraph {
   void uses_heap() { heap_ = true; }
   bool wants_heap() const { return heap_; }
 
+  /// Granularity control: these Cilk functions have serial forms, which their tasks run from a
+  /// serial depth on (RunOptions::serial_depth): `depth` where the program was compiled with one
+  /// (chanflowc --serial-cutoff=N) and the settings leave it to the program, else the runtime's
+  /// choice (SerialDepthChooser), or what the settings say (CHANFLOW_SERIAL_CUTOFF).
+  void serial_forms(std::vector<std::string> functions, std::optional<std::uint32_t> depth = std::nullopt) {
+    serial_functions_ = std::move(functions);
+    compiled_depth_ = depth;
+  }
+  const std::vector<std::string>& serial_functions() const { return serial_functions_; }
+  std::optional<std::uint32_t> compiled_serial_depth() const { return compiled_depth_; }
+
   Graph& graph() { return graph_; }
   const std::deque<KernelNode*>& kernels() const { return kernels_; }
   const std::deque<ChannelStackNode*>& stacks() const { return stacks_; }
@@ -57,6 +70,8 @@ class ProgramGraph {
   std::uint32_t capacity_;
   bool capacity_fixed_;
   bool heap_ = false;
+  std::vector<std::string> serial_functions_;
+  std::optional<std::uint32_t> compiled_depth_;
   std::deque<KernelNode*> kernels_;
   std::deque<ChannelStackNode*> stacks_;
 };
