@@ -144,7 +144,7 @@ TEST_CASE("A setting the environment gets wrong is refused by its name, with wha
   CHECK_THROWS_WITH_AS(make_policy("fifo"), "no policy 'fifo' (there are: levelized, greedy)", std::invalid_argument);
 }
 
-TEST_CASE("Granularity control's choice: the level nearest the tasks wanted, from the device's width, then each run's breadth") {
+TEST_CASE("Granularity control's choice: the first level that holds the tasks wanted, from the device's width, then each run's breadth") {
   // Before any run: as if the recursion doubled per level.
   SerialDepthChooser fib(4096);
   CHECK(fib.depth() == 12);
@@ -155,17 +155,17 @@ TEST_CASE("Granularity control's choice: the level nearest the tasks wanted, fro
   fib.learn(doubling);
   CHECK(fib.depth() == 12);
   CHECK(std::string(fib.basis()) == "the last run's breadth");
-  // Ten children a task: level 4's 10,000 is nearer 4,096 than level 3's 1,000 (in log scale).
+  // Ten children a task: level 4's 10,000 is the first to hold 4,096.
   SerialDepthChooser wide(4096);
   wide.learn({1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000, 1, 1, 1});
   CHECK(wide.depth() == 4);
   // A recursion still narrow at the depth goes on at its last level's growth (x1.5 from 210 tasks:
-  // about 7 levels more).
+  // 7.3 levels more, so 8).
   SerialDepthChooser slow(4096);
   std::vector<std::uint64_t> growing = {1};
   for (std::uint32_t d = 1; d <= 12; ++d) growing.push_back(static_cast<std::uint64_t>(growing.back() * 1.5 + 0.5));
   slow.learn(growing);
-  CHECK(slow.depth() == 19);
+  CHECK(slow.depth() == 20);
   // At most 8 levels further a run (x1.5 from level 30's ~190,000 tasks to 2^30: 21 more).
   SerialDepthChooser far(std::uint64_t{1} << 30);
   CHECK(far.depth() == 30);
@@ -173,11 +173,11 @@ TEST_CASE("Granularity control's choice: the level nearest the tasks wanted, fro
   for (std::uint32_t d = 1; d <= 30; ++d) thirty.push_back(static_cast<std::uint64_t>(thirty.back() * 1.5 + 0.5));
   far.learn(thirty);
   CHECK(far.depth() == 38);
-  // A recursion that ended above the depth (never cut): the level nearest the target it had.
+  // A recursion that ended above the depth (never cut): the first level that held the target.
   SerialDepthChooser shallow(4096);
   shallow.learn({1, 13, 130, 1000, 6000, 200});
   CHECK(shallow.depth() == 4);
-  // One that does not grow has nothing to run side by side: from the root.
+  // One that never grows that wide: its widest level (here the root: nothing runs side by side).
   SerialDepthChooser chain(4096);
   chain.learn(std::vector<std::uint64_t>(20, 1));
   CHECK(chain.depth() == 0);

@@ -13,12 +13,6 @@
 namespace chanflow {
 namespace {
 
-// How far, in levels, a level of `tasks` tasks is from the target (in log scale: 2,048 and 8,192
-// are as far from 4,096).
-double distance(std::uint64_t tasks, std::uint64_t target) {
-  return std::abs(std::log(static_cast<double>(std::max<std::uint64_t>(tasks, 1)) / static_cast<double>(target)));
-}
-
 // The most levels one run's evidence moves the depth beyond where it was.
 constexpr std::uint32_t kMostLevelsFurther = 8;
 
@@ -30,12 +24,12 @@ std::uint64_t serial_target(const DeviceCaps& caps) {
     const unsigned long long n = std::strtoull(v, &end, 10);
     if (*end == '\0' && n > 0) return n;
   }
-  return std::max<std::uint64_t>(2, device_sizing(caps).resident_items / 64);
+  return std::max<std::uint64_t>(2, device_sizing(caps).resident_items / 128);
 }
 
 SerialDepthChooser::SerialDepthChooser(std::uint64_t target) : target_(std::max<std::uint64_t>(target, 1)) {
   // Nothing known of the recursion yet: as if every task spawned two.
-  depth_ = static_cast<std::uint32_t>(std::lround(std::log2(static_cast<double>(target_))));
+  depth_ = static_cast<std::uint32_t>(std::ceil(std::log2(static_cast<double>(target_))));
 }
 
 void SerialDepthChooser::learn(const std::vector<std::uint64_t>& tasks) {
@@ -43,21 +37,28 @@ void SerialDepthChooser::learn(const std::vector<std::uint64_t>& tasks) {
   learned_ = true;
   const std::uint32_t last = static_cast<std::uint32_t>(tasks.size() - 1);
   // The levels this run saw whole: every one above the depth, and the depth's own (its tasks ran
-  // serially, so none deeper exist); all of them where the recursion ended above it.
+  // serially, so none deeper exist); all of them where the recursion ended above it. The first
+  // that held the target is the depth.
   const std::uint32_t seen = std::min(last, depth_);
-  std::uint32_t best = 0;
-  for (std::uint32_t d = 1; d <= seen; ++d)
-    if (tasks[d] > 0 && distance(tasks[d], target_) < distance(tasks[best], target_)) best = d;
-  // The target lies deeper than this run went: go on at the growth of its last level.
-  if (last >= depth_ && depth_ > 0 && tasks[depth_] < target_ && tasks[depth_ - 1] > 0) {
+  for (std::uint32_t d = 0; d <= seen; ++d)
+    if (tasks[d] >= target_) {
+      depth_ = d;
+      return;
+    }
+  // The recursion was cut before it grew that wide: go on at the growth of its last level.
+  if (last >= depth_ && depth_ > 0 && tasks[depth_ - 1] > 0) {
     const double growth = static_cast<double>(tasks[depth_]) / static_cast<double>(tasks[depth_ - 1]);
     if (growth > 1.05) {
       const double levels = std::log(static_cast<double>(target_) / static_cast<double>(tasks[depth_])) / std::log(growth);
-      const auto further = static_cast<std::uint32_t>(std::clamp(std::lround(levels), 0l, static_cast<long>(kMostLevelsFurther)));
-      if (further > 0) best = depth_ + further;
+      depth_ += static_cast<std::uint32_t>(std::clamp(std::ceil(levels), 1.0, static_cast<double>(kMostLevelsFurther)));
+      return;
     }
   }
-  depth_ = best;
+  // It never grows that wide: its widest level (the shallowest of equals).
+  std::uint32_t widest = 0;
+  for (std::uint32_t d = 1; d <= seen; ++d)
+    if (tasks[d] > tasks[widest]) widest = d;
+  depth_ = widest;
 }
 
 std::string describe_serial_depth(std::uint32_t depth, const SerialDepthChooser* chooser) {

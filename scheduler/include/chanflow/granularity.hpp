@@ -4,11 +4,12 @@
 //
 // Above the depth every spawn is a task through a channel, which a GPU runs thousands at a time
 // but at a cost per task; below it a work-item runs a whole subtree at a work-item's speed. The
-// depth wanted is the one whose level holds about `target` tasks: enough to fill the device, no
-// more (serial_target). The first run of a graph knows only the device: it assumes the recursion
+// depth wanted is the first whose level holds `target` tasks: enough to fill the device, no more
+// (serial_target). The first run of a graph knows only the device: it assumes the recursion
 // doubles per level. Every run then says how many tasks each level really held (the channels'
-// counts, RunStats::ces_per_level), and the next run takes the level nearest the target, beyond
-// the last depth by the growth of its last level where the target lay deeper.
+// counts, RunStats::ces_per_level), and the next run takes the first level that held the target;
+// beyond the last depth by the growth of its last level where the target lay deeper; the widest
+// level of a recursion that never grows that wide.
 #pragma once
 
 #include "chanflow/opencl.hpp"
@@ -19,9 +20,9 @@
 
 namespace chanflow {
 
-/// Tasks wanted at the serial depth on `caps`: the device's resident work-items over 64 (on an
-/// H100, 4,224: about a warp per SM, where serial subtrees are large, uneven and latency-bound;
-/// measured best for fib 30 and 40), at least 2. CHANFLOW_SERIAL_TARGET in the environment
+/// Tasks wanted at the serial depth on `caps`: the device's resident work-items over 128 (on an
+/// H100, 2,112: fib's first level that holds it is 12, 4,096 tasks, measured best for fib 30 and
+/// 40), at least 2 (a CPU device's two compute units). CHANFLOW_SERIAL_TARGET in the environment
 /// overrides it (for measuring).
 std::uint64_t serial_target(const DeviceCaps& caps);
 
