@@ -8,6 +8,8 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <cstdlib>
 #include <string>
 
@@ -144,50 +146,105 @@ TEST_CASE("A setting the environment gets wrong is refused by its name, with wha
   CHECK_THROWS_WITH_AS(make_policy("fifo"), "no policy 'fifo' (there are: levelized, greedy)", std::invalid_argument);
 }
 
-TEST_CASE("Granularity control's choice: the first level that holds the tasks wanted, from the device's width, then each run's breadth") {
+namespace {
+
+// Granularity control's choice over runs of a recursion whose call tree holds full[d] tasks at
+// level d, a run at depth d taking time(d) (any depth past the tree's last level: time(size)),
+// until it settles: the depths run, in order.
+std::vector<std::uint32_t> settle(SerialDepthChooser& chooser, const std::vector<std::uint64_t>& full,
+                                  const std::function<double(std::uint32_t)>& time) {
+  std::vector<std::uint32_t> runs;
+  for (int i = 0; i < 24 && !chooser.settled(); ++i) {
+    const std::uint32_t d = chooser.depth();
+    runs.push_back(d);
+    const std::size_t levels = std::min<std::size_t>(d + 1, full.size());
+    chooser.learn(std::vector<std::uint64_t>(full.begin(), full.begin() + static_cast<std::ptrdiff_t>(levels)),
+                  time(std::min<std::uint32_t>(d, static_cast<std::uint32_t>(full.size()))));
+  }
+  return runs;
+}
+
+// The call tree of fib(n), level by level.
+std::vector<std::uint64_t> fib_levels(int n) {
+  std::vector<std::map<int, std::uint64_t>> at(1, std::map<int, std::uint64_t>{{n, 1}});
+  while (!at.back().empty()) {
+    std::map<int, std::uint64_t> next;
+    for (const auto& [k, count] : at.back())
+      if (k >= 2) next[k - 1] += count, next[k - 2] += count;
+    at.push_back(next);
+  }
+  std::vector<std::uint64_t> levels;
+  for (std::size_t d = 0; d + 1 < at.size(); ++d) {
+    std::uint64_t sum = 0;
+    for (const auto& [k, count] : at[d]) sum += count;
+    levels.push_back(sum);
+  }
+  return levels;
+}
+
+// A measured curve: the table's times, and slower everywhere else.
+std::function<double(std::uint32_t)> curve(std::map<std::uint32_t, double> ms, double elsewhere) {
+  return [ms = std::move(ms), elsewhere](std::uint32_t d) { return ms.count(d) ? ms.at(d) : elsewhere; };
+}
+
+}  // namespace
+
+TEST_CASE("Granularity control's choice: the device's width, then the first run's breadth, then the fastest by measured time") {
   // Before any run: as if the recursion doubled per level.
-  SerialDepthChooser fib(4096);
-  CHECK(fib.depth() == 12);
-  CHECK(std::string(fib.basis()) == "the device's width");
-  // A doubling recursion held 4,096 tasks at level 12: it stays.
-  std::vector<std::uint64_t> doubling;
-  for (std::uint32_t d = 0; d <= 12; ++d) doubling.push_back(std::uint64_t{1} << d);
-  fib.learn(doubling);
-  CHECK(fib.depth() == 12);
-  CHECK(std::string(fib.basis()) == "the last run's breadth");
-  // Ten children a task: level 4's 10,000 is the first to hold 4,096.
-  SerialDepthChooser wide(4096);
-  wide.learn({1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000, 1, 1, 1});
-  CHECK(wide.depth() == 4);
-  // A recursion still narrow at the depth goes on at its last level's growth (x1.5 from 210 tasks:
-  // 7.3 levels more, so 8).
-  SerialDepthChooser slow(4096);
+  CHECK(SerialDepthChooser(4096).depth() == 12);
+  CHECK(SerialDepthChooser(540672).depth() == 20);  // an H100's target
+  CHECK(SerialDepthChooser(64).basis() == "from the device's width");
+  // The second run: the first level that held the target in the first.
+  const auto second = [](std::uint64_t target, const std::vector<std::uint64_t>& tasks) {
+    SerialDepthChooser c(target);
+    c.learn(tasks, 1.0);
+    return c.depth();
+  };
+  std::vector<std::uint64_t> tripling = {1};
+  for (std::uint32_t d = 1; d <= 12; ++d) tripling.push_back(tripling.back() * 3);
+  CHECK(second(1000, tripling) == 7);  // 2,187 tasks
+  CHECK(second(4096, {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000, 1, 1, 1}) == 4);
+  // ... beyond the first run's depth by its last level's growth (x1.5 from 210 tasks: 7.3 levels,
+  // so 8), at most 8 levels further.
   std::vector<std::uint64_t> growing = {1};
   for (std::uint32_t d = 1; d <= 12; ++d) growing.push_back(static_cast<std::uint64_t>(growing.back() * 1.5 + 0.5));
-  slow.learn(growing);
-  CHECK(slow.depth() == 20);
-  // At most 8 levels further a run (x1.5 from level 30's ~190,000 tasks to 2^30: 21 more).
-  SerialDepthChooser far(std::uint64_t{1} << 30);
-  CHECK(far.depth() == 30);
+  CHECK(second(4096, growing) == 20);
   std::vector<std::uint64_t> thirty = {1};
   for (std::uint32_t d = 1; d <= 30; ++d) thirty.push_back(static_cast<std::uint64_t>(thirty.back() * 1.5 + 0.5));
-  far.learn(thirty);
-  CHECK(far.depth() == 38);
-  // A recursion that ended above the depth (never cut): the first level that held the target.
-  SerialDepthChooser shallow(4096);
-  shallow.learn({1, 13, 130, 1000, 6000, 200});
-  CHECK(shallow.depth() == 4);
-  // One that never grows that wide: its widest level (here the root: nothing runs side by side).
-  SerialDepthChooser chain(4096);
-  chain.learn(std::vector<std::uint64_t>(20, 1));
-  CHECK(chain.depth() == 0);
-  // Nothing learned from a run that counted nothing.
-  SerialDepthChooser none(64);
-  none.learn({});
-  CHECK(none.depth() == 6);
+  CHECK(second(std::uint64_t{1} << 30, thirty) == 38);
+  // ... or the widest level of a recursion never that wide (a chain: the root).
+  CHECK(second(4096, {1, 13, 130, 1000, 3000, 200}) == 4);
+  CHECK(second(4096, std::vector<std::uint64_t>(20, 1)) == 0);
+
+  // Then the search by measured time, on the H100's curves (chanflow bench, 2026-11-27,
+  // workloads/results/issue22/session2): fib 40 fastest from 20, fib 30 from 15, Queens 15 uncut.
+  SerialDepthChooser fib40(540672);
+  std::vector<std::uint64_t> fib40_levels;
+  for (std::uint32_t d = 0; d <= 39; ++d) fib40_levels.push_back(d <= 20 ? std::uint64_t{1} << d : 1);  // only the top matters
+  const auto runs40 = settle(fib40, fib40_levels, curve({{16, 33.2}, {18, 15.2}, {19, 11.3}, {20, 9.87}, {21, 17.8}, {22, 41.1}}, 100));
+  CHECK(fib40.settled());
+  CHECK(fib40.depth() == 20);
+  CHECK(runs40 == std::vector<std::uint32_t>{20, 18, 22, 19, 21});
+  CHECK(fib40.basis() == "settled: the fastest of 5 runs' depths");
+
+  SerialDepthChooser fib30(540672);
+  settle(fib30, fib_levels(30),
+         curve({{12, 2.42}, {13, 1.79}, {14, 1.61}, {15, 1.33}, {16, 1.49}, {17, 1.71}, {18, 2.21}, {20, 3.23}}, 5.0));
+  CHECK(fib30.settled());
+  CHECK(fib30.depth() == 15);
+
+  // Queens: every cut is slower than none (its recursion ends at level 8 here): depth 9, uncut.
+  SerialDepthChooser queens(540672);
+  const std::vector<std::uint64_t> queens_levels = {1, 15, 182, 1920, 15000, 90000, 420000, 1500000, 4000000};
+  const auto runs_q = settle(queens, queens_levels, curve({{9, 179}, {8, 216}, {7, 284}, {6, 338}, {5, 475}}, 1500));
+  CHECK(queens.settled());
+  CHECK(queens.depth() == 9);
+  CHECK(runs_q.size() <= 5);
+
   CHECK(describe_serial_depth(kSerialOff, nullptr) == "off");
   CHECK(describe_serial_depth(7, nullptr) == "depth 7");
-  CHECK(describe_serial_depth(6, &none) == "depth 6 (auto: about 64 tasks wanted, from the device's width)");
+  CHECK(describe_serial_depth(6, &queens) == "depth 6 (auto, settled: the fastest of " + std::to_string(runs_q.size()) +
+                                                 " runs' depths; 540672 tasks wanted)");
 }
 
 }  // TEST_SUITE

@@ -17,6 +17,10 @@
 namespace chanflow::bench {
 namespace {
 
+// The most warm-up runs granularity control's search may take before the timed runs (it settles in
+// five to eight).
+constexpr unsigned kMostSettlingRuns = 16;
+
 using workloads::Measurement;
 using workloads::Workload;
 
@@ -32,10 +36,18 @@ nlohmann::json measure(workloads::Instance& instance, const Cell& cell, const st
   Measurement m;
   std::string error;
   double first_ms = 0;
+  unsigned settling_runs = 0;
   status("warm-up");
   try {
     m = instance.run(impl);  // warm-up: builds programs and chanflow's graph, faults pages in
     first_ms = m.ms;
+    // Granularity control left to the runtime searches for its depth by measured time: the
+    // warm-up goes on until it has settled (a few runs).
+    for (unsigned w = 0; m.stats && m.stats->serial_searching && w < kMostSettlingRuns; ++w) {
+      status(fmt::format("warm-up: granularity control's search, run {}", w + 2));
+      m = instance.run(impl);
+      ++settling_runs;
+    }
   } catch (const std::exception& e) {  // a run that fails is reported, and fails the benchmark; the others still run
     error = e.what();
     fmt::print(stderr, "\nbench: {} {} {} failed: {}\n", cell.workload->name(), cell.size, impl, error);
@@ -87,6 +99,7 @@ nlohmann::json measure(workloads::Instance& instance, const Cell& cell, const st
     j["scheduler"] = schedulers;
     // Granularity control (a compiled Cilk program's serial forms): the last run's depth.
     if (m.stats->serial_depth != kSerialOff) j["serial_depth"] = m.stats->serial_depth;
+    j["settling_runs"] = settling_runs;
   }
   return j;
 }

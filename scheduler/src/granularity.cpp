@@ -24,7 +24,7 @@ std::uint64_t serial_target(const DeviceCaps& caps) {
     const unsigned long long n = std::strtoull(v, &end, 10);
     if (*end == '\0' && n > 0) return n;
   }
-  return std::max<std::uint64_t>(2, device_sizing(caps).resident_items / 128);
+  return std::max<std::uint64_t>(2, 2 * device_sizing(caps).resident_items);
 }
 
 SerialDepthChooser::SerialDepthChooser(std::uint64_t target) : target_(std::max<std::uint64_t>(target, 1)) {
@@ -32,39 +32,69 @@ SerialDepthChooser::SerialDepthChooser(std::uint64_t target) : target_(std::max<
   depth_ = static_cast<std::uint32_t>(std::ceil(std::log2(static_cast<double>(target_))));
 }
 
-void SerialDepthChooser::learn(const std::vector<std::uint64_t>& tasks) {
-  if (tasks.empty()) return;
-  learned_ = true;
+std::string SerialDepthChooser::basis() const {
+  if (settled_) return fmt::format("settled: the fastest of {} runs' depths", runs_);
+  if (runs_ == 0) return "from the device's width";
+  if (runs_ == 1) return "from the first run's breadth";
+  return fmt::format("searching by measured time, run {}", runs_ + 1);
+}
+
+// The levels a run at depth_ saw whole: every one above the depth, and the depth's own (its
+// tasks ran serially, so none deeper exist); all of them where the recursion ended above it.
+// The first that held the target is the depth.
+std::uint32_t SerialDepthChooser::from_breadth(const std::vector<std::uint64_t>& tasks) const {
   const std::uint32_t last = static_cast<std::uint32_t>(tasks.size() - 1);
-  // The levels this run saw whole: every one above the depth, and the depth's own (its tasks ran
-  // serially, so none deeper exist); all of them where the recursion ended above it. The first
-  // that held the target is the depth.
   const std::uint32_t seen = std::min(last, depth_);
   for (std::uint32_t d = 0; d <= seen; ++d)
-    if (tasks[d] >= target_) {
-      depth_ = d;
-      return;
-    }
-  // The recursion was cut before it grew that wide: go on at the growth of its last level.
+    if (tasks[d] >= target_) return d;
+  // Cut before it grew that wide: go on at the growth of its last level.
   if (last >= depth_ && depth_ > 0 && tasks[depth_ - 1] > 0) {
     const double growth = static_cast<double>(tasks[depth_]) / static_cast<double>(tasks[depth_ - 1]);
     if (growth > 1.05) {
       const double levels = std::log(static_cast<double>(target_) / static_cast<double>(tasks[depth_])) / std::log(growth);
-      depth_ += static_cast<std::uint32_t>(std::clamp(std::ceil(levels), 1.0, static_cast<double>(kMostLevelsFurther)));
-      return;
+      return depth_ + static_cast<std::uint32_t>(std::clamp(std::ceil(levels), 1.0, static_cast<double>(kMostLevelsFurther)));
     }
   }
   // It never grows that wide: its widest level (the shallowest of equals).
   std::uint32_t widest = 0;
   for (std::uint32_t d = 1; d <= seen; ++d)
     if (tasks[d] > tasks[widest]) widest = d;
-  depth_ = widest;
+  return widest;
+}
+
+void SerialDepthChooser::learn(const std::vector<std::uint64_t>& tasks, double ms) {
+  if (settled_ || tasks.empty()) return;
+  ++runs_;
+  const std::uint32_t last = static_cast<std::uint32_t>(tasks.size() - 1);
+  if (last < depth_) uncut_ = std::min(uncut_, last + 1);  // the recursion ended above the depth
+  const auto key = [&](std::uint32_t d) { return std::min(d, uncut_); };
+  auto [it, fresh] = measured_.try_emplace(key(depth_), ms);
+  if (!fresh) it->second = std::min(it->second, ms);
+  if (runs_ == 1) {
+    const std::uint32_t next = key(from_breadth(tasks));
+    if (!measured_.count(next)) {
+      depth_ = next;
+      return;
+    }
+  }
+  // From the fastest depth so far, the nearest depths not yet run, two levels off, then one.
+  std::uint32_t best = measured_.begin()->first;
+  for (const auto& [d, t] : measured_)
+    if (t < measured_.at(best)) best = d;
+  for (; step_ > 0; step_ /= 2)
+    for (const std::int64_t next : {std::int64_t{best} - step_, std::int64_t{best} + step_})
+      if (next >= 0 && next <= std::int64_t{uncut_} && !measured_.count(key(static_cast<std::uint32_t>(next)))) {
+        depth_ = static_cast<std::uint32_t>(next);
+        return;
+      }
+  settled_ = true;
+  depth_ = best;
 }
 
 std::string describe_serial_depth(std::uint32_t depth, const SerialDepthChooser* chooser) {
   if (depth == CHANFLOW_SERIAL_OFF) return "off";
   if (!chooser) return fmt::format("depth {}", depth);
-  return fmt::format("depth {} (auto: about {} tasks wanted, from {})", depth, chooser->target(), chooser->basis());
+  return fmt::format("depth {} (auto, {}; {} tasks wanted)", depth, chooser->basis(), chooser->target());
 }
 
 }  // namespace chanflow

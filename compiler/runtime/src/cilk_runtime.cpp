@@ -220,7 +220,8 @@ class Process {
         for (std::size_t d = depth; d < per_level.size(); ++d) serial += per_level[d];
     }
     totals_.serial_tasks += serial;
-    if (chooser) chooser->learn(tasks);
+    // The run's time without making stack levels (a first visit to a depth makes them).
+    if (chooser) chooser->learn(tasks, stats.wall_ms - stats.host.levels_ms);
   }
 
   Kept& kept(const Runtime& rt, BuildFunction build, const char* root_stack, bool loop_leaves) {
@@ -300,6 +301,7 @@ class Process {
     add(stats);
     learn_granularity(k, serial_depth_now, chooser, stats);
     last_ = stats;
+    last_.serial_searching = chooser && !chooser->settled();
     return value;
   }
 

@@ -1,29 +1,35 @@
 // Granularity control's automatic choice: the stack level from which a compiled Cilk function's
-// tasks run their whole call serially in their work-item (RunOptions::serial_depth), picked per
-// run of one graph from what the runtime knows.
+// tasks run their whole call serially in their work-item (RunOptions::serial_depth), picked run
+// by run for one graph from what the runtime knows: the device's width, the breadth each run
+// reached, and what each run took.
 //
 // Above the depth every spawn is a task through a channel, which a GPU runs thousands at a time
-// but at a cost per task; below it a work-item runs a whole subtree at a work-item's speed. The
-// depth wanted is the first whose level holds `target` tasks: enough to fill the device, no more
-// (serial_target). The first run of a graph knows only the device: it assumes the recursion
-// doubles per level. Every run then says how many tasks each level really held (the channels'
-// counts, RunStats::ces_per_level), and the next run takes the first level that held the target;
-// beyond the last depth by the growth of its last level where the target lay deeper; the widest
-// level of a recursion that never grows that wide.
+// but at a cost per task; below it a work-item runs a whole subtree at a work-item's speed, and
+// the items of one warp run subtrees of different sizes. Which wins depends on the program: on an
+// H100 fib 40 ran fastest from depth 20 (3 M tasks), fib 30 from 15, and Queens 15 without any
+// cut (its serial form, a loop over the board in one work-item, is slower at every depth). So:
+// - the first run assumes the recursion doubles per level and cuts where `target` tasks would be
+//   (serial_target: a couple of times the device's resident work-items);
+// - the second takes the first level that really held the target in the first run (the
+//   channels' counts, RunStats::ces_per_level), beyond the first run's depth by its last level's
+//   growth where the target lay deeper, or the widest level of a recursion never that wide;
+// - then a search by measured time: from the fastest depth so far, the depths two levels either
+//   side, then one, each run once; when neither side is faster the choice is settled and stays.
+//   A depth at or past the deepest level a run reached cuts nothing: all those count as one.
 #pragma once
 
 #include "chanflow/opencl.hpp"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 namespace chanflow {
 
-/// Tasks wanted at the serial depth on `caps`: the device's resident work-items over 128 (on an
-/// H100, 2,112: fib's first level that holds it is 12, 4,096 tasks, measured best for fib 30 and
-/// 40), at least 2 (a CPU device's two compute units). CHANFLOW_SERIAL_TARGET in the environment
-/// overrides it (for measuring).
+/// Tasks wanted at the serial depth on `caps`: twice the device's resident work-items (on an H100,
+/// 540,672: fib 40's first level that holds it is 20, measured best), at least 2.
+/// CHANFLOW_SERIAL_TARGET in the environment overrides it (for measuring).
 std::uint64_t serial_target(const DeviceCaps& caps);
 
 class SerialDepthChooser {
@@ -33,22 +39,29 @@ class SerialDepthChooser {
   /// The depth for the next run.
   std::uint32_t depth() const noexcept { return depth_; }
   std::uint64_t target() const noexcept { return target_; }
-  /// What the choice rests on, for a report: "the device's width" before any run, then "the last
-  /// run's breadth".
-  const char* basis() const noexcept { return learned_ ? "the last run's breadth" : "the device's width"; }
+  /// Whether the search has ended: depth() stays what it is.
+  bool settled() const noexcept { return settled_; }
+  /// What the next depth rests on, for a report.
+  std::string basis() const;
 
   /// A run at depth() held tasks_per_level[d] tasks at level d (every task stack summed, level 0
-  /// first; nothing past the depth, where tasks ran serially): the next depth.
-  void learn(const std::vector<std::uint64_t>& tasks_per_level);
+  /// first; nothing past the depth, where tasks ran serially) and took `ms`: the next depth.
+  void learn(const std::vector<std::uint64_t>& tasks_per_level, double ms);
 
  private:
+  std::uint32_t from_breadth(const std::vector<std::uint64_t>& tasks) const;
   std::uint64_t target_;
   std::uint32_t depth_ = 0;
-  bool learned_ = false;
+  std::uint32_t runs_ = 0;
+  /// One past the deepest level any run reached: a depth from there on cuts nothing.
+  std::uint32_t uncut_ = 0xffffffffu;
+  std::map<std::uint32_t, double> measured_;  ///< per depth (uncut_ for all those past it), the fastest run
+  std::uint32_t step_ = 2;
+  bool settled_ = false;
 };
 
-/// "depth 12 (auto: 4,096 tasks wanted, from the last run's breadth)" and the like: how a run's
-/// serial depth was set, for statistics.
+/// "depth 15 (auto: settled, the fastest of 7 runs' depths)" and the like: how a run's serial
+/// depth was set, for statistics.
 std::string describe_serial_depth(std::uint32_t depth, const SerialDepthChooser* chooser);
 
 }  // namespace chanflow

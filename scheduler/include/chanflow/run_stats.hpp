@@ -58,6 +58,9 @@ struct RunStats {
   /// the breadth its recursion reached, level by level.
   std::map<std::string, std::vector<std::uint64_t>> ces_per_level;
   std::uint32_t serial_depth = kSerialOff;  ///< RunOptions::serial_depth of this run
+  /// The runtime's choice of the serial depth still moves between runs (its search by measured
+  /// time, cilk::SerialDepthChooser): a benchmark's warm-up lets it settle.
+  bool serial_searching = false;
   std::uint32_t channels = 0;            ///< concrete channels at the end (stack levels one each)
   std::string policy;
   std::string scheduler;  ///< "device" or "rounds": where the aggregator's loop ran
