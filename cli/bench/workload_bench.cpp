@@ -36,17 +36,22 @@ nlohmann::json measure(workloads::Instance& instance, const Cell& cell, const st
   Measurement m;
   std::string error;
   double first_ms = 0;
-  unsigned settling_runs = 0;
+  nlohmann::json settling = nlohmann::json::array();  // [depth, run ms, device ms, levels ms] per warm-up run
   status("warm-up");
   try {
     m = instance.run(impl);  // warm-up: builds programs and chanflow's graph, faults pages in
     first_ms = m.ms;
     // Granularity control left to the runtime searches for its depth by measured time: the
     // warm-up goes on until it has settled (a few runs).
+    // Each warm-up run's depth and times (its graph run, and of that the device's and making levels).
+    const auto searched = [&] {
+      settling.push_back({m.stats->serial_depth, m.stats->wall_ms, m.stats->device_ms, m.stats->host.levels_ms});
+    };
+    if (m.stats && m.stats->serial_searching) searched();
     for (unsigned w = 0; m.stats && m.stats->serial_searching && w < kMostSettlingRuns; ++w) {
       status(fmt::format("warm-up: granularity control's search, run {}", w + 2));
       m = instance.run(impl);
-      ++settling_runs;
+      searched();
     }
   } catch (const std::exception& e) {  // a run that fails is reported, and fails the benchmark; the others still run
     error = e.what();
@@ -99,7 +104,7 @@ nlohmann::json measure(workloads::Instance& instance, const Cell& cell, const st
     j["scheduler"] = schedulers;
     // Granularity control (a compiled Cilk program's serial forms): the last run's depth.
     if (m.stats->serial_depth != kSerialOff) j["serial_depth"] = m.stats->serial_depth;
-    j["settling_runs"] = settling_runs;
+    j["settling"] = settling;
   }
   return j;
 }

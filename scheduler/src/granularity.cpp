@@ -68,15 +68,14 @@ void SerialDepthChooser::learn(const std::vector<std::uint64_t>& tasks, double m
   const std::uint32_t last = static_cast<std::uint32_t>(tasks.size() - 1);
   if (last < depth_) uncut_ = std::min(uncut_, last + 1);  // the recursion ended above the depth
   const auto key = [&](std::uint32_t d) { return std::min(d, uncut_); };
+  if (runs_ == 1) {
+    // The first run's time is not the depth's: it touches every level's memory first (on an
+    // H100, fib 30's first run took 27 ms of device time, the same depth 3 ms later).
+    depth_ = key(from_breadth(tasks));
+    return;
+  }
   auto [it, fresh] = measured_.try_emplace(key(depth_), ms);
   if (!fresh) it->second = std::min(it->second, ms);
-  if (runs_ == 1) {
-    const std::uint32_t next = key(from_breadth(tasks));
-    if (!measured_.count(next)) {
-      depth_ = next;
-      return;
-    }
-  }
   // From the fastest depth so far, the nearest depths not yet run, two levels off, then one.
   std::uint32_t best = measured_.begin()->first;
   for (const auto& [d, t] : measured_)

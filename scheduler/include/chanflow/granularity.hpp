@@ -12,7 +12,8 @@
 //   (serial_target: a couple of times the device's resident work-items);
 // - the second takes the first level that really held the target in the first run (the
 //   channels' counts, RunStats::ces_per_level), beyond the first run's depth by its last level's
-//   growth where the target lay deeper, or the widest level of a recursion never that wide;
+//   growth where the target lay deeper, or the widest level of a recursion never that wide (the
+//   first run's time says nothing of its depth: it is the first to touch the levels' memory);
 // - then a search by measured time: from the fastest depth so far, the depths two levels either
 //   side, then one, each run once; when neither side is faster the choice is settled and stays.
 //   A depth at or past the deepest level a run reached cuts nothing: all those count as one.
