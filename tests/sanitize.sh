@@ -2,9 +2,11 @@
 # The sanitizer step of ./test.sh: builds chanflow with AddressSanitizer, LeakSanitizer and
 # UndefinedBehaviorSanitizer (CHANFLOW_SANITIZE=address,undefined) in its own build directory,
 # then runs the whole doctest binary as ONE process (ctest runs a suite per process, which hides
-# objects of one suite outliving queued commands of another), once on an idle machine and once
-# with every core busy (races between the host and PoCL's worker threads hide on an idle
-# machine), and the command-line tests. Then the same binary built with ThreadSanitizer, once.
+# objects of one suite outliving queued commands of another) with every core busy (races between
+# the host and PoCL's worker threads hide on an idle machine) and every channel's frees checked
+# (CHANFLOW_CHECK_FREES=1: a tfree of a CE not allocated is an error), and the command-line tests.
+# Then the same binary built with ThreadSanitizer, once. Fib for every n to 30 is left to ctest:
+# under a sanitizer it repeats what the other Fibonacci tests run.
 # Any report fails the step (-fno-sanitize-recover=all; the sanitizers exit non-zero).
 # Usage: tests/sanitize.sh [build-dir]   (default: build-sanitize beside build/; ThreadSanitizer
 # builds in <build-dir>-thread)
@@ -22,14 +24,13 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
 export LSAN_OPTIONS=suppressions=$(pwd)/tests/lsan-pocl.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-echo "== sanitize: doctest, one process, idle machine"
-"$dir/bin/chanflow_tests" --no-intro=true
+repeats="Cilk-Fibonacci is correct for n = 1..30 with generous capacities"
 
-echo "== sanitize: doctest, one process, every core busy"
+echo "== sanitize: doctest, one process, every core busy, checked frees"
 hogs=()
 for _ in $(seq "$jobs"); do (while :; do :; done) & hogs+=($!); done
 trap 'kill "${hogs[@]}" 2>/dev/null || true' EXIT
-"$dir/bin/chanflow_tests" --no-intro=true
+CHANFLOW_CHECK_FREES=1 "$dir/bin/chanflow_tests" --no-intro=true --test-case-exclude="$repeats"
 kill "${hogs[@]}" 2>/dev/null || true
 trap - EXIT
 
@@ -46,4 +47,4 @@ cmake --build "$dir-thread" -j "$jobs" --target chanflow_tests
 # The oneTBB baselines are left out here: libtbb is not built with ThreadSanitizer, so the
 # happens-before its task_group::wait gives is invisible and every task's result reads as a race.
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 "$dir-thread/bin/chanflow_tests" --no-intro=true \
-  --test-case-exclude="the baselines compute what the serial elision does"
+  --test-case-exclude="the baselines compute what the serial elision does,$repeats"

@@ -10,7 +10,9 @@
 // planned | host), CHANFLOW_SWEEP_GROUPS, CHANFLOW_MAX_CHANNELS (channel-table slots, 1024: every
 // level of every Cilk function's stacks takes one, so it bounds the recursion depth),
 // CHANFLOW_HEAP (the device heap of a program whose device code allocates: bytes, or 512M, 2G;
-// 256M by default), CHANFLOW_TRACE=file.json (a Chrome trace of the last call). Besides: CHANFLOW_STATS=1
+// 256M by default), CHANFLOW_TRACE=file.json (a Chrome trace of the last call),
+// CHANFLOW_SERIAL_CUTOFF (granularity control: a depth, auto, off, or program: the depth chanflowc
+// was given, else auto, where the runtime picks it per function, run by run). Besides: CHANFLOW_STATS=1
 // (statistics on standard error at exit), CHANFLOW_PROGRESS_AFTER_MS (a call shows its progress
 // on a terminal after this long, 3000). A run that fails prints why and exits with status 1.
 #pragma once
