@@ -128,7 +128,7 @@ TEST_SUITE("workloads") {
             CHECK(m.correct);
             REQUIRE(m.stats);
             if (std::string_view(c.workload).starts_with("strassen")) {
-              // strassen.c's functions malloc their temporaries: no serial forms, every spawn a task.
+              // strassen.c's functions run cilk_for loops: no serial forms, every spawn a task.
               CHECK(m.stats->serial_depth == kSerialOff);
             } else if (cutoff.mode == SerialCutoff::Mode::Depth) {
               CHECK(m.stats->serial_depth == cutoff.depth);

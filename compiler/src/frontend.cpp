@@ -13,6 +13,7 @@
 #include <clang/Frontend/FrontendAction.h>
 #include <clang/Frontend/TextDiagnosticPrinter.h>
 #include <clang/Lex/PPCallbacks.h>
+#include <clang/Lex/Pragma.h>
 #include <clang/Lex/Preprocessor.h>
 #include <clang/Tooling/CompilationDatabase.h>
 #include <clang/Tooling/Tooling.h>
@@ -79,6 +80,42 @@ class KeywordRecorder : public clang::PPCallbacks {
   std::set<clang::SourceLocation>* Pending = nullptr;
 };
 
+// `#pragma chanflow serial_below(EXPR)`: EXPR's tokens, for the analysis to check against the
+// function defined next (Analyzer::apply_serial_below).
+class SerialBelowHandler : public clang::PragmaHandler {
+ public:
+  explicit SerialBelowHandler(KeywordLocations& out) : clang::PragmaHandler("serial_below"), Out(out) {}
+
+  void HandlePragma(clang::Preprocessor& PP, clang::PragmaIntroducer, clang::Token& name) override {
+    SerialBelowPragma pragma{.loc = name.getLocation()};
+    clang::Token t;
+    PP.Lex(t);
+    if (t.isNot(clang::tok::l_paren)) return malformed(PP, t);
+    for (int depth = 1;;) {
+      PP.Lex(t);
+      if (t.is(clang::tok::eod)) return malformed(PP, t);
+      if (t.is(clang::tok::l_paren)) ++depth;
+      if (t.is(clang::tok::r_paren) && --depth == 0) break;
+      pragma.spellings.push_back(PP.getSpelling(t));
+      pragma.tokens.push_back(t);
+    }
+    PP.Lex(t);
+    if (t.isNot(clang::tok::eod) || pragma.tokens.empty()) return malformed(PP, t);
+    Out.serial_below.push_back(std::move(pragma));
+  }
+
+ private:
+  void malformed(clang::Preprocessor& PP, clang::Token& at) {
+    clang::DiagnosticsEngine& D = PP.getDiagnostics();
+    D.Report(at.getLocation(), D.getCustomDiagID(clang::DiagnosticsEngine::Error,
+                                                 "expected '#pragma chanflow serial_below(EXPR)', EXPR a condition on "
+                                                 "the parameters of the Cilk function defined next"));
+    while (at.isNot(clang::tok::eod)) PP.Lex(at);
+  }
+
+  KeywordLocations& Out;
+};
+
 class LowerConsumer : public clang::ASTConsumer {
  public:
   LowerConsumer(clang::CompilerInstance& ci, const KeywordLocations& keywords, const TranslateOptions& options,
@@ -115,6 +152,7 @@ class LowerAction : public clang::ASTFrontendAction {
 
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& CI, llvm::StringRef) override {
     CI.getPreprocessor().addPPCallbacks(std::make_unique<KeywordRecorder>(CI.getPreprocessor(), Keywords));
+    CI.getPreprocessor().AddPragmaHandler("chanflow", new SerialBelowHandler(Keywords));  // the preprocessor owns it
     return std::make_unique<LowerConsumer>(CI, Keywords, Options, Out, Rewritten);
   }
 

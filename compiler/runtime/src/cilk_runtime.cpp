@@ -185,7 +185,8 @@ class Process {
   // picked it, if the runtime did.
   std::pair<std::uint32_t, SerialDepthChooser*> serial_depth(const Runtime& rt, Kept& k) {
     const ProgramGraph& p = *k.program;
-    if (p.serial_functions().empty()) return {kSerialOff, nullptr};
+    const bool by_depth = !p.serial_functions().empty();
+    if (!by_depth && p.serial_conditions().empty()) return {kSerialOff, nullptr};
     SerialCutoff cutoff = settings_.serial_cutoff;
     if (cutoff.mode == SerialCutoff::Mode::Program)
       cutoff = p.compiled_serial_depth() ? SerialCutoff{.mode = SerialCutoff::Mode::Depth, .depth = *p.compiled_serial_depth()}
@@ -195,6 +196,7 @@ class Process {
       case SerialCutoff::Mode::Depth: return {cutoff.depth, nullptr};
       default: break;
     }
+    if (!by_depth) return {0, nullptr};  // only functions with conditions of their own: on
     if (!k.chooser) k.chooser.emplace(serial_target(rt.caps()));
     return {k.chooser->depth(), &*k.chooser};
   }
@@ -206,22 +208,10 @@ class Process {
     if (k.program->serial_functions().empty()) return;
     totals_.serial_depth = describe_serial_depth(depth, chooser);
     if (depth == kSerialOff) return;
-    std::vector<std::uint64_t> tasks;
-    std::uint64_t serial = 0;
-    const std::vector<std::string>& forms = k.program->serial_functions();
-    for (const ChannelStackNode* s : k.program->stacks()) {
-      if (s->kind() != StackKind::Tasks) continue;
-      const auto it = stats.ces_per_level.find(s->name());
-      if (it == stats.ces_per_level.end()) continue;
-      const std::vector<std::uint64_t>& per_level = it->second;
-      if (tasks.size() < per_level.size()) tasks.resize(per_level.size());
-      for (std::size_t d = 0; d < per_level.size(); ++d) tasks[d] += per_level[d];
-      if (std::find(forms.begin(), forms.end(), s->name()) != forms.end())
-        for (std::size_t d = depth; d < per_level.size(); ++d) serial += per_level[d];
-    }
-    totals_.serial_tasks += serial;
+    const TaskBreadth breadth = task_breadth(*k.program, depth, stats);
+    totals_.serial_tasks += breadth.serial;
     // The run's time without making stack levels (a first visit to a depth makes them).
-    if (chooser) chooser->learn(tasks, stats.wall_ms - stats.host.levels_ms);
+    if (chooser) chooser->learn(breadth.per_level, stats.wall_ms - stats.host.levels_ms);
   }
 
   Kept& kept(const Runtime& rt, BuildFunction build, const char* root_stack, bool loop_leaves) {

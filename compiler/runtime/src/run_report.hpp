@@ -3,11 +3,13 @@
 #pragma once
 
 #include "chanflow/chanflow.hpp"
+#include "chanflow/cilk_runtime.hpp"
 
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace chanflow::cilk {
 
@@ -22,6 +24,15 @@ struct Totals {
   std::uint64_t serial_tasks = 0;  // tasks that ran their call serially (granularity control)
   std::string serial_depth;        // how the last call's serial depth was set (describe_serial_depth); empty: no forms
 };
+
+// What a run of a compiled function's graph says of granularity control: the tasks per level (every
+// task stack summed, level 0 first) and how many ran their call serially (at `depth` or deeper, of
+// a function with a serial form).
+struct TaskBreadth {
+  std::vector<std::uint64_t> per_level;
+  std::uint64_t serial = 0;
+};
+TaskBreadth task_breadth(const ProgramGraph& program, std::uint32_t depth, const RunStats& stats);
 
 // Where tasks resumed, in the program's words: F__spawn's port F_cont is its frame, any other
 // port the stack of a function it spawns ("fib: 12 before its frame, 131 at its spawns of fib").

@@ -25,6 +25,7 @@ std::optional<CilkProgram> Analyzer::run() {
   for (CilkFunction& f : Program.functions) describe(f);
   collect_helpers();
   if (Program.serial_forms && !Diags.hasErrorOccurred()) describe_serial_forms();
+  if (!Diags.hasErrorOccurred()) apply_serial_below();
   find_env_users();
   collect_types_and_constants();
   if (Diags.hasErrorOccurred()) return std::nullopt;

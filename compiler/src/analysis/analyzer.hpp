@@ -85,6 +85,7 @@ class Analyzer {
   /// alloca, address of a local, call of itself the explicit stack cannot stop at), callees first.
   /// Others keep spawning at every depth.
   void describe_serial_forms();
+  void apply_serial_below();  ///< `#pragma chanflow serial_below` to the functions they precede
   const clang::Stmt* carrier_of(const clang::CallExpr* call, const clang::FunctionDecl* def);
   void check_recursive_addresses(const clang::FunctionDecl* def, const clang::Stmt* s);
 

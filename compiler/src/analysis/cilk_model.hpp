@@ -7,6 +7,7 @@
 #include <clang/AST/Expr.h>
 #include <clang/AST/Stmt.h>
 #include <clang/Basic/SourceManager.h>
+#include <clang/Lex/Token.h>
 
 #include <algorithm>
 #include <map>
@@ -24,7 +25,16 @@ inline constexpr std::size_t kMostPorts = 32;
 
 /// Where each keyword was written (raw locations of the token that follows it), recorded by the
 /// preprocessor callbacks of frontend.cpp.
+/// `#pragma chanflow serial_below(EXPR)`: the function defined next runs its serial form in a
+/// task whose EXPR (of its parameters) holds, whatever the run's depth.
+struct SerialBelowPragma {
+  clang::SourceLocation loc;          ///< of `serial_below`
+  std::vector<clang::Token> tokens;       ///< EXPR's, macros expanded
+  std::vector<std::string> spellings;     ///< each token's
+};
+
 struct KeywordLocations {
+  std::vector<SerialBelowPragma> serial_below;
   std::set<clang::SourceLocation> spawn_targets;  ///< first token of each spawned call
   std::set<clang::SourceLocation> scope_braces;   ///< `{` of each cilk_scope
   std::vector<clang::SourceLocation> cilk_qualifiers;  ///< Cilk-5 `cilk` (expansion locations)
@@ -67,6 +77,13 @@ struct CilkFunction {
   const clang::FunctionDecl* decl = nullptr;
   std::string name;
   unsigned index = 0;
+  /// `#pragma chanflow serial_below(EXPR)`'s EXPR, token by token (a parameter's tokens name it):
+  /// its tasks run the serial form where it holds, instead of from the run's depth; empty: none.
+  struct ConditionToken {
+    std::string spelling;
+    const clang::ParmVarDecl* param = nullptr;
+  };
+  std::vector<ConditionToken> serial_below;
   std::vector<SpawnSite> spawns;
   std::vector<const clang::CallExpr*> syncs;  ///< explicit cilk_sync calls
   std::vector<const clang::CompoundStmt*> scopes;  ///< cilk_scope blocks (a sync at their end)

@@ -49,6 +49,61 @@ void Analyzer::describe_serial_forms() {
   }
 }
 
+// Each `#pragma chanflow serial_below(EXPR)` belongs to the function defined next in its file,
+// which must be a Cilk function with a serial form, and EXPR may name only its parameters.
+void Analyzer::apply_serial_below() {
+  for (const SerialBelowPragma& pragma : Keywords.serial_below) {
+    const clang::SourceLocation at = SM.getExpansionLoc(pragma.loc);
+    const clang::FunctionDecl* next = nullptr;
+    unsigned next_offset = 0;
+    for (const clang::Decl* d : Ctx.getTranslationUnitDecl()->decls()) {
+      const auto* f = llvm::dyn_cast<clang::FunctionDecl>(d);
+      if (!f || !f->doesThisDeclarationHaveABody()) continue;
+      const clang::SourceLocation begin = SM.getExpansionLoc(f->getBeginLoc());
+      if (SM.getFileID(begin) != SM.getFileID(at) || SM.getFileOffset(begin) <= SM.getFileOffset(at)) continue;
+      if (!next || SM.getFileOffset(begin) < next_offset) next = f, next_offset = SM.getFileOffset(begin);
+    }
+    if (!next) {
+      error(pragma.loc, "'#pragma chanflow serial_below' is followed by no function definition");
+      continue;
+    }
+    auto f = std::find_if(Program.functions.begin(), Program.functions.end(),
+                          [&](const CilkFunction& c) { return c.decl->getCanonicalDecl() == next->getCanonicalDecl(); });
+    if (f == Program.functions.end()) {
+      error(pragma.loc, "'#pragma chanflow serial_below' precedes '" + next->getNameAsString() +
+                            "', which is not a Cilk function (it neither spawns nor syncs)");
+      continue;
+    }
+    std::vector<CilkFunction::ConditionToken> condition;
+    bool named_only_parameters = true;
+    for (std::size_t i = 0; i < pragma.tokens.size(); ++i) {
+      const clang::Token& t = pragma.tokens[i];
+      CilkFunction::ConditionToken piece{.spelling = pragma.spellings[i]};
+      if (t.is(clang::tok::identifier)) {
+        for (const clang::ParmVarDecl* p : f->decl->parameters())
+          if (p->getName() == piece.spelling) piece.param = p;
+        if (!piece.param) {
+          std::string names;
+          for (const clang::ParmVarDecl* p : f->decl->parameters()) names += (names.empty() ? "" : ", ") + p->getNameAsString();
+          error(t.getLocation(), "'#pragma chanflow serial_below' of '" + f->name + "' may name only its parameters (" +
+                                     names + "); '" + piece.spelling + "' is not one");
+          named_only_parameters = false;
+        }
+      }
+      condition.push_back(std::move(piece));
+    }
+    if (!named_only_parameters || !Program.serial_forms) continue;  // --serial-cutoff=off: every spawn a task
+    if (!Program.serial_form(f->decl)) {
+      error(pragma.loc, "'" + f->name + "' has no serial form for '#pragma chanflow serial_below' to run: a Cilk "
+                        "function has one where it spawns only itself and functions that have one, and could be a "
+                        "helper on an explicit stack (no local whose address a child gets, no alloca, no "
+                        "pointer to a local, no goto, no cilk_for)");
+      continue;
+    }
+    f->serial_below = std::move(condition);
+  }
+}
+
 RecursiveHelper Analyzer::recursive_form(const clang::FunctionDecl* def) {
   RecursiveHelper h;
   h.decl = def;

@@ -257,7 +257,15 @@ class FunctionPrinter : public ResumablePrinter {
     std::string call = F.name + "__serial(cf_env";
     for (const clang::ParmVarDecl* p : F.decl->parameters()) call += ", " + ref(p);
     call += ")";
-    std::string out = "  if (!cf_frame && chanflow_depth(cf_ctx) >= chanflow_serial_depth(cf_ctx)) { /* granularity control */\n";
+    std::string test = "chanflow_depth(cf_ctx) >= chanflow_serial_depth(cf_ctx)", why = "granularity control";
+    if (!F.serial_below.empty()) {  // its own condition, unless the run turned granularity control off
+      std::string condition;
+      for (const CilkFunction::ConditionToken& t : F.serial_below)
+        condition += (condition.empty() ? "" : " ") + (t.param ? ref(t.param) : t.spelling);
+      test = "chanflow_serial_depth(cf_ctx) != CHANFLOW_SERIAL_OFF && (" + condition + ")";
+      why = "#pragma chanflow serial_below";
+    }
+    std::string out = "  if (!cf_frame && " + test + ") { /* " + why + " */\n";
     if (F.returns_value()) out += "    chanflow_return(cf_ctx, " + to_bits(F.decl->getReturnType(), call) + ");\n";
     else out += "    " + call + ";\n";
     return out + "    return;\n  }\n";

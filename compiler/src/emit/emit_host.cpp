@@ -109,9 +109,15 @@ std::string emit_graph_cpp(const CilkProgram& program, const std::string& types_
     out += fmt::format("  p.graph().name_recursive_functions({{{}}});  // helpers on explicit stacks, for their errors\n",
                        fmt::join(names, ", "));
   }
-  std::vector<std::string> serial;  // functions with serial forms: granularity control
+  std::vector<std::string> serial, conditional;  // functions with serial forms: granularity control
   for (const RecursiveHelper& h : program.recursive_helpers)
-    if (h.serial) serial.push_back("\"" + program.cilk_function(h.decl)->name + "\"");
+    if (h.serial) {
+      const CilkFunction& f = *program.cilk_function(h.decl);
+      (f.serial_below.empty() ? serial : conditional).push_back("\"" + f.name + "\"");
+    }
+  if (!conditional.empty())
+    out += fmt::format("  p.serial_conditions({{{}}});  // their tasks run them where #pragma chanflow serial_below says\n",
+                       fmt::join(conditional, ", "));
   if (!serial.empty())
     out += program.serial_cutoff
                ? fmt::format("  p.serial_forms({{{}}}, {});  // their tasks run them from this depth (--serial-cutoff)\n",

@@ -61,6 +61,10 @@ class ProgramGraph {
     compiled_depth_ = depth;
   }
   const std::vector<std::string>& serial_functions() const { return serial_functions_; }
+  /// These Cilk functions' tasks run their serial forms where their own condition holds
+  /// (`#pragma chanflow serial_below`), at any depth, unless the run turns granularity control off.
+  void serial_conditions(std::vector<std::string> functions) { serial_conditions_ = std::move(functions); }
+  const std::vector<std::string>& serial_conditions() const { return serial_conditions_; }
   std::optional<std::uint32_t> compiled_serial_depth() const { return compiled_depth_; }
 
   Graph& graph() { return graph_; }
@@ -72,7 +76,7 @@ class ProgramGraph {
   std::uint32_t capacity_;
   bool capacity_fixed_;
   bool heap_ = false;
-  std::vector<std::string> serial_functions_;
+  std::vector<std::string> serial_functions_, serial_conditions_;
   std::optional<std::uint32_t> compiled_depth_;
   std::deque<KernelNode*> kernels_;
   std::deque<ChannelStackNode*> stacks_;
