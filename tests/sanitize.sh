@@ -30,7 +30,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 repeats="Cilk-Fibonacci is correct for n = 1..30 with generous capacities"
 # Every workload under every policy, dispatch mode and capacity: the host's paths it takes are
 # AddressSanitizer's above; under ThreadSanitizer it repeats them.
-matrix="every chanflow implementation is correct with generous and tiny capacities, both policies, every dispatch mode"
+matrix="every chanflow implementation is correct with generous and tiny capacities*"  # (its name has commas)
 
 echo "== sanitize: doctest, one process, every core busy, checked frees (at ${SECONDS} s)"
 hogs=()
