@@ -10,6 +10,7 @@
 namespace chanflow {
 
 static_assert(sizeof(chanflow_node_env) == CHANFLOW_NODE_ENV_BYTES);
+static_assert(kSerialOff == CHANFLOW_SERIAL_OFF);  // RunOptions::serial_depth is written into every environment as is
 static_assert(sizeof(chanflow_plan) == 32);
 static_assert(offsetof(chanflow_node_env, max_spawns) == 296);
 static_assert(offsetof(chanflow_node_env, yield_capacity) == 700);
