@@ -225,8 +225,18 @@ TEST_CASE("Granularity control's choice: the device's width, then the first run'
   const auto runs40 = settle(fib40, fib40_levels, curve({{16, 33.2}, {18, 15.2}, {19, 11.3}, {20, 9.87}, {21, 17.8}, {22, 41.1}}, 100));
   CHECK(fib40.settled());
   CHECK(fib40.depth() == 20);
-  CHECK(runs40 == std::vector<std::uint32_t>{20, 20, 18, 22, 19, 21});
-  CHECK(fib40.basis() == "settled: the fastest of 6 runs' depths");
+  // 19 is within 1.25x of 20: both run once more.
+  CHECK(runs40 == std::vector<std::uint32_t>{20, 20, 18, 22, 19, 21, 19, 20});
+  CHECK(fib40.basis() == "settled: the fastest of 8 runs' depths");
+
+  // One slow sample does not decide: 19's first run was slow (as in a search on the H100,
+  // 2026-11-27: 8.98 ms, then 6.2-7.0 in runs of its own), its second is not.
+  SerialDepthChooser noisy(540672);
+  int runs_at_19 = 0;
+  const auto fib40_now = curve({{18, 9.1}, {19, 6.6}, {20, 7.8}, {21, 16.1}, {22, 47.6}}, 100);
+  settle(noisy, fib40_levels, [&](std::uint32_t d) { return d == 19 && runs_at_19++ == 0 ? 8.98 : fib40_now(d); });
+  CHECK(noisy.settled());
+  CHECK(noisy.depth() == 19);
 
   // The first run's time (its first touch of every level) does not hold the search above.
   SerialDepthChooser fib30(540672);
@@ -239,8 +249,8 @@ TEST_CASE("Granularity control's choice: the device's width, then the first run'
   SerialDepthChooser fib30b(540672);
   settle(fib30b, fib_levels(30),
          curve({{12, 2.42}, {13, 1.79}, {14, 1.61}, {15, 1.33}, {16, 1.49}, {17, 1.71}, {18, 2.21}, {20, 3.23}}, 5.0));
-  CHECK(fib30.settled());
-  CHECK(fib30.depth() == 15);
+  CHECK(fib30b.settled());
+  CHECK(fib30b.depth() == 15);
 
   // Queens: every cut is slower than none (its recursion ends at level 8 here): depth 9, uncut.
   SerialDepthChooser queens(540672);
@@ -248,7 +258,7 @@ TEST_CASE("Granularity control's choice: the device's width, then the first run'
   const auto runs_q = settle(queens, queens_levels, curve({{9, 179}, {8, 216}, {7, 284}, {6, 338}, {5, 475}}, 1500));
   CHECK(queens.settled());
   CHECK(queens.depth() == 9);
-  CHECK(runs_q.size() <= 6);
+  CHECK(runs_q.size() <= 8);
 
   CHECK(describe_serial_depth(kSerialOff, nullptr) == "off");
   CHECK(describe_serial_depth(7, nullptr) == "depth 7");

@@ -15,7 +15,9 @@
 //   growth where the target lay deeper, or the widest level of a recursion never that wide (the
 //   first run's time says nothing of its depth: it is the first to touch the levels' memory);
 // - then a search by measured time: from the fastest depth so far, the depths two levels either
-//   side, then one, each run once; when neither side is faster the choice is settled and stays.
+//   side, then one, each run once; when neither side is faster, the runner-up, if within 1.25x of
+//   the fastest, and the fastest are run once more (a depth keeps its fastest run: one sample is
+//   noisy), and then the choice is settled and stays.
 //   A depth at or past the deepest level a run reached cuts nothing: all those count as one.
 #pragma once
 
@@ -23,6 +25,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -57,6 +60,7 @@ class SerialDepthChooser {
   /// One past the deepest level any run reached: a depth from there on cuts nothing.
   std::uint32_t uncut_ = 0xffffffffu;
   std::map<std::uint32_t, double> measured_;  ///< per depth (uncut_ for all those past it), the fastest run
+  std::set<std::uint32_t> confirmed_;  ///< depths run once more after the search (kClose)
   std::uint32_t step_ = 2;
   bool settled_ = false;
 };
