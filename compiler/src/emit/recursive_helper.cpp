@@ -17,7 +17,13 @@
 //
 // A call inside a loop is resumed through the loop's head instead (resumable_printer.hpp): the
 // return path sets cf_resuming and the top of the pass goes on from there. On PoCL 3.1 the direct
-// form ran fib(30)'s serial form in 1.7 ms where that one took 3.1.
+// form ran fib(30)'s serial form in 1.8 ms where that one took 3.1.
+//
+// Not done: running the guards a body opens with (`if (n <= 2) return ...;`) at each call on its
+// arguments, so that a call ending there pushes no frame. In the direct form that took fib(30)'s
+// serial form on PoCL from 1.8 to 1.2 ms, but only by jumping from the guard to the code after the
+// call, which cf_return also enters: control flow PoCL 3.1's kernel compiler recursed on without
+// end (a stack overflow in libpocl, helper_stack.c); through cf_return instead, it gained nothing.
 //
 // A call beyond the stack's frames reports CHANFLOW_ERR_HELPER_STACK (the helper and the bound) and
 // the run stops with that error: never a wrong result.
@@ -197,7 +203,6 @@ class RecursivePrinter : public ResumablePrinter {
       print_expr(call->getArg(i), os);
       os << ";\n";
     }
-    if (!Guards.empty()) print_guards(k, call, os);
     os << fmt::format("if (cf_depth == {0}u) {{\n  chanflow_report(cf_env, CHANFLOW_ERR_HELPER_STACK, {0}u, {1}u);\n  return{2};\n}}\n",
                       n, H.id, H.decl->getReturnType()->isVoidType() ? "" : " cf_value");
     for (const clang::VarDecl* v : scope) {
@@ -214,70 +219,7 @@ class RecursivePrinter : public ResumablePrinter {
     os << "  goto cf_call;\n}\n" << fmt::format("cf_resume_{}:\n{}", k, Direct ? "" : "  cf_resuming = 0;\n");
     for (const clang::VarDecl* v : scope) os << copy(Field.at(v), slot(Field.at(v)) + "[cf_depth]", false, v->getType());
     for (const std::string& t : made) os << "  " << t << " = " << slot(t) << "[cf_depth];\n";
-    if (!Guards.empty()) os << fmt::format("cf_leaf_{}:;\n", k);
     if (Temp.count(call)) os << "  " << Temp.at(call) << " = cf_value;\n";
-  }
-
-  // The guards the helper's body opens with: `if (C) return E;` (or the return in braces), C
-  // without side effects, neither C nor E calling the helper, and both reading no local. A call
-  // runs them on its arguments before it pushes a frame: a call that ends there (fib's leaves,
-  // half its calls) never touches the stack, as a C compiler's inlining of a recursive function
-  // spares it the call. C is evaluated again at the top of the activation when it fails.
-  std::vector<const clang::IfStmt*> leading_guards() const {
-    std::vector<const clang::IfStmt*> out;
-    const auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(H.decl->getBody());
-    if (!body) return out;
-    for (const clang::Stmt* st : body->body()) {
-      const auto* i = llvm::dyn_cast<clang::IfStmt>(st);
-      if (!i || i->getElse() || i->getInit() || i->getConditionVariable() || H.carriers.count(i)) break;
-      const clang::Stmt* then = i->getThen();
-      if (const auto* c = llvm::dyn_cast<clang::CompoundStmt>(then); c && c->size() == 1) then = c->body_front();
-      const auto* r = llvm::dyn_cast<clang::ReturnStmt>(then);
-      if (!r || H.carriers.count(r) || i->getCond()->HasSideEffects(Ctx) || !reads_only_parameters(i)) break;
-      out.push_back(i);
-    }
-    return out;
-  }
-
-  // Whether `s` names no variable but the helper's parameters and globals, and calls no function
-  // the serial form treats specially (the helper itself, a sync).
-  bool reads_only_parameters(const clang::Stmt* s) const {
-    if (!s) return true;
-    if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(s))
-      if (const auto* v = llvm::dyn_cast<clang::VarDecl>(ref->getDecl());
-          v && v->hasLocalStorage() && !llvm::isa<clang::ParmVarDecl>(v))
-        return false;
-    if (const auto* call = llvm::dyn_cast<clang::CallExpr>(s))
-      if (const clang::FunctionDecl* callee = call->getDirectCallee();
-          !callee || callee->getCanonicalDecl() == H.decl->getCanonicalDecl() || callee->getName() == "__chanflow_sync")
-        return false;
-    for (const clang::Stmt* child : s->children())
-      if (!reads_only_parameters(child)) return false;
-    return true;
-  }
-
-  // Call k's guards on its arguments (cf_aI, as the callee's parameters in a block of their own).
-  void print_guards(unsigned k, const clang::CallExpr* call, llvm::raw_ostream& os) {
-    os << "{ /* its opening guards, on the arguments: a call that returns there takes no frame */\n";
-    for (unsigned i = 0; i < call->getNumArgs() && i < H.decl->getNumParams(); ++i) {
-      const clang::ParmVarDecl* p = H.decl->getParamDecl(i);
-      os << type_of(p, Field.at(p)) << " = cf_a" << i << ";\n";
-    }
-    for (const clang::IfStmt* g : Guards) {
-      const clang::Stmt* then = g->getThen();
-      if (const auto* c = llvm::dyn_cast<clang::CompoundStmt>(then)) then = c->body_front();
-      const clang::Expr* value = llvm::cast<clang::ReturnStmt>(then)->getRetValue();
-      os << "if (";
-      print_expr(g->getCond(), os);
-      os << ") {\n";
-      if (value) {
-        if (!H.decl->getReturnType()->isVoidType()) os << "cf_value = ";
-        print_expr(value, os);
-        os << ";\n";
-      }
-      os << fmt::format("goto cf_leaf_{};\n}}\n", k);
-    }
-    os << "}\n";
   }
 
   // The parameters and locals in scope at statement `s` (declared before it in the blocks around
@@ -327,7 +269,6 @@ class RecursivePrinter : public ResumablePrinter {
   std::vector<std::vector<const clang::Stmt*>> Found;  // per call, the loops around it
   std::set<const clang::Stmt*> Printing;  // carriers being printed after their calls
   bool Layout = true;  // the first pass
-  std::vector<const clang::IfStmt*> Guards = leading_guards();  // run at each call, before its frame
   std::set<std::string> Saved;  // the fields some call saves: the stack's arrays
   bool Direct = false;  // no call in a loop: a return goes straight to its call's resume point
   unsigned Resumes = 0;
