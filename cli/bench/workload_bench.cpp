@@ -18,7 +18,7 @@ namespace chanflow::bench {
 namespace {
 
 // The most warm-up runs granularity control's search may take before the timed runs (it settles in
-// five to eight).
+// six to thirteen).
 constexpr unsigned kMostSettlingRuns = 16;
 
 using workloads::Measurement;
@@ -42,8 +42,8 @@ nlohmann::json measure(workloads::Instance& instance, const Cell& cell, const st
     m = instance.run(impl);  // warm-up: builds programs and chanflow's graph, faults pages in
     first_ms = m.ms;
     // Granularity control left to the runtime searches for its depth by measured time: the
-    // warm-up goes on until it has settled (a few runs).
-    // Each warm-up run's depth and times (its graph run, and of that the device's and making levels).
+    // warm-up goes on until it has settled, keeping each run's depth and times (its graph run, and
+    // of that the device's and making levels).
     const auto searched = [&] {
       settling.push_back({m.stats->serial_depth, m.stats->wall_ms, m.stats->device_ms, m.stats->host.levels_ms});
     };

@@ -23,16 +23,16 @@ namespace chanflow::compiler {
 /// continuation.
 inline constexpr std::size_t kMostPorts = 32;
 
-/// Where each keyword was written (raw locations of the token that follows it), recorded by the
-/// preprocessor callbacks of frontend.cpp.
 /// `#pragma chanflow serial_below(EXPR)`: the function defined next runs its serial form in a
 /// task whose EXPR (of its parameters) holds, whatever the run's depth.
 struct SerialBelowPragma {
-  clang::SourceLocation loc;          ///< of `serial_below`
-  std::vector<clang::Token> tokens;       ///< EXPR's, macros expanded
-  std::vector<std::string> spellings;     ///< each token's
+  clang::SourceLocation loc;           ///< of `serial_below`
+  std::vector<clang::Token> tokens;    ///< EXPR's, macros expanded
+  std::vector<std::string> spellings;  ///< each token's
 };
 
+/// Where each keyword was written (raw locations of the token that follows it), recorded by the
+/// preprocessor callbacks of frontend.cpp.
 struct KeywordLocations {
   std::vector<SerialBelowPragma> serial_below;
   std::set<clang::SourceLocation> spawn_targets;  ///< first token of each spawned call

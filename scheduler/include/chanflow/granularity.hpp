@@ -6,7 +6,7 @@
 // Above the depth every spawn is a task through a channel, which a GPU runs thousands at a time
 // but at a cost per task; below it a work-item runs a whole subtree at a work-item's speed, and
 // the items of one warp run subtrees of different sizes. Which wins depends on the program: on an
-// H100 fib 40 ran fastest from depth 20 (3 M tasks), fib 30 from 15, and Queens 15 without any
+// H100 fib 40 ran fastest from depth 19 (1.6 M tasks), fib 30 from 15, and Queens 15 without any
 // cut (its serial form, a loop over the board in one work-item, is slower at every depth). So:
 // - the first run assumes the recursion doubles per level and cuts where `target` tasks would be
 //   (serial_target: a couple of times the device's resident work-items);
@@ -32,7 +32,7 @@
 namespace chanflow {
 
 /// Tasks wanted at the serial depth on `caps`: twice the device's resident work-items (on an H100,
-/// 540,672: fib 40's first level that holds it is 20, measured best), at least 2.
+/// 540,672: fib 40's first level that holds it is 20, a level from its measured best), at least 2.
 /// CHANFLOW_SERIAL_TARGET in the environment overrides it (for measuring).
 std::uint64_t serial_target(const DeviceCaps& caps);
 
