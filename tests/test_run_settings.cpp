@@ -252,6 +252,36 @@ TEST_CASE("Granularity control's choice: the device's width, then the first run'
   CHECK(fib30b.settled());
   CHECK(fib30b.depth() == 15);
 
+  // Settled, it stays through a slow run or a fast one; two runs in a row far off its time are
+  // another input: fib 40's calls after fib 30's open the search again, and it settles on 19.
+  const auto at = [](SerialDepthChooser& c, const std::vector<std::uint64_t>& full, double ms) {
+    const std::size_t levels = std::min<std::size_t>(c.depth() + 1, full.size());
+    c.learn(std::vector<std::uint64_t>(full.begin(), full.begin() + static_cast<std::ptrdiff_t>(levels)), ms);
+  };
+  for (const double ms : {4.0, 1.4, 0.5, 1.3, 4.0, 0.6}) {
+    at(fib30, fib_levels(30), ms);
+    CHECK(fib30.settled() == (ms > 1.0 && ms < 2.0));  // in doubt after a run far off
+    CHECK(fib30.depth() == 15);
+  }
+  at(fib30, fib40_levels, 9.5);
+  CHECK_FALSE(fib30.settled());
+  CHECK(fib30.basis() == "settled, in doubt: the last run took over twice its time");
+  CHECK(fib30.depth() == 15);
+  at(fib30, fib40_levels, 9.4);
+  CHECK_FALSE(fib30.settled());
+  CHECK(fib30.basis() == "from the breadth of a run unlike the settled ones");
+  CHECK(fib30.depth() == 20);  // fib 40's level 20 holds the target
+  settle(fib30, fib40_levels, fib40_now);
+  CHECK(fib30.settled());
+  CHECK(fib30.depth() == 19);
+  // ... and fib 30's again, far faster: back to 15.
+  at(fib30, fib_levels(30), 1.2);
+  at(fib30, fib_levels(30), 1.3);
+  CHECK_FALSE(fib30.settled());
+  settle(fib30, fib_levels(30),
+         curve({{12, 2.42}, {13, 1.79}, {14, 1.61}, {15, 1.33}, {16, 1.49}, {17, 1.71}, {18, 2.21}, {20, 3.23}}, 5.0));
+  CHECK(fib30.depth() == 15);
+
   // Queens: every cut is slower than none (its recursion ends at level 8 here): depth 9, uncut.
   SerialDepthChooser queens(540672);
   const std::vector<std::uint64_t> queens_levels = {1, 15, 182, 1920, 15000, 90000, 420000, 1500000, 4000000};

@@ -22,6 +22,13 @@ constexpr std::uint32_t kMostLevelsFurther = 8;
 // search and 6.2-7.0 in five runs of its own, and the search kept 20 at 7.8).
 constexpr double kClose = 1.25;
 
+// A settled depth holds for inputs like those it was found on. Two runs in a row that took more
+// than kDrift times the settled depth's fastest run, or less than its 1/kDrift, on the same side,
+// say the input changed (fib 40's best depth on the H100 is 19, fib 30's 15, and a fib 40 call
+// takes ~6x a fib 30's): the search opens again from the last run's breadth.
+constexpr double kDrift = 2.0;
+constexpr int kDriftRuns = 2;
+
 }  // namespace
 
 std::uint64_t serial_target(const DeviceCaps& caps) {
@@ -39,10 +46,12 @@ SerialDepthChooser::SerialDepthChooser(std::uint64_t target) : target_(std::max<
 }
 
 std::string SerialDepthChooser::basis() const {
+  if (settled_ && drift_runs_ > 0)
+    return fmt::format("settled, in doubt: the last run took {} its time", drift_side_ > 0 ? "over twice" : "under half");
   if (settled_) return fmt::format("settled: the fastest of {} runs' depths", runs_);
   if (runs_ == 0) return "from the device's width";
-  if (runs_ == 1) return "from the first run's breadth";
-  return fmt::format("searching by measured time, run {}", runs_ + 1);
+  if (runs_ == 1) return searches_ > 1 ? "from the breadth of a run unlike the settled ones" : "from the first run's breadth";
+  return fmt::format("searching{} by measured time, run {}", searches_ > 1 ? " again" : "", runs_ + 1);
 }
 
 // The levels a run at depth_ saw whole: every one above the depth, and the depth's own (its
@@ -68,8 +77,29 @@ std::uint32_t SerialDepthChooser::from_breadth(const std::vector<std::uint64_t>&
   return widest;
 }
 
+bool SerialDepthChooser::drifted(double ms) {
+  const double settled_ms = measured_.at(depth_);
+  const int side = ms > kDrift * settled_ms ? 1 : ms * kDrift < settled_ms ? -1 : 0;
+  drift_runs_ = side != 0 && side == drift_side_ ? drift_runs_ + 1 : side != 0 ? 1 : 0;
+  drift_side_ = side;
+  return drift_runs_ >= kDriftRuns;
+}
+
 void SerialDepthChooser::learn(const std::vector<std::uint64_t>& tasks, double ms) {
-  if (settled_ || tasks.empty()) return;
+  if (tasks.empty()) return;
+  if (settled_) {
+    if (!drifted(ms)) return;
+    // Searched afresh, as after a first run: this run at the settled depth gives the breadth.
+    ++searches_;
+    runs_ = 0;
+    uncut_ = 0xffffffffu;
+    measured_.clear();
+    confirmed_.clear();
+    step_ = 2;
+    settled_ = false;
+    drift_runs_ = 0;
+    drift_side_ = 0;
+  }
   ++runs_;
   const std::uint32_t last = static_cast<std::uint32_t>(tasks.size() - 1);
   if (last < depth_) uncut_ = std::min(uncut_, last + 1);  // the recursion ended above the depth

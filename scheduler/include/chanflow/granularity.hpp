@@ -17,7 +17,10 @@
 // - then a search by measured time: from the fastest depth so far, the depths two levels either
 //   side, then one, each run once; when neither side is faster, the runner-up, if within 1.25x of
 //   the fastest, and the fastest are run once more (a depth keeps its fastest run: one sample is
-//   noisy), and then the choice is settled and stays.
+//   noisy), and then the choice is settled;
+// - it stays settled while runs take about what the settled depth took: two runs in a row over
+//   twice (or under half) its time say the input changed, and the search opens again from the
+//   last run's breadth.
 //   A depth at or past the deepest level a run reached cuts nothing: all those count as one.
 #pragma once
 
@@ -43,8 +46,9 @@ class SerialDepthChooser {
   /// The depth for the next run.
   std::uint32_t depth() const noexcept { return depth_; }
   std::uint64_t target() const noexcept { return target_; }
-  /// Whether the search has ended: depth() stays what it is.
-  bool settled() const noexcept { return settled_; }
+  /// Whether the search has ended and the last run agreed with it: depth() stays what it is. A
+  /// settled depth's run far off its time leaves it in doubt (not settled) until the next run.
+  bool settled() const noexcept { return settled_ && drift_runs_ == 0; }
   /// What the next depth rests on, for a report.
   std::string basis() const;
 
@@ -54,6 +58,8 @@ class SerialDepthChooser {
 
  private:
   std::uint32_t from_breadth(const std::vector<std::uint64_t>& tasks) const;
+  /// Whether a settled depth's run that took `ms` is the second in a row far off its time.
+  bool drifted(double ms);
   std::uint64_t target_;
   std::uint32_t depth_ = 0;
   std::uint32_t runs_ = 0;
@@ -63,6 +69,9 @@ class SerialDepthChooser {
   std::set<std::uint32_t> confirmed_;  ///< depths run once more after the search (kClose)
   std::uint32_t step_ = 2;
   bool settled_ = false;
+  std::uint32_t searches_ = 1;  ///< searches opened, the first included
+  int drift_side_ = 0;          ///< the last settled run: +1 far slower, -1 far faster, 0 neither
+  int drift_runs_ = 0;          ///< settled runs in a row on drift_side_
 };
 
 /// "depth 15 (auto: settled, the fastest of 7 runs' depths)" and the like: how a run's serial
