@@ -113,7 +113,7 @@ uint chanflow_next_batch(__global const chanflow_node_env* env, ulong begin, uin
     } else {
       for (uint l = levels; l-- > 0u && b->n == 0u;) {
         __global const chanflow_node_env* e = env + l;
-        if (!e->in) continue;
+        if (!e->in || e->unclaimed) continue;
         volatile __global chanflow_channel* in = e->in;
         if (in->ctrl_published == in->ctrl_head) continue;
         if (e->room_check && !chanflow_prepay_level(e, per, b->prepaid)) continue;

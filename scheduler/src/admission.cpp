@@ -136,6 +136,13 @@ void Aggregator::build_views() {
 void Aggregator::admit(RunStats& stats) {
   decisions_.clear();
   policy_->decide(GraphView{views_, stats.rounds, wg_, max_level_}, decisions_);
+  // After a round that finished nothing every stack with ready CEs is swept (below), whatever the
+  // policy chose; a CPU device's serial levels, which no sweep claims, go out as ranges then.
+  if (stalled_ > 0)
+    for (std::uint32_t i = 0; i < watched_.size(); ++i)
+      if (serial_ranged(watched_[i]) && views_[i].ready > 0 &&
+          std::none_of(decisions_.begin(), decisions_.end(), [i](const Dispatch& d) { return d.channel == i; }))
+        decisions_.push_back({.channel = i, .restarts = 0});
 
   // Admission control, in the order the policy gave. Worst-case spawns admitted this round are
   // charged to their target channels so two dispatches cannot both count on the same space.

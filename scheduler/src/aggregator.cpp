@@ -43,6 +43,7 @@ Aggregator::Aggregator(Graph& graph, const cl::Program& program)
   sweep_spawned_ = graph_.options().sweep_spawned && !(spawned && std::string_view(spawned) == "0");
   const bool claimable = claimed_sweeps_hold(rt_.caps());
   const bool cpu = (rt_.caps().type & CL_DEVICE_TYPE_CPU) != 0;
+  cpu_ = cpu;
   if (sweeps_ == Sweeps::Auto) sweeps_ = claimable && cpu ? Sweeps::Claimed : Sweeps::Planned;
   if (sweeps_ == Sweeps::Claimed && !claimable)
     throw RunError(fmt::format("claimed device sweeps need a device whose work-groups see each other's stores in "

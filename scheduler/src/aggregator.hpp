@@ -168,6 +168,7 @@ class Aggregator {
   /// A stack a swept node spawns into (`spawned`) is not counted against the planning kernel's
   /// levels here: lay_out() keeps those that fit once the stacks have grown.
   bool sweepable(const Watched& w, const std::vector<Launch>& launches, bool spawned = false) const;
+  bool serial_ranged(const Watched& w) const;
   /// Adds the sweeps of the stacks the round's swept nodes spawn into, transitively.
   void add_spawned_sweeps(const std::set<const ChannelStackNode*>& held);
   /// Drops the spawned sweeps that would take the planning kernel past its levels.
@@ -304,6 +305,7 @@ class Aggregator {
   SvmBuffer plan_pool_;
   Trace trace_;
   bool device_ = false;                        // this run uses the device scheduler
+  bool cpu_ = false;                           // the device is a CPU (PoCL's)
   cl::Kernel sched_kernel_;                    // chanflow_schedule, if the program holds it
   std::vector<void*> sched_svm_;
   ControlBlock sched_entries_;                 // chanflow_sched_entry per watched channel

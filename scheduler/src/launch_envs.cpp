@@ -100,6 +100,7 @@ void Aggregator::write_sweep_envs(std::size_t launch_index, const Launch& l) {
   write_level_envs(launch_index, l, *l.sweep);
   for (std::uint32_t d = 0; d < l.levels; ++d) {
     chanflow_node_env& e = envs_[l.env_at + d];
+    e.unclaimed = serial_ranged(watched_[watched_of_.at(&l.sweep->level(d))]) ? 1 : 0;
     e.room_check = graph_.options().sweep_room_check ? 1 : 0;
     e.ranged = l.planned ? 1 : 0;  // ranges written by the planning kernel before each pass
     e.planned = l.planned ? 1 : 0;

@@ -14,8 +14,20 @@ bool claimed_sweeps_hold(const DeviceCaps& caps) {
   return device_order(caps) != DeviceOrder::None;
 }
 
+// On a CPU device a task stack's levels from the serial depth on (granularity control: each task
+// runs its whole call in its work-item) go out as host-sized ranges, spread over the compute
+// units, and a claimed sweep of the stack leaves them alone (chanflow_node_env::unclaimed). In a
+// claimed pass the level fills while most of the pass's work-groups have come and gone: on this
+// project's 2-core VM, compiled Queens 13 from depth 2 ran its 132 serial calls in one or two
+// work-groups (64 calls each) on one core, 580-610 ms a run against 305-320 as a range over both
+// cores (tbb-cutoff: 283-292).
+bool Aggregator::serial_ranged(const Watched& w) const {
+  return cpu_ && !device_ && options_.serial_depth != kSerialOff && w.stack &&
+         w.stack->kind() == StackKind::Tasks && w.level >= options_.serial_depth;
+}
+
 bool Aggregator::sweepable(const Watched& w, const std::vector<Launch>& launches, bool spawned) const {
-  if (sweeps_ == Sweeps::Off || !w.stack) return false;
+  if (sweeps_ == Sweeps::Off || !w.stack || serial_ranged(w)) return false;
   const KernelNode& k = *w.consumer;
   if (!(k.is_yielding() || k.ports().empty())) return false;
   // A sweep spans at most CHANFLOW_SWEEP_MAX_LEVELS levels, and its deepest work needs the level

@@ -216,7 +216,9 @@ typedef struct chanflow_node_env {
    * level or deeper, runs its whole call in its work-item (chanflow_serial_depth in spawn.cl);
    * CHANFLOW_SERIAL_OFF: never. Written per run (RunOptions::serial_depth). */
   chanflow_u32 serial_depth;
-  chanflow_u32 reserved;
+  /* 1: a claimed sweep leaves this level's CEs alone; the host sends them out as a range
+   * (Aggregator::serial_ranged: a CPU device's serial level). */
+  chanflow_u32 unclaimed;
 } chanflow_node_env;
 
 #define CHANFLOW_NODE_ENV_BYTES 808
