@@ -17,11 +17,11 @@
 // - then a search by measured time: from the fastest depth so far, the depths two levels either
 //   side, then one, each run once; when neither side is faster, the runner-up, if within 1.25x of
 //   the fastest, and the fastest are run once more (a depth keeps its fastest run: one sample is
-//   noisy), and then the choice is settled;
+//   noisy), and then the choice is settled. A depth at or past the deepest level a run reached
+//   cuts nothing: all those count as one;
 // - it stays settled while runs take about what the settled depth took: two runs in a row over
 //   twice (or under half) its time say the input changed, and the search opens again from the
 //   last run's breadth.
-//   A depth at or past the deepest level a run reached cuts nothing: all those count as one.
 #pragma once
 
 #include "chanflow/opencl.hpp"
