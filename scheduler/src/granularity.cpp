@@ -90,15 +90,10 @@ void SerialDepthChooser::learn(const std::vector<std::uint64_t>& tasks, double m
   if (settled_) {
     if (!drifted(ms)) return;
     // Searched afresh, as after a first run: this run at the settled depth gives the breadth.
-    ++searches_;
-    runs_ = 0;
-    uncut_ = 0xffffffffu;
-    measured_.clear();
-    confirmed_.clear();
-    step_ = 2;
-    settled_ = false;
-    drift_runs_ = 0;
-    drift_side_ = 0;
+    const std::uint32_t depth = depth_, searches = searches_ + 1;
+    *this = SerialDepthChooser(target_);
+    depth_ = depth;
+    searches_ = searches;
   }
   ++runs_;
   const std::uint32_t last = static_cast<std::uint32_t>(tasks.size() - 1);
