@@ -9,13 +9,17 @@
 #include "common/bench_common.hpp"
 #include "run_cilk_file.hpp"
 #include "run_command.hpp"
+#include "flag_checks.hpp"
 #include "run_flags.hpp"
 #include "chanflow/opencl.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iterator>
 #include <optional>
+#include <string_view>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -54,6 +58,7 @@ int list_devices_command() {
     fmt::print("    usable by chanflow:  {}\n",
                missing.empty() ? std::string("yes") : "no (lacks " + fmt::format("{}", fmt::join(missing, ", ")) + ")");
   }
+  if (const auto hint = unregistered_driver_hint()) fmt::print("\n{}\n", *hint);
   return 0;
 }
 
@@ -83,10 +88,38 @@ int bench_status(const nlohmann::json& rows) {
   return failed || wrong ? 1 : 0;
 }
 
+constexpr const char* kCommands[] = {"devices", "run", "bench", "soak"};
+
+// The command a line names: its first word that is neither an option nor --device's value.
+std::optional<std::string> command_word(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--device") ++i;
+    else if (!a.starts_with("-")) return std::string(a);
+  }
+  return std::nullopt;
+}
+
+// An unknown or missing command, said before CLI11 answers "A subcommand is required".
+std::optional<int> refuse_command(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "-h") return std::nullopt;
+  const auto word = command_word(argc, argv);
+  const std::string commands = "devices, run, bench or soak (chanflow --help says what each does)";
+  if (!word) {
+    fmt::print(stderr, "chanflow: a command is required: {}\n", commands);
+    return 2;
+  }
+  if (std::find(std::begin(kCommands), std::end(kCommands), *word) != std::end(kCommands)) return std::nullopt;
+  fmt::print(stderr, "chanflow: unknown command '{}'; the commands are {}\n", *word, commands);
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (workloads::is_cilk_file_run(argc, argv)) return workloads::run_cilk_file(argc, argv);
+  if (const auto refused = refuse_command(argc, argv)) return *refused;
   CLI::App app{"chanflow: fine-grain task parallelism through channels on OpenCL devices"};
   app.require_subcommand(1);
   std::string device;
@@ -105,7 +138,10 @@ int main(int argc, char** argv) {
   bench::WorkloadBenchOptions workload_bench;
   std::string plot_path;
   std::optional<std::uint64_t> seed;
-  bench_cmd->add_option("--workloads", workload_bench.workloads, "comma-separated: fib, queens (default: all)")
+  std::vector<std::string> workload_names;
+  for (const auto* w : workloads::all_workloads()) workload_names.emplace_back(w->name());
+  bench_cmd->add_option("--workloads", workload_bench.workloads,
+                        fmt::format("comma-separated, of: {} (default: all)", fmt::join(workload_names, ", ")))
       ->delimiter(',');
   bench_cmd->add_option("--sizes", workload_bench.sizes,
                         "default (thesis Table 4-3), scaling (larger sizes too, to see how cost grows) or gpu (sizes "
@@ -117,7 +153,7 @@ int main(int argc, char** argv) {
                         "and the GPU libraries)")
       ->delimiter(',');
   bench_cmd->add_option("--reps", workload_bench.reps, "timed repetitions per implementation")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()->check(cli::at_least_one());
   bench_cmd->add_option("--json", json_path, "also write the results as JSON to this file");
   bench_cmd->add_option("--plot", plot_path, "draw time against size into this PNG (python3-matplotlib)");
   bench_cmd->add_option("--seed", seed, "seed for the inputs (default: a fresh one, printed)");
@@ -125,7 +161,7 @@ int main(int argc, char** argv) {
   bench::ChannelBenchOptions channel_opts;
   bench_channels->add_option("--json", json_path, "also write the results as JSON to this file");
   bench_channels->add_option("--ces", channel_opts.ces, "CEs per repetition (multiple of 64)")->capture_default_str();
-  bench_channels->add_option("--reps", channel_opts.reps, "timed repetitions")->capture_default_str()->check(CLI::PositiveNumber);
+  bench_channels->add_option("--reps", channel_opts.reps, "timed repetitions")->capture_default_str()->check(cli::at_least_one());
   bench_channels->add_option("--wg", channel_opts.wg_sizes, "work-group sizes, comma-separated")->delimiter(',')->capture_default_str();
   bench_channels->add_option("--ce-bytes", channel_opts.ce_bytes, "CE sizes in bytes, comma-separated")->delimiter(',')->capture_default_str();
 
@@ -137,7 +173,7 @@ int main(int argc, char** argv) {
       ->delimiter(',')->capture_default_str();
   bench_yield->add_option("--memory-sizes", yield_opts.memory_sizes, "n for the memory table")
       ->delimiter(',')->capture_default_str();
-  bench_yield->add_option("--reps", yield_opts.reps, "timed repetitions")->capture_default_str()->check(CLI::PositiveNumber);
+  bench_yield->add_option("--reps", yield_opts.reps, "timed repetitions")->capture_default_str()->check(cli::at_least_one());
   bench_yield->add_option("--wg", yield_opts.wg_size, "work-group size")->capture_default_str();
   bench_yield->add_option("--dispatch", yield_opts.dispatch,
                           "how bounded runs dispatch: claimed or planned device sweeps, host-sized ranges (host), "
@@ -151,15 +187,15 @@ int main(int argc, char** argv) {
   bench_launch->add_option("--svm-pointers", launch_opts.svm_pointers, "exec-info list lengths, comma-separated")
       ->delimiter(',')->capture_default_str();
   bench_launch->add_option("--launches", launch_opts.launches, "launches per repetition")
-      ->capture_default_str()->check(CLI::PositiveNumber);
-  bench_launch->add_option("--reps", launch_opts.reps, "timed repetitions")->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()->check(cli::at_least_one());
+  bench_launch->add_option("--reps", launch_opts.reps, "timed repetitions")->capture_default_str()->check(cli::at_least_one());
   bench_launch->add_option("--alloc-mib", launch_opts.alloc_mib, "SVM allocation sizes (MiB) for the memory table, comma-separated")
       ->delimiter(',')->capture_default_str();
   bench_launch->add_option("--copy-bytes", launch_opts.copy_bytes,
                            "sizes (bytes) of the SVM pieces the copy table reads back, comma-separated")
       ->delimiter(',')->capture_default_str();
   bench_launch->add_option("--copy-pieces", launch_opts.copy_pieces, "pieces the copy table reads back")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()->check(cli::at_least_one());
 
   auto* soak_cmd = app.add_subcommand("soak", "long randomized runs, every result checked (exit 1 on any failure)");
   soak_cmd->require_subcommand(1);
@@ -195,20 +231,25 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   soak_compiled->add_option("--json", json_path, "also write the results as JSON to this file");
 
-  auto* run_cmd = app.add_subcommand("run", "run a workload and check it against its serial reference");
+  auto* run_cmd = app.add_subcommand("run", "run a workload and check it against its serial reference (chanflow run "
+                                            "WORKLOAD SIZE), or a Cilk program (chanflow run FILE.c -- ARGS)");
   workloads::RunRequest run;
-  std::vector<std::string> workload_names;
-  for (const auto* w : workloads::all_workloads()) workload_names.emplace_back(w->name());
   run_cmd->add_option("workload", run.workload, fmt::format("{}", fmt::join(workload_names, ", ")))->required();
+  // The other form, a Cilk program's files, is parsed apart (run_cilk_file.cpp); its help is shown here too.
+  run_cmd->footer([] { return "\nThe other form of run: a Cilk program, compiled by chanflowc (cached) and run\n" +
+                              workloads::cilk_file_help(); });
   std::int64_t run_size = 0;  // signed, so that a negative size is refused, not wrapped
   run_cmd->add_option("size", run_size, "the workload's size (fib: n; queens: board size)")->required();
-  run_cmd->add_option("--impl", run.impl, "which implementation: chanflow (default), serial, tbb-fine, tbb-cutoff, "
-                                          "or a workload's own (fib: chanflow-naive, thesis Figure 4-5)")
+  std::string impls_by_workload;
+  for (const auto* w : workloads::all_workloads())
+    impls_by_workload += fmt::format("; {}: {}", w->name(), fmt::join(w->impls(), ", "));
+  run_cmd->add_option("--impl", run.impl, "which implementation (serial is the reference; tbb-fine and tbb-cutoff "
+                                          "oneTBB's; chanflow... chanflow's graphs)" + impls_by_workload)
       ->capture_default_str();
   run_cmd->add_option("--seed", seed, "seed for the inputs (default: a fresh one, printed)");
   run_cmd->add_option("--trace", run.settings.trace_path, "write a Chrome-trace JSON of the dispatches (open in Perfetto)");
   run_cmd->add_option("--reps", run.reps, "runs of the same inputs: the first builds chanflow's graph, later ones reuse it")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()->check(cli::at_least_one());
   // How chanflow runs: the same flags for `run` and `bench` (and `run FILE.c`).
   cli::add_run_flags(*run_cmd, run.settings);
   cli::add_run_flags(*bench_cmd, workload_bench.settings);

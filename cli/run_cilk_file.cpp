@@ -5,6 +5,7 @@
 // reaches the program as the environment it reads back (RunSettings::environment, from_environment).
 #include "run_cilk_file.hpp"
 
+#include "flag_checks.hpp"
 #include "run_flags.hpp"
 
 #include <fmt/format.h>
@@ -98,6 +99,45 @@ bool is_cilk_file_run(int argc, char** argv) {
   return false;
 }
 
+namespace {
+
+// The file form's command line, made in one place for the run and for `chanflow run --help`.
+struct CilkFileCommand {
+  CLI::App app{"Compile a Cilk program with chanflowc (cached) and run it; its arguments go after --", "chanflow"};
+  CLI::App* run = nullptr;
+  std::string device;
+  std::vector<std::string> sources;
+  RunSettings settings;  // the environment's settings are the defaults the flags override
+  bool stats = false, fresh = false;
+  std::vector<std::string> includes, defines;  // for chanflowc
+  unsigned helper_stack = 0;
+
+  explicit CilkFileCommand(const RunSettings& defaults) : settings(defaults) {
+    app.add_option("--device", device, "an OpenCL device: a platform or device name's part, or an index (chanflow "
+                                       "devices); before or after `run`");
+    app.fallthrough();  // `run` passes --device up to here, as `chanflow run WORKLOAD` does
+    run = app.add_subcommand("run", "compile and run a Cilk program (FILE.c or FILE.cilk, and its other files)")->required();
+    run->add_option("sources", sources, "the Cilk program: its files (one holds main), FILE.c or FILE.cilk")->required();
+    cli::add_run_flags(*run, settings);
+    run->add_option("--trace", settings.trace_path, "write a Chrome-trace JSON of each call's dispatches");
+    run->add_flag("--fresh", fresh, "compile again, even if a program built from the same source is cached");
+    run->add_flag("--stats", stats, "print the run's statistics at exit");
+    run->add_option("-I", includes, "a directory of headers")->allow_extra_args(false);
+    run->add_option("-D", defines, "a macro: NAME or NAME=VALUE")->allow_extra_args(false);
+    run->add_option("--helper-stack", helper_stack, "frames of a helper that calls itself, on its explicit stack "
+                                                    "(chanflowc's --helper-stack; default 64)")
+        ->check(cli::whole_number(1, 65536));
+  }
+};
+
+}  // namespace
+
+std::string cilk_file_help() {
+  CilkFileCommand command{RunSettings{}};
+  command.run->footer("The program's own arguments go after --: chanflow run prog.c --stats -- 30");
+  return command.run->help("chanflow");
+}
+
 int run_cilk_file(int argc, char** argv) {
   // What follows `--` is the program's own.
   int ours = argc;
@@ -108,40 +148,26 @@ int run_cilk_file(int argc, char** argv) {
       ours = i;
       break;
     }
-  CLI::App app("Compile a Cilk program with chanflowc (cached) and run it; its arguments go after --", "chanflow");
-  std::string device;
-  app.add_option("--device", device, "an OpenCL device: a platform or device name's part, or an index (chanflow devices); "
-                                     "before or after `run`");
-  app.fallthrough();  // `run` passes --device up to here, as `chanflow run WORKLOAD` does
-  CLI::App* run = app.add_subcommand("run", "compile and run a Cilk program (FILE.c or FILE.cilk, and its other files)")->required();
-  std::vector<std::string> sources;
-  run->add_option("sources", sources, "the Cilk program: its files (one holds main), FILE.c or FILE.cilk")->required();
-  // The environment's settings are the defaults the flags override; all of them reach the program
-  // as its environment (RunSettings::environment).
-  RunSettings settings;
+  RunSettings defaults;
   try {
-    settings = RunSettings::from_environment();
+    defaults = RunSettings::from_environment();
   } catch (const std::invalid_argument& e) {
     fmt::print(stderr, "chanflow run: {}\n", e.what());
     return 1;
   }
-  cli::add_run_flags(*run, settings);
-  run->add_option("--trace", settings.trace_path, "write a Chrome-trace JSON of each call's dispatches");
-  bool stats = false, fresh = false;
-  run->add_flag("--fresh", fresh, "compile again, even if a program built from the same source is cached");
-  run->add_flag("--stats", stats, "print the run's statistics at exit");
-  std::vector<std::string> includes, defines;  // for chanflowc
-  run->add_option("-I", includes, "a directory of headers")->allow_extra_args(false);
-  run->add_option("-D", defines, "a macro: NAME or NAME=VALUE")->allow_extra_args(false);
-  unsigned helper_stack = 0;
-  run->add_option("--helper-stack", helper_stack, "frames of a helper that calls itself, on its explicit stack (chanflowc's "
-                                                  "--helper-stack; default 64)")
-      ->check(CLI::Range(1, 65536));
+  CilkFileCommand command{defaults};
   try {
-    app.parse(ours, argv);
+    command.app.parse(ours, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return command.app.exit(e);
   }
+  const std::string& device = command.device;
+  const std::vector<std::string>& sources = command.sources;
+  const RunSettings& settings = command.settings;
+  const std::vector<std::string>& includes = command.includes;
+  const std::vector<std::string>& defines = command.defines;
+  const bool stats = command.stats, fresh = command.fresh;
+  const unsigned helper_stack = command.helper_stack;
   std::vector<std::string> compile_flags;
   for (const std::string& d : includes) compile_flags.push_back("-I" + d);
   for (const std::string& d : defines) compile_flags.push_back("-D" + d);

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <random>
+#include <vector>
+#include <unistd.h>
 #include <stdexcept>
 
 namespace chanflow::workloads {
@@ -64,8 +66,19 @@ int run_workload(const RunRequest& request, std::FILE* out) {
   w.check_size(request.size, rt.caps(), request.settings);
   auto instance = w.prepare(rt, request.size, request.seed, request.settings);
   bool correct = true;
+  // A graph's first run builds it and compiles its kernels (PoCL compiles each at its first
+  // launch, NVIDIA's driver at the build): seconds that later runs do not pay. Said while it
+  // happens, on a terminal, and reported apart from the runs after it.
+  const bool terminal = !request.settings.quiet && isatty(fileno(stderr));
+  std::vector<double> times;
   for (unsigned rep = 0; rep < std::max(1u, request.reps); ++rep) {
+    if (rep == 0 && on_device && terminal) {
+      fmt::print(stderr, "chanflow: first run: building the graph and compiling its kernels for {}...", rt.caps().name);
+      std::fflush(stderr);
+    }
     const Measurement m = instance->run(request.impl);
+    if (rep == 0 && on_device && terminal) fmt::print(stderr, "\r\033[K");
+    times.push_back(m.ms);
     correct = correct && m.correct;
     const std::string which = request.reps > 1 ? fmt::format(" (run {} of {})", rep + 1, request.reps) : "";
     fmt::print(out, "{} on {} ({}){}\n", m.result, on_device ? rt.caps().name : std::string("the host"),
@@ -74,6 +87,17 @@ int run_workload(const RunRequest& request, std::FILE* out) {
                m.threads > 1 ? fmt::format(" on {} threads", m.threads) : std::string(), request.seed);
     if (m.stats && rep + 1 == std::max(1u, request.reps)) print_stats(out, *m.stats);
     std::fflush(out);
+  }
+  if (on_device && times.size() == 1) {
+    fmt::print(out, "(a first run: its time includes building the graph and compiling its kernels; --reps 3 times the "
+               "runs after it too)\n");
+  } else if (on_device) {
+    std::vector<double> later(times.begin() + 1, times.end());
+    std::sort(later.begin(), later.end());
+    const double median = later[later.size() / 2];
+    fmt::print(out, "first run {:.3f} ms, of which about {:.3f} ms building the graph and compiling kernels (the first "
+               "run less the median of the {} after it, {:.3f} ms)\n",
+               times.front(), std::max(0.0, times.front() - median), later.size(), median);
   }
   if (!request.settings.trace_path.empty() && on_device) fmt::print(out, "wrote {}\n", request.settings.trace_path);
   return correct ? 0 : 1;

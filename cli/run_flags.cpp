@@ -1,6 +1,8 @@
 // The flags of how chanflow runs (see run_flags.hpp).
 #include "run_flags.hpp"
 
+#include "flag_checks.hpp"
+
 namespace chanflow::cli {
 namespace {
 
@@ -26,9 +28,9 @@ void add_run_flags(CLI::App& cmd, RunSettings& s) {
       ->check(CLI::IsMember({"greedy", "levelized"}))->capture_default_str();
   cmd.add_option("--capacity", s.capacity,
                  "CEs per channel or stack level (default: the workload's, sized to the device's memory on GPUs)")
-      ->check(CLI::PositiveNumber);
+      ->check(at_least_one());
   cmd.add_option("--wg", s.wg_size, "work-group size (default: the device's, 64 on CPUs and 256 on GPUs; 64 on GPUs for compiled Cilk programs with cilk_for loops)")
-      ->check(CLI::PositiveNumber);
+      ->check(at_least_one());
   cmd.add_option_function<std::string>(
          "--dispatch", [&s](const std::string& mode) { s.dispatch = sweeps_from_string(mode); },
          "claimed device sweeps (where the device orders stores at device scope), planned device sweeps, "
@@ -47,11 +49,13 @@ void add_run_flags(CLI::App& cmd, RunSettings& s) {
       ->capture_default_str();
   cmd.add_option("--max-channels", s.max_channels,
                  "channel-table slots: every level of every stack takes one (a deeper recursion stops, saying so)")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(at_least_one())->capture_default_str();
   cmd.add_option_function<std::string>(
       "--heap", [&s](const std::string& size) { s.heap_bytes = parse_bytes("--heap", size); },
       "the device heap of a compiled program whose device code allocates (malloc, alloca): 256M by default")
       ->check(parses([](const std::string& size) { parse_bytes("--heap", size); }, "SIZE"));
+  cmd.add_flag("--quiet", s.quiet,
+               "no progress line (one is drawn only where standard error is a terminal, for a run past 2 s)");
   cmd.add_option_function<std::string>(
          "--serial-cutoff", [&s](const std::string& v) { s.serial_cutoff = SerialCutoff::parse("--serial-cutoff", v); },
          "granularity control of compiled Cilk functions that have serial forms: tasks at this depth and deeper (the "

@@ -8,7 +8,8 @@
 
 namespace chanflow::cli {
 
-/// --policy, --capacity, --wg, --dispatch, --sweep-groups and --max-channels on `cmd`, into `s`.
+/// --policy, --capacity, --wg, --dispatch, --scheduler, --sweep-groups, --max-channels, --heap, --quiet
+/// and --serial-cutoff on `cmd`, into `s`.
 void add_run_flags(CLI::App& cmd, RunSettings& s);
 
 }  // namespace chanflow::cli

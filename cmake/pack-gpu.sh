@@ -8,9 +8,10 @@
 #
 # registers NVIDIA's OpenCL with the ICD loader if it is not (as DESIGN.md's device facts say),
 # runs the doctest suites on the GPU and `chanflow bench --sizes gpu`, and writes
-# OUT_DIR/<device>-<date>.json (default: the bundle's folder). Back here, commit it under
-# workloads/results/ and draw its chart with
-#     /usr/bin/python3 cli/bench/plot_bench.py workloads/results/X.json workloads/results/X.png
+# OUT_DIR/<device>-<date>.json (default: the bundle's folder). Back here, commit it as gpu.json in
+# D=workloads/results/<device>-<date>/ (such as h100-2026-11-25/; workloads/results/README.md) and
+# draw its chart with
+#     /usr/bin/python3 cli/bench/plot_bench.py $D/gpu.json $D/gpu.png
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source cmake/setup-debian.sh

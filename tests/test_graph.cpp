@@ -302,8 +302,8 @@ TEST_CASE("Graph: malformed graphs are rejected before they run, naming the node
 }
 
 TEST_CASE("Graph: a graph that can make no progress stops with a diagnostic instead of hanging" * doctest::timeout(60)) {
-  // Naive Fibonacci in a 64-CE channel: the breadth-first frontier fills it, and with no
-  // yield (issue 4) no dispatch can be admitted while every ready task may spawn two.
+  // Naive Fibonacci in a 64-CE channel: the breadth-first frontier fills it, and since its node
+  // cannot yield, no dispatch can be admitted while every ready task may spawn two.
   Greedy greedy;
   try {
     workloads::fib_naive(runtime(), 20, greedy, {}, 64, 16);

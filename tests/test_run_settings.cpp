@@ -218,7 +218,8 @@ TEST_CASE("Granularity control's choice: the device's width, then the first run'
   CHECK(second(4096, std::vector<std::uint64_t>(20, 1)) == 0);
 
   // Then the search by measured time, on the H100's curves (chanflow bench, 2026-11-27,
-  // workloads/results/issue22/session2): fib 40 fastest from 20, fib 30 from 15, Queens 15 uncut.
+  // workloads/results/h100-2026-11-27/granularity-first-search): fib 40 fastest from 20, fib 30
+  // from 15, Queens 15 uncut.
   SerialDepthChooser fib40(540672);
   std::vector<std::uint64_t> fib40_levels;
   for (std::uint32_t d = 0; d <= 39; ++d) fib40_levels.push_back(d <= 20 ? std::uint64_t{1} << d : 1);  // only the top matters

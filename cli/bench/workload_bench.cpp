@@ -112,13 +112,13 @@ nlohmann::json measure(workloads::Instance& instance, const Cell& cell, const st
 std::string ms_text(const nlohmann::json& v) { return v.is_null() ? "-" : fmt::format("{:.3f}", v.get<double>()); }
 
 void print_tables(std::FILE* out, const nlohmann::json& rows) {
-  fmt::print(out, "{:<12} {:>8} {:<17} {:>11} {:>11} {:>11} {:>10} {:>10} {:>8} {:>6} {:>7} {:>6}\n", "workload", "size",
-             "impl", "median ms", "min ms", "max ms", "tasks", "dispatches", "yields", "idle", "correct", "serial");
+  fmt::print(out, "{:<12} {:>8} {:<17} {:>11} {:>11} {:>11} {:>10} {:>10} {:>8} {:>6} {:>7} {:>13}\n", "workload", "size",
+             "impl", "median ms", "min ms", "max ms", "tasks", "dispatches", "yields", "idle", "correct", "cut-off depth");
   for (const auto& r : rows) {
     const auto opt = [&](const char* key) {
       return r[key].is_null() ? std::string("-") : fmt::format("{}", r[key].get<std::uint64_t>());
     };
-    fmt::print(out, "{:<12} {:>8} {:<17} {:>11} {:>11} {:>11} {:>10} {:>10} {:>8} {:>6} {:>7} {:>6}\n",
+    fmt::print(out, "{:<12} {:>8} {:<17} {:>11} {:>11} {:>11} {:>10} {:>10} {:>8} {:>6} {:>7} {:>13}\n",
                r["workload"].get<std::string>(), r["size"].get<std::uint64_t>(), r["impl"].get<std::string>(),
                ms_text(r["median_ms"]), ms_text(r["min_ms"]), ms_text(r["max_ms"]), opt("tasks"), opt("dispatches"),
                opt("yields"),
@@ -199,8 +199,9 @@ nlohmann::json run_workload_bench(const Runtime& rt, const WorkloadBenchOptions&
              o.sizes, rt.caps().name, workloads::tbb_threads(), o.reps, o.seed);
   nlohmann::json rows = nlohmann::json::array();
   // Progress on standard error: on a terminal one line rewritten with the row, its run and the
-  // time the bench has taken; otherwise a line per row.
-  const bool tty = isatty(fileno(stderr));
+  // time the bench has taken; otherwise a line per row; --quiet: neither.
+  const bool quiet = o.settings.quiet;
+  const bool tty = !quiet && isatty(fileno(stderr));
   const auto started = Clock::now();
   for (const auto& cell : cells) {
     if (tty) {
@@ -217,7 +218,7 @@ nlohmann::json run_workload_bench(const Runtime& rt, const WorkloadBenchOptions&
                    impl, which, ms_since(started) / 1e3);
         std::fflush(stderr);
       };
-      if (!tty) fmt::print(stderr, "bench: [{}/{}] {} {} {}\n", done, runs, cell.workload->name(), cell.size, impl);
+      if (!tty && !quiet) fmt::print(stderr, "bench: [{}/{}] {} {} {}\n", done, runs, cell.workload->name(), cell.size, impl);
       rows.push_back(measure(*instance, cell, impl, o.reps, status));
       if (o.on_row) o.on_row(rows);
     }

@@ -135,6 +135,11 @@ RunStats Aggregator::run() {
   stats.policy = policy_->name();
   stats.scheduler = device_ ? "device" : "rounds";
   run_start_ = Clock::now();
+  ProgressLine line(options_.progress_label);
+  struct Shown {  // the watchdog's thread sees the line only while this run holds it
+    ProgressLine*& at;
+    ~Shown() { at = nullptr; }
+  } shown{progress_line_ = line.shown() ? &line : nullptr};
   readback_.read = false;
   blocks_written_ = 0;  // a failed run's lay-out is not this run's
   for (;;) {
@@ -171,6 +176,7 @@ RunStats Aggregator::run() {
     step(stats.host.collect_ms, collect_start_);
     if (trace_.enabled()) device_ ? trace_device(stats) : trace_round(stats);
     if (options_.progress) options_.progress(stats, us_between(run_start_, step_end) / 1e3);
+    if (progress_line_) progress_line_->report(stats.ces, "tasks", stats.max_level);
   }
   // Device-side errors are sticky and harmless to the channels, so one read at the end suffices.
   readback_.read ? check_status(readback_.status) : check_device_status();

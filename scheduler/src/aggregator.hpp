@@ -12,6 +12,7 @@
 #pragma once
 
 #include "chanflow/graph.hpp"
+#include "progress_line.hpp"
 #include "trace.hpp"
 #include "watchdog.hpp"
 
@@ -207,6 +208,8 @@ class Aggregator {
   /// What the watchdog samples: batches finished, polls made and work-groups gone in the launch
   /// (none before its first work-group has taken a batch or polled in vain).
   std::optional<std::uint64_t> sched_heartbeat();
+  /// The heartbeat found the launch not yet running: the progress line says why it may wait.
+  void launch_not_started();
   /// The watchdog's verdict: the launch has not moved for `seconds`. Says so and ends the process.
   [[noreturn]] void sched_stuck(double seconds);
 
@@ -371,6 +374,9 @@ class Aggregator {
 
   std::optional<cl::CommandQueue> watch_queue_;  // the watchdog's reads on a device that is not the host's
   cl::Event sched_launch_event_;                 // the scheduler's launch in progress (watched runs)
+  // The run's progress line (RunOptions::progress_label) while run() runs: the rounds report to
+  // it, and the device scheduler's watchdog thread between arm() and disarm().
+  ProgressLine* progress_line_ = nullptr;
   // Over the scheduler's launches (none: not watched). Its thread uses the members above: it is
   // declared last, so it goes (joined) first.
   std::unique_ptr<LaunchWatchdog> watchdog_;

@@ -412,12 +412,48 @@ std::optional<std::uint64_t> Aggregator::sched_heartbeat() {
     if (sched_launch_event_())
       check(clGetEventInfo(sched_launch_event_(), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr),
             "clGetEventInfo (the watchdog's)");
-    if (status > CL_RUNNING) return std::nullopt;
+    if (status > CL_RUNNING) {
+      launch_not_started();
+      return std::nullopt;
+    }
   }
   const chanflow_sched h = read_sched_live();
   const std::uint64_t beat = std::uint64_t{h.batches} + h.empty_polls + h.left_idle + h.left_polls + h.left_quiet;
-  if (beat == 0 && h.busy == 0) return std::nullopt;  // not started
+  if (beat == 0 && h.busy == 0) {
+    launch_not_started();
+    return std::nullopt;
+  }
+  if (progress_line_) progress_line_->report(h.batches, "batches", 0);
   return beat;
+}
+
+void Aggregator::launch_not_started() {
+  // A CPU device compiles the scheduler's kernel, which calls every node body of the graph, at its
+  // first launch: PoCL 3.1 took over 10 minutes for Sort's (NVIDIA's driver compiles at the
+  // build, so a GPU's launch starts at once). Past a limit the wait is refused with the reason.
+  if (rt_.caps().type & CL_DEVICE_TYPE_CPU) {
+    const double waited = us_between(launch_start_, Clock::now()) / 1e6;
+    const std::uint32_t limit = env_u32("CHANFLOW_SCHED_START_LIMIT", 180);
+    if (limit && waited >= limit) {
+      std::fputs(fmt::format("chanflow: the device scheduler's launch on '{}' has not started after {:.0f} s: the OpenCL "
+                             "driver compiles its kernel, which calls every node body of this graph ({} nodes), at the "
+                             "first launch, and on a CPU device that can take many minutes (PoCL 3.1: over 10 for "
+                             "Sort's). Use --scheduler rounds, the default on CPU devices, or let the build finish "
+                             "with CHANFLOW_SCHED_START_LIMIT=SECONDS (0: no limit; the driver caches the kernel once "
+                             "built). An OpenCL kernel cannot be stopped: the process ends here.\n",
+                             rt_.caps().name, waited, graph_.kernels().size())
+                     .c_str(),
+                 stderr);
+      std::fflush(stderr);
+      std::_Exit(1);
+    }
+  }
+  if (progress_line_)
+    progress_line_->waiting(rt_.caps().type & CL_DEVICE_TYPE_CPU
+                                ? "the device scheduler's launch has not started: the driver compiles its kernel, which "
+                                  "holds every node body, at the first launch (minutes for a large graph; --scheduler "
+                                  "rounds, the default on CPU devices, does not wait for it)"
+                                : "the device scheduler's launch has not started yet (its kernel being compiled?)");
 }
 
 void Aggregator::sched_stuck(double seconds) {

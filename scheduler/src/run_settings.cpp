@@ -74,6 +74,11 @@ const Variable kVariables[] = {
      [](RunSettings& s, const char*, std::string_view v) { s.trace_path = v; }},
     {"CHANFLOW_SERIAL_CUTOFF", [](const RunSettings& s) { return s.serial_cutoff.to_string(); },
      [](RunSettings& s, const char* n, std::string_view v) { s.serial_cutoff = SerialCutoff::parse(n, v); }},
+    {"CHANFLOW_QUIET", [](const RunSettings& s) { return std::string(s.quiet ? "1" : "0"); },
+     [](RunSettings& s, const char* n, std::string_view v) {
+       if (v != "0" && v != "1") throw std::invalid_argument(fmt::format("{}={} is not 0 or 1", n, v));
+       s.quiet = v == "1";
+     }},
 };
 
 }  // namespace
@@ -130,6 +135,10 @@ GraphOptions RunSettings::graph_options() const {
   if (!wg_size) throw std::logic_error("RunSettings::graph_options: the work-group size is not set (for_device())");
   return {.wg_size = wg_size, .max_channels = max_channels, .device_sweeps = dispatch, .sweep_groups = sweep_groups,
           .sweep_room_check = sweep_room_check, .scheduler = scheduler};
+}
+
+RunOptions RunSettings::run_options(std::string what) const {
+  return {.trace_path = trace_path, .progress_label = quiet ? std::string() : std::move(what)};
 }
 
 std::unique_ptr<SchedulingPolicy> RunSettings::make_policy() const { return chanflow::make_policy(policy); }

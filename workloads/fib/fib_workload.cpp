@@ -44,7 +44,7 @@ class FibInstance final : public Instance {
     } else if (impl == "chanflow" || impl == "chanflow-naive") {
       m.threads = 0;
       const auto policy = settings_.make_policy();
-      const RunOptions options{.trace_path = settings_.trace_path};
+      const RunOptions options = settings_.run_options(fmt::format("fib {}", n_));
       FibResult r;
       if (impl == "chanflow") {
         // The graph is built by the first run and reused by the next (as a user keeps it).

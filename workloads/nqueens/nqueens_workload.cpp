@@ -59,7 +59,7 @@ class NQueensInstance final : public Instance {
         NQueensResult r;
         m.ms = time_ms([&] {  // the first run builds the graph, later ones reuse it
           if (!cilk_) cilk_ = std::make_unique<NQueensCilk>(runtime_, n_, settings_.for_device(runtime_.caps(), footprint()));
-          r = cilk_->run(*policy, {.trace_path = settings_.trace_path});
+          r = cilk_->run(*policy, settings_.run_options(fmt::format("nqueens {}", n_)));
         });
         value = r.value;
         m.stats = std::move(r.stats);

@@ -40,7 +40,7 @@ class QueensInstance final : public Instance {
         QueensResult r;
         m.ms = time_ms([&] {  // the first run builds the graph, later ones reuse it
           if (!cilk_) cilk_ = std::make_unique<QueensCilk>(runtime_, n_, settings_.for_device(runtime_.caps(), footprint()));
-          r = cilk_->run(*policy, {.trace_path = settings_.trace_path});
+          r = cilk_->run(*policy, settings_.run_options(fmt::format("queens {}", n_)));
         });
         value = r.value;
         m.stats = std::move(r.stats);

@@ -62,7 +62,7 @@ class SortInstance final : public Instance {
         if (!cilk)
           cilk = std::make_unique<SortCilk>(runtime_, data_svm_, tmp_svm_, n_, settings_.for_device(runtime_.caps(), footprint()),
                                             SortArgs{kSortBase, kMergeBase}, sizeof(Key), where);
-        r = cilk->run(*policy, {.trace_path = settings_.trace_path});
+        r = cilk->run(*policy, settings_.run_options(fmt::format("sort {}", n_)));
       });
       runtime_.svm_read(work_.data(), data_svm_.get(), n_ * sizeof(Key));
       m.stats = std::move(r.stats);

@@ -101,7 +101,7 @@ class StrassenInstance final : public Instance {
         if (!graph)
           graph = std::make_unique<StrassenCilk>(runtime_, a_svm_, b_svm_, c_svm_, n_, Traits<Real>::precision,
                                                  settings_.for_device(runtime_.caps(), strassen_footprint(n_)), combine);
-        stats = graph->run(*policy, {.trace_path = settings_.trace_path});
+        stats = graph->run(*policy, settings_.run_options(fmt::format("strassen {}", n_)));
       });
       runtime_.svm_read(c_.data(), c_svm_.get(), n_ * n_ * sizeof(Real));
       m.stats = std::move(stats);

@@ -271,18 +271,17 @@ class Process {
       for (auto& [p, block] : heap_) unmap(p);
     if (device_heap_) device_heap_->unmap();
     RunStats stats;
-    Progress progress(root_stack, !external_ && isatty(fileno(stderr)));
     try {
-      stats = graph.run(*policy, {.trace_path = settings_.trace_path, .progress = progress.callback(), .serial_depth = serial_depth_now});
+      RunOptions options = settings_.run_options(root_stack);
+      options.serial_depth = serial_depth_now;
+      stats = graph.run(*policy, options);
     } catch (...) {
-      progress.clear();
       kept_.erase({build, root_stack});  // a graph whose run threw does not run again
       if (map_for_host_)
         for (auto& [p, block] : heap_) map(p, block.size());
       if (device_heap_) device_heap_->map();
       throw;
     }
-    progress.clear();
     if (map_for_host_)
       for (auto& [p, block] : heap_) map(p, block.size());
     if (device_heap_) device_heap_->map();

@@ -43,33 +43,4 @@ std::string describe_restarts(const std::map<std::string, std::uint64_t>& per_po
   return out;
 }
 
-namespace {
-
-double progress_after_ms() {
-  const char* v = std::getenv("CHANFLOW_PROGRESS_AFTER_MS");
-  return v && *v ? std::strtod(v, nullptr) : 3000.0;
-}
-
-}  // namespace
-
-Progress::Progress(std::string function, bool shown)
-    : function_(std::move(function)), shown_(shown), after_ms_(shown ? progress_after_ms() : 0) {}
-
-std::function<void(const RunStats&, double)> Progress::callback() {
-  if (!shown_) return {};
-  return [this](const RunStats& s, double ms) {
-    if (ms < after_ms_ || (printed_ && ms - last_ms_ < 500)) return;
-    last_ms_ = ms;
-    printed_ = true;
-    fmt::print(stderr, "\r\033[Kchanflow: {}: {} tasks and frames run, level {} reached, {:.1f} s", function_, s.ces,
-               s.max_level, ms / 1e3);
-    std::fflush(stderr);
-  };
-}
-
-void Progress::clear() {
-  if (printed_) fmt::print(stderr, "\r\033[K");
-  printed_ = false;
-}
-
 }  // namespace chanflow::cilk

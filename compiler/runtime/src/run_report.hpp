@@ -1,5 +1,5 @@
 // What a compiled program tells its user about its calls (cilk_runtime.cpp's Process): the totals
-// CHANFLOW_STATS=1 prints at exit, where tasks resumed, and a long call's progress line.
+// CHANFLOW_STATS=1 prints at exit and where tasks resumed.
 #pragma once
 
 #include "chanflow/chanflow.hpp"
@@ -37,23 +37,5 @@ TaskBreadth task_breadth(const ProgramGraph& program, std::uint32_t depth, const
 // Where tasks resumed, in the program's words: F__spawn's port F_cont is its frame, any other
 // port the stack of a function it spawns ("fib: 12 before its frame, 131 at its spawns of fib").
 std::string describe_restarts(const std::map<std::string, std::uint64_t>& per_port);
-
-// A call that has run a few seconds (CHANFLOW_PROGRESS_AFTER_MS, 3000) shows on a terminal what
-// it has done so far (tasks and frames run, the deepest level, the time), on one line it
-// rewrites; nothing when standard error is not a terminal, or the program embeds the runtime
-// (chanflow bench shows its own).
-class Progress {
- public:
-  Progress(std::string function, bool shown);
-  std::function<void(const RunStats&, double)> callback();
-  void clear();
-
- private:
-  std::string function_;
-  bool shown_;
-  double after_ms_;
-  bool printed_ = false;
-  double last_ms_ = 0;
-};
 
 }  // namespace chanflow::cilk

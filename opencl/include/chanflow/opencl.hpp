@@ -93,6 +93,11 @@ struct DeviceCaps {
 /// Throws DeviceNotFound naming the package to install if there is no platform at all.
 std::vector<DeviceCaps> list_devices();
 
+/// A GPU driver installed on this machine that the OpenCL ICD loader does not list (NVIDIA's
+/// libnvidia-opencl.so.1 with no file in /etc/OpenCL/vendors, or $OCL_ICD_VENDORS, naming it):
+/// what to run to register it; none where there is no such driver or it is registered.
+std::optional<std::string> unregistered_driver_hint();
+
 /// Where Runtime::build leaves its notes of GPU builds: $CHANFLOW_CACHE_DIR, else
 /// $XDG_CACHE_HOME/chanflow, else $HOME/.cache/chanflow; empty (no notes) where none is set or
 /// CHANFLOW_CACHE_DIR is "off".

@@ -52,6 +52,9 @@ struct RunSettings {
   /// Bytes of the device heap (DeviceHeap) a compiled program whose device code allocates gets.
   std::uint64_t heap_bytes = std::uint64_t{256} << 20;
   SerialCutoff serial_cutoff;  ///< granularity control of compiled Cilk programs
+  /// No progress line for long runs (RunOptions::progress_label); it is only ever drawn on a
+  /// terminal's standard error.
+  bool quiet = false;
 
   bool operator==(const RunSettings&) const = default;
 
@@ -62,13 +65,16 @@ struct RunSettings {
   RunSettings for_device(const DeviceCaps& caps, const StackFootprint& footprint = {}) const;
   /// The options a Graph is built with (wg_size must have been given or filled in).
   GraphOptions graph_options() const;
+  /// The options of one run under these settings: the trace, and a progress line naming the
+  /// run with `what` unless quiet.
+  RunOptions run_options(std::string what) const;
   /// A new policy object of the name in `policy`.
   std::unique_ptr<SchedulingPolicy> make_policy() const;
 
   /// The environment that carries these settings to a compiled program's process (as
   /// `chanflow run FILE.c` starts it): CHANFLOW_CAPACITY, _WG (0: the device's), _POLICY,
   /// _DISPATCH, _SCHEDULER, _SWEEP_GROUPS, _MAX_CHANNELS, _HEAP (bytes), _TRACE (empty: none),
-  /// _SERIAL_CUTOFF (program, auto, off or a depth), every one of them, so that
+  /// _SERIAL_CUTOFF (program, auto, off or a depth), _QUIET (0 or 1), every one of them, so that
   /// the process runs with exactly these settings whatever environment it inherits.
   std::vector<std::pair<std::string, std::string>> environment() const;
   /// The settings that environment carries (the defaults where a variable is unset or empty);

@@ -88,6 +88,10 @@ struct RunOptions {
   /// Called after every round with the statistics so far and the milliseconds since the run
   /// began (a progress display: chanflow run shows one on a terminal); keep it cheap.
   std::function<void(const RunStats& so_far, double elapsed_ms)> progress;
+  /// A progress line on standard error, where it is a terminal, for a run past ~2 s (tasks run,
+  /// the deepest level, the rate; under the device scheduler batches, or a launch not yet
+  /// started), naming the run with this label; empty (RunSettings::quiet): none.
+  std::string progress_label;
   /// Granularity control: tasks of a compiled Cilk function that has a serial form run their
   /// whole call in their work-item from this stack level on (chanflow_node_env::serial_depth);
   /// kSerialOff: every spawn goes through a channel. Nodes without a serial form ignore it.
