@@ -82,15 +82,15 @@ TEST_CASE("What a run leaves to the device: a CPU keeps its sizes, a GPU grows t
 TEST_CASE("Settings reach a compiled program's process through the environment and come back the same") {
   // Every variable, defaults too: the process runs with exactly these settings.
   const auto defaults = RunSettings{}.environment();
-  CHECK(defaults.size() == 10);
+  CHECK(defaults.size() == 11);
   CHECK(std::count(defaults.begin(), defaults.end(), std::pair<std::string, std::string>{"CHANFLOW_CAPACITY", "0"}) == 1);
   CHECK(std::count(defaults.begin(), defaults.end(), std::pair<std::string, std::string>{"CHANFLOW_DISPATCH", "auto"}) == 1);
   CHECK(std::count(defaults.begin(), defaults.end(), std::pair<std::string, std::string>{"CHANFLOW_SCHEDULER", "auto"}) == 1);
   const RunSettings s{.capacity = 2048, .wg_size = 32, .policy = "greedy", .dispatch = Sweeps::Planned,
                       .scheduler = Scheduler::Device, .sweep_groups = 7, .max_channels = 512, .trace_path = "t.json", .heap_bytes = 3 << 20,
-                      .serial_cutoff = {.mode = SerialCutoff::Mode::Depth, .depth = 11}};
+                      .serial_cutoff = {.mode = SerialCutoff::Mode::Depth, .depth = 11}, .quiet = true};
   const auto vars = s.environment();
-  CHECK(vars.size() == 10);
+  CHECK(vars.size() == 11);
   RunSettings back;
   {
     const Environment env(vars);
@@ -106,6 +106,7 @@ TEST_CASE("Settings reach a compiled program's process through the environment a
   CHECK(back.trace_path == "t.json");
   CHECK(back.heap_bytes == 3 << 20);
   CHECK(back.serial_cutoff == SerialCutoff{.mode = SerialCutoff::Mode::Depth, .depth = 11});
+  CHECK(back.quiet);
   CHECK(RunSettings::from_environment().environment() == defaults);  // unset again: the defaults
   {  // and the defaults' environment reads back as the defaults (0: the device's)
     const Environment env(defaults);
@@ -136,6 +137,7 @@ TEST_CASE("A setting the environment gets wrong is refused by its name, with wha
   CHECK(refused("CHANFLOW_HEAP", "12T") == "CHANFLOW_HEAP=12T is not a size (bytes, or with K, M or G: 512M, 2G)");
   CHECK(refused("CHANFLOW_SERIAL_CUTOFF", "deep") ==
         "CHANFLOW_SERIAL_CUTOFF=deep is not a serial cut-off (a depth, auto, off or program)");
+  CHECK(refused("CHANFLOW_QUIET", "yes") == "CHANFLOW_QUIET=yes is not 0 or 1");
   for (const char* cutoff : {"program", "auto", "off", "0", "12"})
     CHECK(SerialCutoff::parse("--serial-cutoff", cutoff).to_string() == cutoff);
   CHECK(parse_bytes("--heap", "512M") == std::uint64_t{512} << 20);

@@ -179,6 +179,7 @@ class Process {
     ChannelStackNode* root = nullptr;
     SvmBuffer result;
     std::optional<SerialDepthChooser> chooser;  // granularity control left to the runtime
+    bool ran = false;  // a graph's first run builds its levels and compiles its kernels (PoCL: at their first launches)
   };
 
   // The serial depth of a run of `k`'s graph (RunOptions::serial_depth), and the chooser that
@@ -288,6 +289,11 @@ class Process {
     std::uint64_t value = 0;
     rt.svm_read(&value, k.result.get(), sizeof value);
     add(stats);
+    if (!k.ran) {
+      ++totals_.first_runs;
+      totals_.first_runs_ms += stats.wall_ms;
+      k.ran = true;
+    }
     learn_granularity(k, serial_depth_now, chooser, stats);
     last_ = stats;
     last_.serial_searching = chooser && !chooser->settled();
@@ -364,6 +370,9 @@ class Process {
                "(tasks and frames), {} yields, {} restarts, deepest level {}, device idle on the aggregator {:.0f}%\n",
                t.calls, t.device, t.device_scheduled, t.wall_ms, t.rounds, t.dispatches, t.ces, t.yields, t.restarts, t.max_level,
                t.wall_ms > 0 ? 100.0 * t.aggregator_ms / t.wall_ms : 0.0);
+    fmt::print(stderr, "chanflow: of these, {} first run(s) of a graph took {:.2f} ms: a first run also makes its "
+               "levels and compiles its kernels (PoCL at their first launches; later runs and processes reuse them)\n",
+               t.first_runs, t.first_runs_ms);
     const RunSettings& s = settings_;
     fmt::print(stderr, "chanflow: settings: {} CEs per stack level, work-groups of {}, {} policy, {} dispatch, {} channel-table slots\n",
                s.capacity, wg_used_ ? wg_used_ : s.wg_size, s.policy, to_string(s.dispatch), s.max_channels);

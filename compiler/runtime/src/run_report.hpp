@@ -17,6 +17,8 @@ namespace chanflow::cilk {
 struct Totals {
   std::uint64_t calls = 0, rounds = 0, dispatches = 0, ces = 0, yields = 0, restarts = 0;
   std::uint64_t device_scheduled = 0;  // calls whose graph ran on the device scheduler
+  std::uint64_t first_runs = 0;        // calls that were their graph's first run
+  double first_runs_ms = 0;            // their wall time (kernel compiles included)
   double wall_ms = 0, aggregator_ms = 0;
   std::uint32_t max_level = 0;
   std::string device;
