@@ -58,7 +58,7 @@ int list_devices_command() {
     fmt::print("    usable by chanflow:  {}\n",
                missing.empty() ? std::string("yes") : "no (lacks " + fmt::format("{}", fmt::join(missing, ", ")) + ")");
   }
-  if (const auto hint = unregistered_driver_hint()) fmt::print("\n{}\n", *hint);
+  if (const auto hint = unregistered_driver_hint(devices)) fmt::print("\n{}\n", *hint);
   return 0;
 }
 

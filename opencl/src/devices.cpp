@@ -172,7 +172,7 @@ std::vector<FoundDevice> discover() {
         "no OpenCL platform found. Install one: on Debian 12, `apt-get install pocl-opencl-icd "
         "ocl-icd-libopencl1` (PoCL, OpenCL on the CPU), or a GPU vendor's OpenCL driver; "
         "./run.sh installs PoCL for you." +
-        [] { const auto hint = unregistered_driver_hint(); return hint ? "\n" + *hint : std::string(); }());
+        [] { const auto hint = unregistered_driver_hint({}); return hint ? "\n" + *hint : std::string(); }());
   check(err, "clGetPlatformIDs");
   std::vector<cl_platform_id> platforms(count);
   check(clGetPlatformIDs(count, platforms.data(), nullptr), "clGetPlatformIDs");
@@ -219,7 +219,9 @@ const FoundDevice& choose(const std::vector<FoundDevice>& devices, std::string s
   }
   std::string names;
   for (const auto& d : devices) names += fmt::format("\n  [{}] {} ({})", d.caps.index, d.caps.name, d.caps.platform);
-  const auto hint = unregistered_driver_hint();
+  std::vector<DeviceCaps> listed;
+  for (const auto& d : devices) listed.push_back(d.caps);
+  const auto hint = unregistered_driver_hint(listed);
   throw DeviceNotFound(
       fmt::format("no OpenCL device matches '{}'. Devices:{}{}", spec, names, hint ? "\n" + *hint : std::string()));
 }

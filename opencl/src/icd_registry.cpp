@@ -62,7 +62,11 @@ std::optional<fs::path> find_library(const std::string& library) {
 
 }  // namespace
 
-std::optional<std::string> unregistered_driver_hint() {
+std::optional<std::string> unregistered_driver_hint(const std::vector<DeviceCaps>& listed) {
+  // The loader may reach the driver without the registry (an OpenCL library of NVIDIA's own earlier
+  // on the library path): what it lists is the answer, the registry only the likely cause.
+  for (const DeviceCaps& d : listed)
+    if (d.platform.find("NVIDIA") != std::string::npos || d.vendor.find("NVIDIA") != std::string::npos) return std::nullopt;
   const std::string library = "libnvidia-opencl.so.1";
   if (registered("libnvidia-opencl")) return std::nullopt;
   const auto found = find_library(library);

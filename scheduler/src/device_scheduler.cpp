@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <future>
@@ -26,6 +27,24 @@ namespace {
 std::uint32_t env_u32(const char* name, std::uint32_t fallback) {
   const char* v = std::getenv(name);
   return v && *v ? static_cast<std::uint32_t>(std::strtoul(v, nullptr, 10)) : fallback;
+}
+
+// Background builds still in flight, which the process's exit waits for. A graph waits for its
+// own when it goes, but one a static holds (a compiled program's) goes after the driver's
+// libraries have torn down their state: the build thread then crashed inside NVIDIA's compiler
+// (H100, a compiled fib(32) whose run started the build just before main returned). The wait is
+// registered once the graph's program has been built, so after the driver loaded its compiler,
+// and runs before the compiler's own exit handlers.
+std::mutex builds_mutex;
+std::condition_variable builds_done;
+unsigned builds_in_flight = 0;
+
+void wait_for_builds_at_exit() {
+  std::unique_lock lock(builds_mutex);
+  if (builds_in_flight == 0) return;
+  fmt::print(stderr, "chanflow: waiting for the device scheduler's first build on this machine before exiting (later "
+                     "runs find it in the driver's cache; CHANFLOW_SCHEDULER=rounds does without it)\n");
+  builds_done.wait(lock, [] { return builds_in_flight == 0; });
 }
 }  // namespace
 
@@ -76,7 +95,20 @@ void Graph::prepare_scheduler_beside(const std::vector<std::string_view>& source
 // it starts after a run in rounds that took 50 ms or more, or when a graph runs a second time.
 void Graph::start_scheduler_build(double last_run_ms) {
   if (beside_parts_.empty() || (last_run_ms < 50 && runs_ < 2)) return;
+  static std::once_flag registered;
+  std::call_once(registered, [] { std::atexit(wait_for_builds_at_exit); });
+  {
+    const std::lock_guard lock(builds_mutex);
+    ++builds_in_flight;
+  }
   scheduler_build_ = std::async(std::launch::async, [&rt = runtime_, build = beside_options_, parts = std::move(beside_parts_)] {
+    struct Done {  // counted out however the build ends
+      ~Done() {
+        const std::lock_guard lock(builds_mutex);
+        --builds_in_flight;
+        builds_done.notify_all();
+      }
+    } done;
     const std::vector<std::string_view> views(parts.begin(), parts.end());
     return build_channel_program(rt, views, build);
   });

@@ -95,8 +95,9 @@ std::vector<DeviceCaps> list_devices();
 
 /// A GPU driver installed on this machine that the OpenCL ICD loader does not list (NVIDIA's
 /// libnvidia-opencl.so.1 with no file in /etc/OpenCL/vendors, or $OCL_ICD_VENDORS, naming it):
-/// what to run to register it; none where there is no such driver or it is registered.
-std::optional<std::string> unregistered_driver_hint();
+/// what to run to register it; none where there is no such driver, or `listed` (what the loader
+/// found) holds its devices already.
+std::optional<std::string> unregistered_driver_hint(const std::vector<DeviceCaps>& listed);
 
 /// Where Runtime::build leaves its notes of GPU builds: $CHANFLOW_CACHE_DIR, else
 /// $XDG_CACHE_HOME/chanflow, else $HOME/.cache/chanflow; empty (no notes) where none is set or
