@@ -210,8 +210,10 @@ class Aggregator {
   std::optional<std::uint64_t> sched_heartbeat();
   /// The heartbeat found the launch not yet running: the progress line says why it may wait.
   void launch_not_started();
-  /// The watchdog's verdict: the launch has not moved for `seconds`. Says so and ends the process.
+  /// The watchdog's verdicts: the launch has not moved, or (a CPU device compiling its kernel) not
+  /// started, for `seconds`. Each says so and ends the process.
   [[noreturn]] void sched_stuck(double seconds);
+  [[noreturn]] void sched_not_started(double seconds);
 
   // --- Before and after a device-scheduler launch (launch_readback.cpp) ---
   /// A block a launch reads, as it was last written to the device (at `at`).

@@ -2,9 +2,9 @@
 
 namespace chanflow {
 
-LaunchWatchdog::LaunchWatchdog(std::chrono::milliseconds limit, std::chrono::milliseconds every, Sample sample,
-                               Stuck stuck)
-    : limit_(limit), every_(every), sample_(std::move(sample)), stuck_(std::move(stuck)) {}
+LaunchWatchdog::LaunchWatchdog(std::chrono::milliseconds limit, std::chrono::milliseconds start_limit,
+                               std::chrono::milliseconds every, Sample sample, Stuck stuck)
+    : limit_(limit), start_limit_(start_limit), every_(every), sample_(std::move(sample)), stuck_(std::move(stuck)) {}
 
 LaunchWatchdog::~LaunchWatchdog() {
   {
@@ -43,7 +43,8 @@ void LaunchWatchdog::watch() {
     const auto ended = [&] { return quit_ || !armed_ || launch_ != launch; };
     bool seen = false;
     std::uint64_t last = 0;
-    Clock::time_point since = Clock::now();
+    const Clock::time_point armed = Clock::now();
+    Clock::time_point since = armed;
     // Most launches end long before the first sample: the thread only waits.
     while (!wake_.wait_for(lock, every_, ended)) {
       sampling_ = true;
@@ -58,20 +59,23 @@ void LaunchWatchdog::watch() {
       sampling_ = false;
       wake_.notify_all();
       if (ended()) break;
-      if (!now) {  // not started: the clock starts with the launch
+      const auto verdict = [&](Clock::time_point from, bool started) {
+        sampling_ = true;
+        lock.unlock();
+        stuck_(std::chrono::duration<double>(Clock::now() - from).count(), started);  // the aggregator's does not return
+        lock.lock();
+        sampling_ = false;
+        wake_.notify_all();
+      };
+      if (!now) {  // not started: the clock of a stopped launch starts with the launch
+        if (!seen && start_limit_.count() > 0 && Clock::now() - armed >= start_limit_) verdict(armed, false);
         since = Clock::now();
       } else if (!seen || *now != last) {
         seen = true;
         last = *now;
         since = Clock::now();
       } else if (Clock::now() - since >= limit_) {
-        const double seconds = std::chrono::duration<double>(Clock::now() - since).count();
-        sampling_ = true;
-        lock.unlock();
-        stuck_(seconds);  // the aggregator's does not return
-        lock.lock();
-        sampling_ = false;
-        wake_.notify_all();
+        verdict(since, true);
         since = Clock::now();
       }
     }

@@ -14,7 +14,8 @@
 // CHANFLOW_SERIAL_CUTOFF (granularity control: a depth, auto, off, or program: the depth chanflowc
 // was given, else auto, where the runtime picks it per function, run by run). Besides: CHANFLOW_STATS=1
 // (statistics on standard error at exit), CHANFLOW_QUIET=1 (no progress line: a call past
-// CHANFLOW_PROGRESS_AFTER_MS, 2000, shows one on a terminal's standard error). A run that fails prints why and exits with status 1.
+// CHANFLOW_PROGRESS_AFTER_MS, 2000, shows one on a terminal's standard error). A run that fails
+// prints why and exits with status 1.
 #pragma once
 
 #include "chanflow/chanflow.hpp"
