@@ -19,6 +19,7 @@ typedef struct {
   SORT_KEY_PTR tmp;
   chanflow_u64 n;
 } SortFrame;
+CHANFLOW_CHECK_SIZE(SortFrame, 48);
 
 typedef struct {
   chanflow_frame frame;
@@ -26,6 +27,7 @@ typedef struct {
   SORT_KEY_PTR tmp;
   chanflow_u64 n;
 } SortCont;
+CHANFLOW_CHECK_SIZE(SortCont, 64);
 
 /* cilkmerge(a, na, b, nb, dest): a task; its continuation holds nothing but the join. */
 typedef struct {
@@ -37,14 +39,17 @@ typedef struct {
   chanflow_u64 nb;
   chanflow_u64 d0, d1; /* with SORT_GROUPS (sort.cl): the outputs [d0, d1) of the merge this task makes */
 } MergeFrame;
+CHANFLOW_CHECK_SIZE(MergeFrame, 80);
 
 typedef struct {
   chanflow_frame frame;
 } MergeCont;
+CHANFLOW_CHECK_SIZE(MergeCont, 40);
 
 typedef struct {
   chanflow_u32 sort_base;  /* SORT_BASE */
   chanflow_u32 merge_base; /* MERGE_BASE */
 } SortArgs;
+CHANFLOW_CHECK_SIZE(SortArgs, 8);
 
 #endif /* CHANFLOW_WORKLOADS_SORT_TYPES_H */

@@ -26,6 +26,7 @@ typedef struct {
   chanflow_u32 product;
   chanflow_u32 band; /* STRASSEN_PREPARE and STRASSEN_COMBINE: which band of rows */
 } StrassenTask;
+CHANFLOW_CHECK_SIZE(StrassenTask, 32);
 
 /* The frame of an internal task, live until its seven products are in: its factors X and Y
  * (n×n, row strides xs and ys; the children's operands are their quadrants), and P, its
@@ -44,6 +45,7 @@ typedef struct {
   chanflow_u32 product; /* which product of its own parent this task is (STRASSEN_ROOT: C) */
   chanflow_u32 stage;   /* syncs passed: 0 factors formed, 1 products in, 2 combined */
 } StrassenCont;
+CHANFLOW_CHECK_SIZE(StrassenCont, 104);
 
 /* The root's operands and result, n×n with row stride n. */
 typedef struct {
@@ -52,5 +54,6 @@ typedef struct {
   STRASSEN_PTR c;
   chanflow_u64 n;
 } StrassenArgs;
+CHANFLOW_CHECK_SIZE(StrassenArgs, 32);
 
 #endif /* CHANFLOW_WORKLOADS_STRASSEN_TYPES_H */

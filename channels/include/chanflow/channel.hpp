@@ -16,12 +16,6 @@
 
 namespace chanflow {
 
-static_assert(sizeof(chanflow_channel) == CHANFLOW_CHANNEL_BYTES);
-static_assert(offsetof(chanflow_channel, capacity) == 24);
-static_assert(offsetof(chanflow_channel, data_tail) == 48);
-static_assert(offsetof(chanflow_channel, data_head) == 88);
-static_assert(offsetof(chanflow_channel, ctrl_head) == 96);
-
 /// A bad argument to a channel call (zero capacity, CE size 0, unknown channel ...).
 class ChannelError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;

@@ -6,15 +6,43 @@
 #ifdef __OPENCL_VERSION__
 typedef ulong chanflow_u64;
 typedef uint chanflow_u32;
+/* C's `long long` is 64 bits on every host chanflow runs on, and 128 in OpenCL C: device code
+ * compiled from C (chanflowc) spells it this way, so that it means on the device what it means on
+ * the host. */
+typedef long chanflow_llong;
+typedef ulong chanflow_ullong;
 #define CHANFLOW_SVM_PTR(type) __global type*
 #else
 #include <stdint.h>
 typedef uint64_t chanflow_u64;
 typedef uint32_t chanflow_u32;
+typedef long long chanflow_llong;
+typedef unsigned long long chanflow_ullong;
 /* On the host the SVM pointers are plain 64-bit addresses: the device must have 64 address
  * bits (checked when the runtime opens it), so both sides agree on every offset below. */
 #define CHANFLOW_SVM_PTR(type) uint64_t
 #endif
+
+/* A layout that host and device share, checked where it is compiled: the host's C and C++ and
+ * every device's OpenCL C compiler each check the size and offsets the layout's one definition
+ * states, so that a disagreement fails a build, never a run. */
+#ifdef __cplusplus
+#define CHANFLOW_STATIC_ASSERT(cond, what) static_assert(cond, what)
+#define CHANFLOW_ALIGNOF(type) alignof(type)
+#else
+#define CHANFLOW_STATIC_ASSERT(cond, what) _Static_assert(cond, what)
+#define CHANFLOW_ALIGNOF(type) _Alignof(type)
+#endif
+#define CHANFLOW_CHECK_SIZE(type, bytes) \
+  CHANFLOW_STATIC_ASSERT(sizeof(type) == (bytes), "chanflow: " #type " is not " #bytes " bytes here")
+#define CHANFLOW_CHECK_ALIGN(type, bytes) \
+  CHANFLOW_STATIC_ASSERT(CHANFLOW_ALIGNOF(type) == (bytes), "chanflow: " #type " is not " #bytes "-byte aligned here")
+#define CHANFLOW_CHECK_FIELD(type, field, offset) \
+  CHANFLOW_STATIC_ASSERT(__builtin_offsetof(type, field) == (offset), \
+                         "chanflow: " #type "." #field " is not at byte " #offset " here")
+
+CHANFLOW_CHECK_SIZE(chanflow_llong, 8);
+CHANFLOW_CHECK_SIZE(chanflow_ullong, 8);
 
 /* A control-array entry is one 64-bit word: the data-array index of a ready CE in the low
  * 32 bits and, in the high 32 bits, the lap tag (position / ctrl_capacity + 1) of the
@@ -74,6 +102,11 @@ typedef struct chanflow_channel {
 } chanflow_channel;
 
 #define CHANFLOW_CHANNEL_BYTES 144
+CHANFLOW_CHECK_SIZE(chanflow_channel, CHANFLOW_CHANNEL_BYTES);
+CHANFLOW_CHECK_FIELD(chanflow_channel, capacity, 24);
+CHANFLOW_CHECK_FIELD(chanflow_channel, data_tail, 48);
+CHANFLOW_CHECK_FIELD(chanflow_channel, data_head, 88);
+CHANFLOW_CHECK_FIELD(chanflow_channel, ctrl_head, 96);
 
 /* chanflow_channel::errors. Device code sets them with a 32-bit atomic_or on the low word. */
 #define CHANFLOW_CHANNEL_ERR_OVERFREE 1u    /* a done-count group got more frees than it had CEs */

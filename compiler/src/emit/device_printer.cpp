@@ -80,6 +80,25 @@ bool DevicePrinter::handledStmt(clang::Stmt* s, llvm::raw_ostream& os) {
       return true;
     }
   }
+  if (auto* l = llvm::dyn_cast<clang::IntegerLiteral>(s)) {
+    // `LL` makes a literal 128 bits wide in OpenCL C: a 64-bit one says `L`, as the host's does.
+    const clang::BuiltinType::Kind k = l->getType()->castAs<clang::BuiltinType>()->getKind();
+    if (k != clang::BuiltinType::LongLong && k != clang::BuiltinType::ULongLong) return false;
+    os << llvm::toString(l->getValue(), 10, /*Signed=*/false) << (k == clang::BuiltinType::ULongLong ? "UL" : "L");
+    return true;
+  }
+  if (auto* e = llvm::dyn_cast<clang::UnaryExprOrTypeTraitExpr>(s); e && e->isArgumentType()) {
+    // sizeof(T), _Alignof(T): T as device code spells it.
+    const char* op = e->getKind() == clang::UETT_SizeOf ? "sizeof" : e->getKind() == clang::UETT_AlignOf ? "_Alignof" : nullptr;
+    if (!op) return false;
+    os << op << "(" << device_type(Ctx, e->getArgumentType(), true) << ")";
+    return true;
+  }
+  if (auto* c = llvm::dyn_cast<clang::CompoundLiteralExpr>(s)) {
+    os << "(" << device_type(Ctx, c->getTypeSourceInfo()->getType(), true) << ")";
+    print_expr(c->getInitializer(), os);
+    return true;
+  }
   if (auto* c = llvm::dyn_cast<clang::CStyleCastExpr>(s)) {
     auto it = Spaces.casts.find(c);
     os << "(" << device_type_in(Ctx, c->getTypeAsWritten(), it == Spaces.casts.end() ? Space::Global : it->second) << ")";

@@ -63,6 +63,10 @@ class DevicePrinter : public clang::PrinterHelper {
   }
 
   virtual void print_declaration(const clang::Decl* decl, llvm::raw_ostream& os) {
+    if (const auto* t = llvm::dyn_cast<clang::TypedefNameDecl>(decl)) {
+      os << "typedef " << device_type(Ctx, t->getUnderlyingType(), true, t->getNameAsString()) << ";\n";
+      return;
+    }
     const auto* v = llvm::dyn_cast<clang::VarDecl>(decl);
     if (!v) {
       decl->print(os, Policy);

@@ -28,6 +28,10 @@ Translation emit(clang::ASTContext& ctx, const CilkProgram& program);
 std::string device_type(clang::ASTContext& ctx, clang::QualType type, bool global_pointers,
                         const std::string& declarator = "");
 clang::QualType device_qual_type(clang::ASTContext& ctx, clang::QualType type, bool global_pointers);
+/// A scalar type as device code spells it: `long long` and `unsigned long long` as channel_layout.h's
+/// chanflow_llong and chanflow_ullong (64 bits on both sides; OpenCL C's `long long` is 128), any
+/// other type as it is.
+clang::QualType device_scalar_type(clang::ASTContext& ctx, clang::QualType type);
 
 std::string emit_types_header(clang::ASTContext& ctx, const CilkProgram& program);
 /// The header's two parts: the user's types device code needs, and each Cilk function's task,

@@ -2,6 +2,7 @@
 // function's task, locals and frame structs, written once for host C, host C++ and OpenCL C
 // (pointers to global memory carry __global, defined away on the host).
 #include "emit/emit.hpp"
+#include "emit/shared_struct.hpp"
 
 #include <clang/AST/Type.h>
 #include <clang/Basic/SourceManager.h>
@@ -10,6 +11,8 @@
 #include <clang/Tooling/Core/Replacement.h>
 #include <fmt/format.h>
 
+#include <array>
+#include <map>
 #include <set>
 
 namespace chanflow::compiler {
@@ -19,7 +22,31 @@ bool in_program_code(clang::ASTContext& ctx, const clang::Decl* d) {
   return is_program_code(ctx.getSourceManager(), d->getLocation());
 }
 
+// The typedefs of channel_layout.h that spell C's `long long` in code both sides compile: in OpenCL
+// C `long long` is 128 bits. Made once per context (never added to the translation unit, so that
+// nothing else sees them) and forgotten with it.
+const clang::TypedefDecl* fixed_width_typedef(clang::ASTContext& ctx, bool is_unsigned) {
+  static std::map<const clang::ASTContext*, std::array<const clang::TypedefDecl*, 2>> made;
+  auto [it, fresh] = made.try_emplace(&ctx);
+  if (fresh) {
+    ctx.AddDeallocation([](void* c) { made.erase(static_cast<const clang::ASTContext*>(c)); }, &ctx);
+    auto make = [&](const char* name, clang::QualType t) {
+      return clang::TypedefDecl::Create(ctx, ctx.getTranslationUnitDecl(), {}, {}, &ctx.Idents.get(name),
+                                        ctx.getTrivialTypeSourceInfo(t));
+    };
+    it->second = {make("chanflow_llong", ctx.LongLongTy), make("chanflow_ullong", ctx.UnsignedLongLongTy)};
+  }
+  return it->second[is_unsigned ? 1 : 0];
+}
+
 }  // namespace
+
+clang::QualType device_scalar_type(clang::ASTContext& ctx, clang::QualType t) {
+  const auto* b = llvm::dyn_cast<clang::BuiltinType>(t.getTypePtr());
+  if (!b || (b->getKind() != clang::BuiltinType::LongLong && b->getKind() != clang::BuiltinType::ULongLong)) return t;
+  const bool is_unsigned = b->getKind() == clang::BuiltinType::ULongLong;
+  return ctx.getQualifiedType(ctx.getTypedefType(fixed_width_typedef(ctx, is_unsigned)), t.getLocalQualifiers());
+}
 
 // The type with system typedefs desugared and, where asked, every pointer to global memory.
 clang::QualType device_qual_type(clang::ASTContext& ctx, clang::QualType t, bool global) {
@@ -50,7 +77,7 @@ clang::QualType device_qual_type(clang::ASTContext& ctx, clang::QualType t, bool
   if (auto* a = llvm::dyn_cast<clang::IncompleteArrayType>(ty))
     return requalify(ctx.getIncompleteArrayType(device_qual_type(ctx, a->getElementType(), global),
                                                 a->getSizeModifier(), a->getIndexTypeCVRQualifiers()));
-  return t;
+  return device_scalar_type(ctx, t);
 }
 
 namespace {
@@ -131,19 +158,28 @@ std::string emit_types_header(clang::ASTContext& ctx, const CilkProgram& program
 
 std::string emit_user_types(clang::ASTContext& ctx, const CilkProgram& program) {
   std::string out;
+  // A scalar's or an enum's size, checked like a record's layout.
+  auto size_check = [&](clang::QualType t, const std::string& name) -> std::string {
+    if (t->isIncompleteType() || t->isFunctionType() || t->isVoidType()) return "";
+    return fmt::format("CHANFLOW_CHECK_SIZE({}, {});\n", name, ctx.getTypeSizeInChars(t).getQuantity());
+  };
   for (const clang::Decl* d : program.types) {
     if (auto* r = llvm::dyn_cast<clang::RecordDecl>(d)) {
-      if (!r->getName().empty()) out += record_body(ctx, r) + ";\n\n";
+      if (r->getName().empty()) continue;
+      const std::string name = (r->isUnion() ? "union " : "struct ") + r->getNameAsString();
+      out += record_body(ctx, r) + ";\n" + layout_checks(ctx, r, name) + "\n";
     } else if (auto* e = llvm::dyn_cast<clang::EnumDecl>(d)) {
-      if (!e->getName().empty()) out += enum_body(e) + ";\n\n";
+      if (!e->getName().empty())
+        out += enum_body(e) + ";\n" + size_check(ctx.getEnumType(e), "enum " + e->getNameAsString()) + "\n";
     } else if (auto* t = llvm::dyn_cast<clang::TypedefNameDecl>(d)) {
       const clang::QualType under = t->getUnderlyingType();
+      const std::string name = t->getNameAsString();
       if (const clang::TagDecl* tag = anonymous_tag(under)) {
-        const std::string body = llvm::isa<clang::RecordDecl>(tag) ? record_body(ctx, llvm::cast<clang::RecordDecl>(tag))
-                                                                   : enum_body(llvm::cast<clang::EnumDecl>(tag));
-        out += "typedef " + body + " " + t->getNameAsString() + ";\n\n";
+        const auto* r = llvm::dyn_cast<clang::RecordDecl>(tag);
+        const std::string body = r ? record_body(ctx, r) : enum_body(llvm::cast<clang::EnumDecl>(tag));
+        out += "typedef " + body + " " + name + ";\n" + (r ? layout_checks(ctx, r, name) : size_check(under, name)) + "\n";
       } else {
-        out += "typedef " + device_type(ctx, under, true, t->getNameAsString()) + ";\n\n";
+        out += "typedef " + device_type(ctx, under, true, name) + ";\n" + size_check(under, name) + "\n";
       }
     }
   }
@@ -167,42 +203,51 @@ std::string move_loop_blocks(clang::ASTContext& ctx, const CilkProgram& program,
 
 std::string emit_frame_types(clang::ASTContext& ctx, const CilkProgram& program) {
   std::string out;
+  const clang::QualType u64 = ctx.UnsignedLongTy, u32 = ctx.UnsignedIntTy;
+  auto array = [&](clang::QualType t, unsigned n) {
+    return ctx.getConstantArrayType(t, llvm::APInt(32, n), nullptr, clang::ArrayType::Normal, 0);
+  };
+  auto add = [&](SharedStruct& s, clang::QualType t, const std::string& name) {
+    s.field(device_type(ctx, t.getUnqualifiedType(), true, name), t.getUnqualifiedType(), name);
+  };
   for (const CilkFunction& f : program.functions) {
     const std::string& n = f.name;
     out += fmt::format("/* {}: a task (its arguments), and the frame its continuation resumes from. */\n", n);
-    out += "typedef struct {\n  chanflow_task task;\n";
-    for (const clang::ParmVarDecl* p : f.decl->parameters())
-      out += "  " + device_type(ctx, p->getType().getUnqualifiedType(), true, f.field.at(p)) + ";\n";
-    out += fmt::format("}} {}__task;\n\n", n);
+    SharedStruct task(ctx, n + "__task");
+    task.task_header();
+    for (const clang::ParmVarDecl* p : f.decl->parameters()) add(task, p->getType(), f.field.at(p));
+    out += task.text();
     if (f.spawns.empty()) continue;
     const bool has_locals = !f.frame.saved.empty() || f.frame.saves_return || f.frame.saves_allocas;
+    SharedStruct locals(ctx, n + "__locals");
     if (has_locals) {
-      out += "typedef struct {\n";
       for (const clang::VarDecl* v : f.locals)
-        if (f.frame.saved.count(v)) out += "  " + device_type(ctx, v->getType().getUnqualifiedType(), true, f.field.at(v)) + ";\n";
-      if (f.frame.saves_return)
-        out += "  " + device_type(ctx, f.decl->getReturnType().getUnqualifiedType(), true, "cf_ret") + ";\n";
-      if (f.frame.saves_allocas) out += "  chanflow_u64 cf_allocas; /* its alloca blocks */\n";
-      out += fmt::format("}} {}__locals;\n\n", n);
+        if (f.frame.saved.count(v)) add(locals, v->getType(), f.field.at(v));
+      if (f.frame.saves_return) add(locals, f.decl->getReturnType(), "cf_ret");
+      if (f.frame.saves_allocas) locals.field("chanflow_u64 cf_allocas", u64, "cf_allocas", true, "its alloca blocks");
+      out += locals.text();
     }
-    out += "typedef struct {\n  chanflow_frame frame;\n";
-    if (f.result_slots) out += fmt::format("  chanflow_u64 slot[{}]; /* results, at CHANFLOW_FRAME_BYTES + 8 * i */\n", f.result_slots);
-    if (f.frame.resume_points > 1) out += "  chanflow_u32 resume;  /* the sync point it resumes after */\n";
-    if (f.static_slots && f.result_slots) out += "  chanflow_u32 filled;  /* bit i: slot i was spawned for */\n";
-    if (!f.static_slots) out += "  chanflow_u32 results; /* slots filled */\n";
+    SharedStruct frame(ctx, n + "__frame");
+    frame.frame_header();
+    if (f.result_slots)
+      frame.field(fmt::format("chanflow_u64 slot[{}]", f.result_slots), array(u64, f.result_slots), "slot", true,
+                  "results, at CHANFLOW_FRAME_BYTES + 8 * i");
+    if (f.frame.resume_points > 1) frame.field("chanflow_u32 resume", u32, "resume", true, "the sync point it resumes after");
+    if (f.static_slots && f.result_slots) frame.field("chanflow_u32 filled", u32, "filled", true, "bit i: slot i was spawned for");
+    if (!f.static_slots) frame.field("chanflow_u32 results", u32, "results", true, "slots filled");
     if (!f.static_slots && f.result_slots && f.result_sites() > 1)
-      out += fmt::format("  chanflow_u32 site[{}];   /* the spawn that fills slot i */\n", f.result_slots);
+      frame.field(fmt::format("chanflow_u32 site[{}]", f.result_slots), array(u32, f.result_slots), "site", true,
+                  "the spawn that fills slot i");
     if (f.result_slots && f.results_need_destinations())
-      out += fmt::format("  chanflow_u64 dest[{}];   /* where slot i goes: an offset in a local, or an address */\n",
-                         f.result_slots);
-    if (has_locals) out += fmt::format("  {}__locals locals;\n", n);
-    out += fmt::format("}} {}__frame;\n\n", n);
+      frame.field(fmt::format("chanflow_u64 dest[{}]", f.result_slots), array(u64, f.result_slots), "dest", true,
+                  "where slot i goes: an offset in a local, or an address");
+    if (has_locals) frame.field(n + "__locals locals", locals.host_type(), "locals");
+    out += frame.text();
     if (f.boxed.empty()) continue;
-    out += "/* The locals whose address its children get: in the task's scratch block until its last sync. */\n"
-           "typedef struct {\n";
-    for (const clang::VarDecl* v : f.boxed)
-      out += "  " + device_type(ctx, v->getType().getUnqualifiedType(), true, f.field.at(v)) + ";\n";
-    out += fmt::format("}} {}__box;\n\n", n);
+    out += "/* The locals whose address its children get: in the task's scratch block until its last sync. */\n";
+    SharedStruct box(ctx, n + "__box");
+    for (const clang::VarDecl* v : f.boxed) add(box, v->getType(), f.field.at(v));
+    out += box.text();
   }
   return out;
 }

@@ -94,6 +94,7 @@ typedef struct chanflow_yield_record {
   chanflow_u32 blocked_port;
   chanflow_u32 depth;  /* the level of the CE's channel (a dispatch may span a stack's levels) */
 } chanflow_yield_record;
+CHANFLOW_CHECK_SIZE(chanflow_yield_record, 16);
 
 /* The header every CE of a yielding kernel node starts with (a Cilk task frame). `ret` and
  * `ret_frame` say where the task's result goes: a 64-bit result slot, and the continuation
@@ -105,6 +106,10 @@ typedef struct chanflow_task {
   chanflow_u32 resume_port;  /* ports below this one were flushed before a yield; the flush resumes here */
   chanflow_u32 cont_index;   /* physical index of this task's continuation CE, once reserved */
 } chanflow_task;
+
+#define CHANFLOW_TASK_BYTES 24
+CHANFLOW_CHECK_SIZE(chanflow_task, CHANFLOW_TASK_BYTES);
+CHANFLOW_CHECK_ALIGN(chanflow_task, 8);
 
 /* The header every continuation CE starts with (thesis Figure 4-9: the frame holding the live
  * locals after a sync and the children's result slots, 64-bit slot i at byte
@@ -122,6 +127,8 @@ typedef struct chanflow_frame {
 } chanflow_frame;
 
 #define CHANFLOW_FRAME_BYTES 40
+CHANFLOW_CHECK_SIZE(chanflow_frame, CHANFLOW_FRAME_BYTES);
+CHANFLOW_CHECK_ALIGN(chanflow_frame, 8);
 
 /* Frame scratch: per-frame memory of a continuation stack with a scratch size
  * (ChannelStackNode::set_frame_scratch), one pool per level. The flush that reserves a frame
@@ -150,6 +157,7 @@ typedef struct chanflow_launch_counters {
   chanflow_u64 busy_ns; /* the device scheduler: work-group time running its batches, summed over
                            work-groups (0 where the device has no clock: schedule.cl) */
 } chanflow_launch_counters;
+CHANFLOW_CHECK_SIZE(chanflow_launch_counters, 168);
 
 /* chanflow_task::resume_port's top bits: the task yielded and has not run again since; and it is
  * counted in its level's resumable tasks (chanflow_node_env::resumable). */
@@ -222,6 +230,9 @@ typedef struct chanflow_node_env {
 } chanflow_node_env;
 
 #define CHANFLOW_NODE_ENV_BYTES 808
+CHANFLOW_CHECK_SIZE(chanflow_node_env, CHANFLOW_NODE_ENV_BYTES);
+CHANFLOW_CHECK_FIELD(chanflow_node_env, max_spawns, 296);
+CHANFLOW_CHECK_FIELD(chanflow_node_env, yield_capacity, 700);
 /* chanflow_node_env::serial_depth of a run without granularity control. */
 #define CHANFLOW_SERIAL_OFF 0xffffffffu
 
@@ -235,6 +246,7 @@ typedef struct chanflow_plan {
   chanflow_u32 spread_groups; /* a pass filling fewer work-groups than this spreads its CEs over as many */
   chanflow_u32 pad;
 } chanflow_plan;
+CHANFLOW_CHECK_SIZE(chanflow_plan, 32);
 
 /* Levels one planning kernel covers (over all the planned sweeps of a round), and the channel
  * ids it can keep free space for (the graph's channel table must not be larger). */
