@@ -94,6 +94,8 @@ class Analyzer {
 
   // ---- types and constants device code needs, in dependency order
   void collect_types_and_constants();
+  /// Types device code may not use (`long double`, `__int128`, ...), at the first use of each.
+  void check_device_scalars(const clang::FunctionDecl* f);
   void visit_casts(const clang::Stmt* s, const std::function<void(clang::QualType)>& visit_type);
 
   clang::ASTContext& Ctx;

@@ -130,6 +130,58 @@ void Analyzer::find_env_users() {
     }
 }
 
+// ---- types no OpenCL C device gives the meaning they have on the host: the reason, or null
+namespace {
+
+const char* no_device_meaning(clang::QualType t) {
+  if (t.isNull()) return nullptr;
+  const clang::Type* c = t->getUnqualifiedDesugaredType();
+  if (auto* p = llvm::dyn_cast<clang::PointerType>(c)) return no_device_meaning(p->getPointeeType());
+  if (auto* a = llvm::dyn_cast<clang::ArrayType>(c)) return no_device_meaning(a->getElementType());
+  if (llvm::isa<clang::ComplexType>(c)) return "'_Complex' types have no OpenCL C counterpart";
+  if (llvm::isa<clang::BitIntType>(c)) return "'_BitInt' types have no OpenCL C counterpart";
+  if (auto* b = llvm::dyn_cast<clang::BuiltinType>(c)) switch (b->getKind()) {
+      case clang::BuiltinType::LongDouble:
+        return "'long double' is 80-bit extended precision on the host and has no OpenCL C counterpart";
+      case clang::BuiltinType::Int128:
+      case clang::BuiltinType::UInt128:
+        return "'__int128' has no OpenCL C counterpart";
+      case clang::BuiltinType::Float16:
+      case clang::BuiltinType::Half:
+      case clang::BuiltinType::BFloat16:
+        return "16-bit floating point needs an OpenCL extension chanflow does not assume";
+      case clang::BuiltinType::Float128:
+      case clang::BuiltinType::Ibm128:
+        return "'__float128' has no OpenCL C counterpart";
+      default:
+        break;
+    }
+  return nullptr;
+}
+
+}  // namespace
+
+void Analyzer::check_device_scalars(const clang::FunctionDecl* f) {
+  std::set<std::string> said;  // each reason once per function
+  auto check = [&](clang::QualType t, clang::SourceLocation loc) {
+    if (const char* why = no_device_meaning(t); why && said.insert(why).second)
+      error(loc, std::string("'") + f->getNameAsString() + "' runs on the device, where " + why);
+  };
+  check(f->getReturnType(), f->getLocation());
+  for (const clang::ParmVarDecl* p : f->parameters()) check(p->getType(), p->getLocation());
+  std::function<void(const clang::Stmt*)> walk = [&](const clang::Stmt* s) {
+    if (!s) return;
+    if (auto* d = llvm::dyn_cast<clang::DeclStmt>(s))
+      for (const clang::Decl* decl : d->decls())
+        if (auto* v = llvm::dyn_cast<clang::ValueDecl>(decl)) check(v->getType(), v->getLocation());
+    if (auto* e = llvm::dyn_cast<clang::Expr>(s)) check(e->getType(), e->getExprLoc());
+    if (auto* e = llvm::dyn_cast<clang::UnaryExprOrTypeTraitExpr>(s); e && e->isArgumentType())
+      check(e->getArgumentType(), e->getExprLoc());
+    for (const clang::Stmt* c : s->children()) walk(c);
+  };
+  walk(f->getBody());
+}
+
 // ---- types and constants device code needs, in dependency order
 void Analyzer::collect_types_and_constants() {
   std::set<const clang::Decl*> seen;
@@ -160,8 +212,8 @@ void Analyzer::collect_types_and_constants() {
       if (auto* r = llvm::dyn_cast<clang::RecordDecl>(def))
         for (const clang::FieldDecl* fd : r->fields()) {
           visit_type(fd->getType());
-          if (fd->getType()->isSpecificBuiltinType(clang::BuiltinType::LongDouble))
-            error(fd->getLocation(), "'long double' cannot be used in device code");
+          if (const char* why = no_device_meaning(fd->getType()))
+            error(fd->getLocation(), std::string("field '") + fd->getNameAsString() + "' is used on the device, where " + why);
         }
       Program.types.push_back(def);
     }
@@ -169,6 +221,7 @@ void Analyzer::collect_types_and_constants() {
   };
   std::set<const clang::VarDecl*> constants;
   auto visit_function = [&](const clang::FunctionDecl* f) {
+    check_device_scalars(f);
     visit_type(f->getReturnType());
     for (const clang::ParmVarDecl* p : f->parameters()) visit_type(p->getType());
     const BodyFacts& b = Facts[f->getCanonicalDecl()];
