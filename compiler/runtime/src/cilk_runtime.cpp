@@ -10,6 +10,7 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -111,13 +112,20 @@ class Process {
     return *runtime_;
   }
 
+  // A block of SVM, or null (errno ENOMEM) where the device cannot give it, as C's malloc says.
   void* allocate(std::size_t bytes) {
     const Runtime& rt = runtime();
     std::lock_guard lock(mutex_);
-    SvmBuffer block(rt, bytes ? bytes : 1, 64);
-    void* p = block.get();
-    if (map_for_host_) map(p, block.size());
-    heap_.emplace(p, std::move(block));
+    std::optional<SvmBuffer> block;
+    try {
+      block.emplace(rt, bytes ? bytes : 1, 64);
+      if (map_for_host_) map(block->get(), block->size());
+    } catch (const OpenCLError&) {
+      errno = ENOMEM;
+      return nullptr;
+    }
+    void* p = block->get();
+    heap_.emplace(p, std::move(*block));
     return p;
   }
 
@@ -465,7 +473,7 @@ void* chanflow_cilk_malloc(size_t bytes) { return chanflow::cilk::Process::get()
 void* chanflow_cilk_calloc(size_t count, size_t bytes) {
   if (bytes && count > SIZE_MAX / bytes) return nullptr;
   void* p = chanflow_cilk_malloc(count * bytes);
-  std::memset(p, 0, count * bytes);
+  if (p) std::memset(p, 0, count * bytes);
   return p;
 }
 
@@ -477,6 +485,7 @@ void* chanflow_cilk_realloc(void* block, size_t bytes) {
     process.release(block);
   if (old == 0) return std::realloc(block, bytes);  // not from this heap (strdup's, say)
   void* p = chanflow_cilk_malloc(bytes);
+  if (!p) return nullptr;  // the block stays, as C's realloc leaves it
   std::memcpy(p, block, std::min(old, bytes));
   process.release(block);
   return p;
