@@ -180,7 +180,8 @@ class LoopRewriter : public LoopSource {
     const std::vector<std::string> in_function = {"cf_first", "cf_step", "cf_inner", "cf_first2", "cf_step2"};
     const std::vector<std::string> at_call = {"cf_a", "cf_s", "cf_n2", "cf_a2", "cf_s2"};
     const std::string& file = Path;
-    const bool one_grain_leaf = !f->isMain() && loops_in(f) <= kMostOneGrainLoops;
+    const bool host = f->isMain() || HostCode.count(f->getCanonicalDecl());
+    const bool one_grain_leaf = !host && loops_in(f) <= kMostOneGrainLoops;
     const std::string body = body_text(work);
     const unsigned body_line = SM.getPresumedLineNumber(SM.getExpansionLoc(work->getBeginLoc()));
     const clang::CharSourceRange whole = loop_range(s);
@@ -245,7 +246,7 @@ class LoopRewriter : public LoopSource {
       // rather than by its own frame: a loop the function only returns after ends in a sync that
       // forwards (chanflow_forward_children), with no continuation to run.
       const std::string start =
-          f->isMain()
+          host
               ? fmt::format("struct {} cf_caps = {{ {} }}; {}(0, cf_n, &cf_caps{});", block, caps.at_call("0"), part,
                             caps.direct_outer)
               : fmt::format("long cf_leaves = (cf_n + cf_g - 1) / cf_g; {6}{{ "
@@ -404,14 +405,15 @@ class LoopRewriter : public LoopSource {
   std::vector<const clang::DeclRefExpr*> References;  // every use of a captured variable in the body
 
  public:
-  std::set<const clang::FunctionDecl*> CilkFunctions;  // CilkReach's
+  std::set<const clang::FunctionDecl*> CilkFunctions;  // CilkReach's, but the host drivers
+  std::set<const clang::FunctionDecl*> HostCode;       // the host drivers (main is host code too)
 };
 
 }  // namespace
 
 std::optional<std::string> rewrite_cilk_fors(clang::ASTContext& ctx, const std::vector<clang::SourceLocation>& loops,
                                              const std::vector<clang::SourceLocation>& spawns,
-                                             const std::string& path) {
+                                             const std::string& path, const HostDrivers& host_drivers) {
   clang::SourceManager& sm = ctx.getSourceManager();
   LoopFinder finder(sm, loops);
   finder.TraverseDecl(ctx.getTranslationUnitDecl());
@@ -422,7 +424,9 @@ std::optional<std::string> rewrite_cilk_fors(clang::ASTContext& ctx, const std::
   for (clang::SourceLocation at : spawns) spawned.push_back(sm.getExpansionLoc(at));
   CilkReach reach(sm, spawned, keywords);
   reach.TraverseDecl(ctx.getTranslationUnitDecl());
-  const std::set<const clang::FunctionDecl*> cilk_functions = reach.functions();
+  std::set<const clang::FunctionDecl*> cilk_functions = reach.functions();
+  const std::set<const clang::FunctionDecl*> host = host_drivers(cilk_functions);
+  for (const clang::FunctionDecl* f : host) cilk_functions.erase(f);
   std::string definitions;
   std::set<std::string> taken;
   bool ok = true;
@@ -445,6 +449,7 @@ std::optional<std::string> rewrite_cilk_fors(clang::ASTContext& ctx, const std::
     LoopRewriter one(ctx, rw, spawns, path, taken);
     for (const auto& [other, f] : finder.Found) one.CilkFors.insert(sm.getExpansionLoc(other->getForLoc()));
     one.CilkFunctions = cilk_functions;
+    one.HostCode = host;
     ok = one.lower(loop, function) && ok;
     definitions += one.Definitions;
   }

@@ -13,7 +13,9 @@
 #include <clang/AST/ASTContext.h>
 #include <clang/Basic/SourceLocation.h>
 
+#include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,9 +26,12 @@ namespace chanflow::compiler {
 /// in the function made for the outer one); nullopt after reporting a loop it cannot lower (not
 /// in canonical form: `for (T i = a; i < b; i++)`, with <, <=, >, >= or != and ++, --, += or -=;
 /// or a body that leaves the loop with break, return or goto). Line numbers stay those of the
-/// original file (`path`, as #line names it in the functions made).
+/// original file (`path`, as #line names it in the functions made). `host_drivers` says which of
+/// the functions that look like Cilk functions stay host code (analysis.hpp): their loops are
+/// written as main's.
+using HostDrivers = std::function<std::set<const clang::FunctionDecl*>(std::set<const clang::FunctionDecl*>)>;
 std::optional<std::string> rewrite_cilk_fors(clang::ASTContext& ctx, const std::vector<clang::SourceLocation>& loops,
                                              const std::vector<clang::SourceLocation>& spawns,
-                                             const std::string& path);
+                                             const std::string& path, const HostDrivers& host_drivers);
 
 }  // namespace chanflow::compiler

@@ -126,7 +126,10 @@ class LowerConsumer : public clang::ASTConsumer {
     if (CI.getDiagnostics().hasErrorOccurred()) return;
     if (!Keywords.cilk_fors.empty()) {  // rewritten first; the front end runs again on the result
       const std::vector<clang::SourceLocation> spawns(Keywords.spawn_targets.begin(), Keywords.spawn_targets.end());
-      Rewritten = rewrite_cilk_fors(Ctx, Keywords.cilk_fors, spawns, Options.input);
+      Rewritten = rewrite_cilk_fors(Ctx, Keywords.cilk_fors, spawns, Options.input,
+                                    [&](std::set<const clang::FunctionDecl*> cilk) {
+                                      return host_drivers(Ctx, Keywords, Options, std::move(cilk));
+                                    });
       return;
     }
     std::optional<CilkProgram> Program = analyze(Ctx, Keywords, Options);

@@ -18,6 +18,13 @@ namespace chanflow::compiler {
 std::optional<CilkProgram> analyze(clang::ASTContext& ctx, const KeywordLocations& keywords,
                                    const TranslateOptions& options);
 
+/// Of `cilk` (the functions that would be Cilk functions), those that stay host code as main does:
+/// only host code reaches them and they need the host (Analyzer::keep_on_host). The cilk_for pass
+/// asks, to write their loops as main's.
+std::set<const clang::FunctionDecl*> host_drivers(clang::ASTContext& ctx, const KeywordLocations& keywords,
+                                                  const TranslateOptions& options,
+                                                  std::set<const clang::FunctionDecl*> cilk);
+
 /// The expression with implicit casts, parentheses and cleanups looked through.
 const clang::Expr* strip(const clang::Expr* e);
 

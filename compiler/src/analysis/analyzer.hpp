@@ -25,6 +25,8 @@ class Analyzer {
       : Ctx(ctx), SM(ctx.getSourceManager()), Diags(ctx.getDiagnostics()), Keywords(keywords), Options(options) {}
 
   std::optional<CilkProgram> run();
+  /// Of `cilk`, the functions keep_on_host leaves on the host.
+  std::set<const clang::FunctionDecl*> host_drivers(std::set<const clang::FunctionDecl*> cilk);
 
  private:
   // ---- diagnostics
@@ -38,6 +40,8 @@ class Analyzer {
   bool has_cilk_qualifier(const clang::FunctionDecl* f) const;
   void find_cilk_functions();
   bool calls_cilk(const clang::FunctionDecl* f, const std::set<const clang::FunctionDecl*>& cilk);
+  void keep_on_host(std::set<const clang::FunctionDecl*>& cilk);
+  bool needs_host(const clang::FunctionDecl* f);
   void add_cilk_function(const clang::FunctionDecl* key);
 
   // ---- one Cilk function: its spawns (and plain calls of Cilk functions), syncs, locals
