@@ -94,6 +94,15 @@ uint chanflow_patch_base(__global const chanflow_node_env* env, uint p) {
   return base;
 }
 
+void chanflow_report(__global const chanflow_node_env* env, uint code, uint detail, uint extra);
+
+/* A failed assert of device code (chanflowc prints assert's __assert_fail as this): the run stops
+ * after the dispatch, naming the assertion (Graph::name_assertions). The work-item goes on, as
+ * OpenCL C has no abort. */
+void chanflow_assert_fail(__global const chanflow_node_env* env, uint assertion) {
+  chanflow_report(env, CHANFLOW_ERR_ASSERT, assertion, 0u);
+}
+
 void chanflow_report(__global const chanflow_node_env* env, uint code, uint detail, uint extra) {
   if (atomic_cmpxchg(&env->status->code, CHANFLOW_ERR_NONE, code) == CHANFLOW_ERR_NONE) {
     env->status->node = env->node;

@@ -90,6 +90,11 @@ void Aggregator::check_device_status() const {
 }
 
 void Aggregator::check_status(const chanflow_status& s) const {
+  if (s.code == CHANFLOW_ERR_ASSERT) {
+    const auto& assertions = graph_.assertions();
+    throw AssertionError(s.detail < assertions.size() ? assertions[s.detail]
+                                                      : fmt::format("assertion #{} failed (the graph names none)", s.detail));
+  }
   if (s.code != CHANFLOW_ERR_NONE) throw RunError("device-side error: " + describe(s, graph_));
 }
 

@@ -166,6 +166,11 @@ class Process {
     // An embedding program (chanflow bench) reports failures itself; a compiled program says why and exits.
     try {
       return run(rt, build, root_stack, task, task_bytes, loop_leaves);
+    } catch (const AssertionError& e) {  // as C's assert says it, and ends the process as it does
+      if (external_) throw;
+      std::fflush(stdout);
+      fmt::print(stderr, "{}: {}\n", program_invocation_short_name, e.what());
+      std::abort();
     } catch (const StackDepthError& e) {
       if (external_) throw;
       fail(depth_message(e));

@@ -184,6 +184,10 @@ struct CilkProgram {
   /// those reaching a recursive helper (which reports an overflow of its stack through it).
   std::set<const clang::FunctionDecl*> env_users;
   std::vector<RecursiveHelper> recursive_helpers;
+  /// The assertions of device code (assert's calls of __assert_fail), as C words a failure
+  /// (`file:line: function: Assertion `expr' failed.`), and the index of each call.
+  std::vector<std::string> assertions;
+  std::map<const clang::CallExpr*, unsigned> assertion_of;
   unsigned helper_stack_frames = 64;  ///< --helper-stack: a recursive helper's activations at most
   bool serial_forms = true;  ///< granularity control (TranslateOptions::serial_forms)
   std::optional<unsigned> serial_cutoff;  ///< --serial-cutoff=N: the program's own depth; none: auto
@@ -232,7 +236,7 @@ inline bool is_device_builtin(const std::string& name) {
   static const std::set<std::string> builtins = {
       "abs", "labs", "fabs", "fabsf", "sqrt", "sqrtf", "exp", "expf", "log", "logf", "pow", "powf", "sin", "sinf",
       "cos", "cosf", "tan", "tanf", "floor", "floorf", "ceil", "ceilf", "fmin", "fminf", "fmax", "fmaxf", "fmod",
-      "fmodf", "printf", "__chanflow_sync", "__chanflow_group_item", "__chanflow_group_items", "__chanflow_caps_hold",
+      "fmodf", "printf", "__assert_fail", "__chanflow_sync", "__chanflow_group_item", "__chanflow_group_items", "__chanflow_caps_hold",
       "__chanflow_loop_inline", "__chanflow_loop_grain"};
   return builtins.count(name) != 0;
 }

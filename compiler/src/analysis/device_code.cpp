@@ -17,6 +17,7 @@ void Analyzer::check_device_code(const clang::FunctionDecl* d, const BodyFacts& 
     const clang::FunctionDecl* callee = c->getDirectCallee();
     const std::string name = callee->getNameAsString();
     if (memory_call(callee) != MemoryCall::None) continue;  // the device heap's, or a copy per address space
+    if (name == "__assert_fail") record_assertion(d, c);
     if (!definition(callee) && !Program.cilk_function(callee) && !is_device_builtin(name)) {
       error(c->getBeginLoc(), "call of '" + name + "', which has no definition in this file or its own headers, from device "
                               "code: chanflowc compiles only the functions it sees");
@@ -34,6 +35,21 @@ void Analyzer::check_device_code(const clang::FunctionDecl* d, const BodyFacts& 
   }
   if (const auto* abort_stmt = find_cilk5_abort(d->getBody()))
     error(abort_stmt->getBeginLoc(), "Cilk-5 'abort' is not supported by chanflowc");
+}
+
+// assert(e) as <assert.h> writes it: __assert_fail("e", __FILE__, __LINE__, __func__).
+void Analyzer::record_assertion(const clang::FunctionDecl* d, const clang::CallExpr* c) {
+  if (Program.assertion_of.count(c)) return;
+  auto text = [&](unsigned i) -> std::string {
+    if (c->getNumArgs() > i)
+      if (auto* s = llvm::dyn_cast<clang::StringLiteral>(strip(c->getArg(i)))) return s->getString().str();
+    return "?";
+  };
+  std::string line = "?";
+  if (c->getNumArgs() > 2)
+    if (auto* l = llvm::dyn_cast<clang::IntegerLiteral>(strip(c->getArg(2)))) line = llvm::toString(l->getValue(), 10, false);
+  Program.assertion_of[c] = static_cast<unsigned>(Program.assertions.size());
+  Program.assertions.push_back(text(1) + ":" + line + ": " + d->getNameAsString() + ": Assertion `" + text(0) + "' failed.");
 }
 
 bool Analyzer::writes(const clang::DeclRefExpr* ref) {
@@ -112,6 +128,9 @@ void Analyzer::find_env_users() {
       if (m == MemoryCall::Alloca) Program.alloca_users.insert(f);
     }
   Program.env_users = Program.heap_users;
+  for (const clang::FunctionDecl* f : device)  // a failed assertion reports through it
+    for (const clang::CallExpr* c : Facts[f].calls)
+      if (c->getDirectCallee() && c->getDirectCallee()->getName() == "__assert_fail") Program.env_users.insert(f);
   for (const RecursiveHelper& h : Program.recursive_helpers) Program.env_users.insert(h.decl->getCanonicalDecl());
   for (std::set<const clang::FunctionDecl*>* users : {&Program.heap_users, &Program.env_users})
     for (bool changed = true; changed;) {  // callers of helpers that reach it reach it too

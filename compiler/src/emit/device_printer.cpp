@@ -105,7 +105,29 @@ bool DevicePrinter::handledStmt(clang::Stmt* s, llvm::raw_ostream& os) {
     print_expr(c->getSubExpr(), os);
     return true;
   }
+  if (auto* u = llvm::dyn_cast<clang::UnaryOperator>(s); u && u->getOpcode() == clang::UO_Extension) {
+    print_expr(u->getSubExpr(), os);  // __extension__ (assert's): C's, not OpenCL C's
+    return true;
+  }
+  if (auto* e = llvm::dyn_cast<clang::StmtExpr>(s)) {
+    // <assert.h>'s GNU form, `({ if (e) ; else __assert_fail(...); })`, as a conditional.
+    const clang::CompoundStmt* body = e->getSubStmt();
+    const auto* i = body->size() == 1 ? llvm::dyn_cast<clang::IfStmt>(body->body_front()) : nullptr;
+    const auto* fail = i && i->getElse() && llvm::isa<clang::NullStmt>(i->getThen()) ? llvm::dyn_cast<clang::CallExpr>(i->getElse()) : nullptr;
+    if (fail && Program.assertion_of.count(fail)) {
+      os << "((";
+      print_expr(i->getCond(), os);
+      os << ") ? (void)0 : ";
+      print_expr(fail, os);
+      os << ")";
+      return true;
+    }
+  }
   if (auto* call = llvm::dyn_cast<clang::CallExpr>(s)) {
+    if (auto it = Program.assertion_of.find(call); it != Program.assertion_of.end()) {
+      os << "chanflow_assert_fail(cf_env, " << it->second << "u)";
+      return true;
+    }
     if (const clang::FunctionDecl* callee = call->getDirectCallee(); callee && callee->getName().startswith("__chanflow_loop_")) {
       // How a cilk_for runs on this device (scheduler/cl/node_macros.cl).
       os << (callee->getName() == "__chanflow_loop_inline" ? "CHANFLOW_LOOP_INLINE(" : "CHANFLOW_LOOP_GRAIN(");

@@ -109,6 +109,11 @@ std::string emit_graph_cpp(const CilkProgram& program, const std::string& types_
     out += fmt::format("  p.graph().name_recursive_functions({{{}}});  // helpers on explicit stacks, for their errors\n",
                        fmt::join(names, ", "));
   }
+  if (!program.assertions.empty()) {
+    std::vector<std::string> texts;
+    for (const std::string& a : program.assertions) texts.push_back(raw(a));
+    out += fmt::format("  p.graph().name_assertions({{{}}});  // device code's, for their failures\n", fmt::join(texts, ", "));
+  }
   std::vector<std::string> serial, conditional;  // functions with serial forms: granularity control
   for (const RecursiveHelper& h : program.recursive_helpers)
     if (h.serial) {

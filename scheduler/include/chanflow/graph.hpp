@@ -41,6 +41,11 @@ class RunError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// An assertion of device code failed: what() is C's words for it (Graph::name_assertions).
+class AssertionError : public RunError {
+  using RunError::RunError;
+};
+
 /// A channel stack could not grow another level: every slot of the graph's channel table is
 /// taken (each level of each stack takes one; GraphOptions::max_channels). Usually a recursion
 /// that misses its base case; stack() and level() say where it was.
@@ -344,6 +349,12 @@ class Graph {
   void name_recursive_functions(std::vector<std::string> names) { recursive_functions_ = std::move(names); }
   const std::vector<std::string>& recursive_functions() const noexcept { return recursive_functions_; }
 
+  /// The assertions of device code, as C's assert words a failure (`file:line: function:
+  /// Assertion `expr' failed.`): one that fails reports CHANFLOW_ERR_ASSERT with its index here, and
+  /// the run throws AssertionError with its words.
+  void name_assertions(std::vector<std::string> assertions) { assertions_ = std::move(assertions); }
+  const std::vector<std::string>& assertions() const noexcept { return assertions_; }
+
   /// Throws GraphError naming the nodes if the graph is malformed. Builds the graph's program
   /// (node kinds come from it; a failed build throws OpenCLError with the log). run() calls it.
   void validate();
@@ -407,6 +418,7 @@ class Graph {
   GraphOptions options_;
   DeviceHeap* heap_ = nullptr;
   std::vector<std::string> recursive_functions_;
+  std::vector<std::string> assertions_;
   ChannelTable table_;
   std::vector<std::unique_ptr<ChannelNode>> channels_;
   std::vector<std::unique_ptr<ChannelStackNode>> stacks_;

@@ -77,6 +77,7 @@
 #define CHANFLOW_ERR_NO_HEAP 14u     /* an allocation in a graph given no device heap (Graph::set_heap) */
 #define CHANFLOW_ERR_HELPER_STACK 15u /* a recursive function ran deeper than its explicit stack (detail: its
                                        * frames; extra: which function, Graph::name_recursive_functions) */
+#define CHANFLOW_ERR_ASSERT 16u      /* an assertion of device code failed (detail: which, Graph::name_assertions) */
 
 typedef struct chanflow_status {
   chanflow_u32 code;
