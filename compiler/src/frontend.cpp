@@ -48,8 +48,10 @@ class KeywordRecorder : public clang::PPCallbacks {
     } else if (Name == "inlet") {
       reject(NameTok.getLocation(), "Cilk-5 inlets are not supported by chanflowc; assign the spawn's result to a "
                                     "variable and combine the results after the sync");
-    } else if (Name == "SYNCHED") {
-      reject(NameTok.getLocation(), "SYNCHED is not supported by chanflowc");
+    } else if (Name == "Cilk_lockvar" || Name == "Cilk_lock_init" || Name == "Cilk_lock" || Name == "Cilk_unlock") {
+      reject(NameTok.getLocation(), "Cilk-5 locks (" + Name.str() + ") are not supported by chanflowc: a work-item "
+                                    "that waits for another can stall the device; combine the children's results "
+                                    "after a sync instead");
     } else if (Name == "cilk_for") {
       Out.cilk_fors.push_back(PP.getSourceManager().getExpansionLoc(NameTok.getLocation()));
     } else if (Name == "cilk_reducer") {
@@ -67,7 +69,7 @@ class KeywordRecorder : public clang::PPCallbacks {
   bool isChanflowHeader(clang::SourceLocation Loc) const {
     const clang::SourceManager& SM = PP.getSourceManager();
     const llvm::StringRef File = SM.getFilename(SM.getSpellingLoc(Loc));
-    return File.endswith("cilk/cilk.h") || File.endswith("cilk/cilk5.h");
+    return File.endswith("cilk/cilk.h") || File.endswith("cilk/cilk5.h") || File.endswith("cilk-lib.cilkh");
   }
 
   void reject(clang::SourceLocation Loc, llvm::StringRef Message) {
