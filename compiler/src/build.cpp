@@ -44,9 +44,12 @@ void run_step(const std::string& what, const std::string& command, const fs::pat
                                what, WIFEXITED(status) ? WEXITSTATUS(status) : status, head(log, 12), log.string()));
 }
 
+// $CC or $CXX, unless unset or chanflowc itself (a Makefile run as `make CC=chanflowc` exports
+// it to the commands it runs).
 std::string tool(const char* env, const char* fallback) {
   const char* v = std::getenv(env);
-  return v && *v ? v : fallback;
+  if (!v || !*v || fs::path(v).filename() == "chanflowc") return fallback;
+  return v;
 }
 
 void require_tool(const std::string& name) {
@@ -74,7 +77,10 @@ std::vector<std::string> write_outputs(const Translation& t, const std::string& 
   return written;
 }
 
-void build_executable(const std::vector<Translation>& translations, const BuildOptions& build) {
+namespace {
+
+// A file's host code and graph compiled in build.work_dir: their two objects.
+std::pair<fs::path, fs::path> compile_translation(const Translation& t, const BuildOptions& build) {
   const fs::path dir = build.work_dir;
   const std::string cc = tool("CC", "cc"), cxx = tool("CXX", "c++");
   require_tool(cc);
@@ -83,28 +89,49 @@ void build_executable(const std::vector<Translation>& translations, const BuildO
   for (const std::string& d : config::include_dirs()) includes += " -I" + quote(d);
   std::string user_flags;
   for (const std::string& f : build.flags) user_flags += " " + quote(f);
+  std::string host_options = " -std=gnu11 -O2";
+  for (const std::string& f : build.host_flags) host_options += " " + quote(f);  // the last -O and -std win
   std::string defines;
   for (const char* d : config::kDefinitions) defines += std::string(" ") + d;
+  write_outputs(t, dir.string(), {"cl", "cpp", "c", "h", "dot"});
+  // The host code is the user's file written elsewhere: its "..." headers are beside the source.
+  const std::string host_flags = " -iquote " + quote(fs::absolute(t.source).parent_path().string()) + user_flags;
+  const fs::path host_o = dir / (t.name + ".host.o"), graph_o = dir / (t.name + ".graph.o");
+  run_step(fmt::format("the C compiler ({}) on the host code {}", cc, (dir / (t.name + ".host.c")).string()),
+           fmt::format("{}{} -w{}{} -c {} -o {}", cc, host_options, host_flags, includes,
+                       quote((dir / (t.name + ".host.c")).string()), quote(host_o.string())),
+           dir / (t.name + ".host.log"), build);
+  run_step(fmt::format("the C++ compiler ({}) on the generated graph {}", cxx, (dir / (t.name + ".graph.cpp")).string()),
+           fmt::format("{} -std=c++20 -O2{}{} -c {} -o {}", cxx, defines, includes,
+                       quote((dir / (t.name + ".graph.cpp")).string()), quote(graph_o.string())),
+           dir / (t.name + ".graph.log"), build);
+  return {host_o, graph_o};
+}
+
+}  // namespace
+
+void build_executable(const std::vector<Translation>& translations, const BuildOptions& build) {
+  const fs::path dir = build.work_dir;
+  const std::string cxx = tool("CXX", "c++");
+  require_tool(cxx);
   std::string objects;
   for (const Translation& t : translations) {
-    write_outputs(t, dir.string(), {"cl", "cpp", "c", "h", "dot"});
-    // The host code is the user's file written elsewhere: its "..." headers are beside the source.
-    const std::string host_flags = " -iquote " + quote(fs::absolute(t.source).parent_path().string()) + user_flags;
-    const fs::path host_o = dir / (t.name + ".host.o"), graph_o = dir / (t.name + ".graph.o");
-    run_step(fmt::format("the C compiler ({}) on the host code {}", cc, (dir / (t.name + ".host.c")).string()),
-             fmt::format("{} -std=gnu11 -O2 -w{}{} -c {} -o {}", cc, host_flags, includes,
-                         quote((dir / (t.name + ".host.c")).string()), quote(host_o.string())),
-             dir / (t.name + ".host.log"), build);
-    run_step(fmt::format("the C++ compiler ({}) on the generated graph {}", cxx, (dir / (t.name + ".graph.cpp")).string()),
-             fmt::format("{} -std=c++20 -O2{}{} -c {} -o {}", cxx, defines, includes,
-                         quote((dir / (t.name + ".graph.cpp")).string()), quote(graph_o.string())),
-             dir / (t.name + ".graph.log"), build);
+    const auto [host_o, graph_o] = compile_translation(t, build);
     objects += " " + quote(host_o.string()) + " " + quote(graph_o.string());
   }
+  for (const std::string& input : build.link_inputs) objects += " " + quote(input);
   std::string libs;
   for (const std::string& l : config::link_libraries()) libs += " " + (l[0] == '-' ? l : quote(l));
   run_step(fmt::format("linking {}", build.output), fmt::format("{}{} -o {}{}", cxx, objects, quote(build.output), libs),
            dir / "link.log", build);
+}
+
+void build_object(const Translation& translation, const BuildOptions& build) {
+  const auto [host_o, graph_o] = compile_translation(translation, build);
+  const std::string cxx = tool("CXX", "c++");
+  run_step(fmt::format("combining {}'s objects into {}", translation.source, build.output),
+           fmt::format("{} -r -nostdlib {} {} -o {}", cxx, quote(host_o.string()), quote(graph_o.string()), quote(build.output)),
+           fs::path(build.work_dir) / "object.log", build);
 }
 
 void build_elision(const std::vector<std::string>& inputs, const std::vector<std::string>& flags,
@@ -121,9 +148,11 @@ void build_elision(const std::vector<std::string>& inputs, const std::vector<std
     cilk5 = cilk5 || fs::path(input).extension() == ".cilk";
   }
   if (cilk5) options += " -include cilk/cilk5.h -x c";
+  std::string link = cilk5 ? " -x none" : "";
+  for (const std::string& l : build.link_inputs) link += " " + quote(l);
   fs::create_directories(build.work_dir);
   run_step(fmt::format("the C compiler ({}) on the serial elision of {}", cc, inputs.front()),
-           fmt::format("{} -std=gnu11 -O1 -w{}{} -o {}", cc, options, sources, quote(build.output)),
+           fmt::format("{} -std=gnu11 -O1 -w{}{}{} -o {}", cc, options, sources, link, quote(build.output)),
            fs::path(build.work_dir) / "elision.log", build);
 }
 

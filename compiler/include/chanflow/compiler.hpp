@@ -64,6 +64,11 @@ struct BuildOptions {
   /// The -I and -D options the translation was given: the host code is the user's file and needs
   /// the same macros and headers.
   std::vector<std::string> flags;
+  /// For the host code's compiler only (-O2 unless one is given): -O, -g, -std.
+  std::vector<std::string> host_flags;
+  /// Linked with the program: objects and archives given as inputs (a `chanflowc -c` object, a
+  /// plain C one), and -l, -L, -Wl, -pthread, in the order given.
+  std::vector<std::string> link_inputs;
 };
 
 /// Writes the generated files of a program's files (each translated alone; one holds main, a file
@@ -72,6 +77,10 @@ struct BuildOptions {
 /// build tree, or its installed prefix). Each file's host code finds the headers it includes with
 /// "..." beside its source, as the source did.
 void build_executable(const std::vector<Translation>& translations, const BuildOptions& build);
+
+/// `chanflowc -c`: one file's host code and graph compiled into one relocatable object at
+/// build.output, which a later chanflowc links as an input (as `cc -c` does for `cc`).
+void build_object(const Translation& translation, const BuildOptions& build);
 
 /// Builds the serial elision of a program's files (the Cilk keywords defined away by
 /// <cilk/cilk.h>, or <cilk/cilk5.h> where one is a .cilk file) with the system C compiler into
