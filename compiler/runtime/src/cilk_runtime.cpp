@@ -267,7 +267,9 @@ class Process {
     Kept& k = kept(rt, build, root_stack, loop_leaves);
     Graph& graph = *k.graph;
     rt.svm_fill_zero_async(k.result.get(), k.result.size());
+    const std::vector<void*>& globals = k.program->shared_globals();
     for (KernelNode* node : k.program->kernels()) {  // the heap as it is now
+      if (!globals.empty()) node->set_arg_bytes(globals.data(), globals.size() * sizeof(void*));
       node->clear_uses().uses(k.result);
       for (auto& [p, block] : heap_) node->uses(block);
       for (const SvmBuffer* buffer : external_buffers_) node->uses(*buffer);

@@ -173,7 +173,7 @@ Space AddressSpaces::storage_space(FunctionSpaces& fs, const clang::Expr* e) {
   e = e->IgnoreParenImpCasts();
   if (auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
     if (auto* v = llvm::dyn_cast<clang::VarDecl>(ref->getDecl())) {
-      if (v->hasGlobalStorage()) return Space::Constant;
+      if (v->hasGlobalStorage()) return program_.device_global(v) ? Space::Global : Space::Constant;
       const CilkFunction* f = program_.cilk_function(fs.decl);
       return f && f->is_boxed(v) ? Space::Global : Space::Private;  // boxed: in the task's scratch block
     }

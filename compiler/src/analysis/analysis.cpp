@@ -150,7 +150,7 @@ void Analyzer::keep_on_host(std::set<const clang::FunctionDecl*>& cilk) {
 }
 
 // Whether a function, or a helper it calls, does what device code cannot: calls a function with no
-// definition that the device lacks (printf aside), touches a global that is not a constant, or
+// definition that the device lacks (printf aside), touches a global defined elsewhere (stderr), or
 // keeps a static local.
 bool Analyzer::needs_host(const clang::FunctionDecl* f) {
   std::set<const clang::FunctionDecl*> seen;
@@ -160,7 +160,7 @@ bool Analyzer::needs_host(const clang::FunctionDecl* f) {
     if (!b.static_locals.empty()) return true;
     for (const clang::DeclRefExpr* r : b.global_refs) {
       const auto* v = llvm::cast<clang::VarDecl>(r->getDecl());
-      if (!(v->getType().isConstQualified() && v->hasInit()) || writes(r)) return true;
+      if ((!(v->getType().isConstQualified() && v->hasInit()) || writes(r)) && !shared_global(v)) return true;
     }
     for (const clang::CallExpr* c : b.calls) {
       const clang::FunctionDecl* callee = c->getDirectCallee();

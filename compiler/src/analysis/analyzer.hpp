@@ -75,6 +75,7 @@ class Analyzer {
   // ---- device code: what Cilk functions and helpers may not do
   void check_device_code(const clang::FunctionDecl* d, const BodyFacts& b);
   bool writes(const clang::DeclRefExpr* ref);
+  const clang::VarDecl* shared_global(const clang::VarDecl* v) const;
   void record_assertion(const clang::FunctionDecl* d, const clang::CallExpr* c);
   const clang::Stmt* find_cilk5_abort(const clang::Stmt* s);
 

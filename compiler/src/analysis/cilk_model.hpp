@@ -188,6 +188,18 @@ struct CilkProgram {
   /// (`file:line: function: Assertion `expr' failed.`), and the index of each call.
   std::vector<std::string> assertions;
   std::map<const clang::CallExpr*, unsigned> assertion_of;
+  /// The file's globals device code reads or writes (their definitions), other than the constants
+  /// it copies: each lives in an SVM cell host code names too (host_svm.cpp), whose address kernel
+  /// nodes find at index i of their argument block (CHANFLOW_ARGS).
+  std::vector<const clang::VarDecl*> device_globals;
+  std::map<const clang::VarDecl*, unsigned> global_index;
+  /// `v`'s index in device_globals, if device code reaches it there.
+  std::optional<unsigned> device_global(const clang::VarDecl* v) const {
+    const clang::VarDecl* d = v->getDefinition();
+    if (!d) d = const_cast<clang::VarDecl*>(v)->getActingDefinition();
+    auto it = global_index.find(d ? d : v);
+    return it == global_index.end() ? std::nullopt : std::optional<unsigned>(it->second);
+  }
   unsigned helper_stack_frames = 64;  ///< --helper-stack: a recursive helper's activations at most
   bool serial_forms = true;  ///< granularity control (TranslateOptions::serial_forms)
   std::optional<unsigned> serial_cutoff;  ///< --serial-cutoff=N: the program's own depth; none: auto

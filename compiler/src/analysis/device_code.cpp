@@ -26,12 +26,21 @@ void Analyzer::check_device_code(const clang::FunctionDecl* d, const BodyFacts& 
   for (const clang::DeclRefExpr* g : b.global_refs) {
     const auto* v = llvm::cast<clang::VarDecl>(g->getDecl());
     const bool constant = v->getType().isConstQualified() && v->hasInit();
-    if (constant && !writes(g)) continue;
-    error(g->getLocation(), std::string(writes(g) ? "writes" : "reads") + " global '" + v->getNameAsString() +
-                                "' in device code: " +
-                                (writes(g) ? "Cilk functions and their helpers cannot write globals"
-                                           : "only const globals with an initializer reach the device; pass the "
-                                             "value as an argument"));
+    if (constant && !writes(g)) continue;  // copied into the device code
+    if (v->isStaticLocal()) continue;      // reported with the static locals
+    const clang::VarDecl* def = shared_global(v);
+    if (!def) {
+      const clang::VarDecl* d = v->getDefinition() ? v->getDefinition() : v->getActingDefinition();
+      const bool unnamed = d && SM.isInMainFile(SM.getExpansionLoc(d->getLocation()));
+      error(g->getLocation(), std::string(writes(g) ? "writes" : "reads") + " global '" + v->getNameAsString() +
+                                  "' in device code: chanflowc moves a global that device code uses into memory "
+                                  "host and device share, " +
+                                  (unnamed ? "and device code must name its type: give its struct a tag or a typedef"
+                                           : "but only one this file defines"));
+      continue;
+    }
+    if (Program.global_index.emplace(def, static_cast<unsigned>(Program.device_globals.size())).second)
+      Program.device_globals.push_back(def);
   }
   if (const auto* abort_stmt = find_cilk5_abort(d->getBody()))
     error(abort_stmt->getBeginLoc(), "Cilk-5 'abort' is not supported by chanflowc");
@@ -50,6 +59,19 @@ void Analyzer::record_assertion(const clang::FunctionDecl* d, const clang::CallE
     if (auto* l = llvm::dyn_cast<clang::IntegerLiteral>(strip(c->getArg(2)))) line = llvm::toString(l->getValue(), 10, false);
   Program.assertion_of[c] = static_cast<unsigned>(Program.assertions.size());
   Program.assertions.push_back(text(1) + ":" + line + ": " + d->getNameAsString() + ": Assertion `" + text(0) + "' failed.");
+}
+
+// The definition of a global the compiled file defines, which device code may share with the host;
+// null for one defined elsewhere (another file, a system header), or of a type the device lacks.
+const clang::VarDecl* Analyzer::shared_global(const clang::VarDecl* v) const {
+  const clang::VarDecl* def = v->getDefinition();
+  if (!def) def = v->getActingDefinition();  // `int n;`: a tentative definition
+  if (!def || def->isStaticLocal() || !SM.isInMainFile(SM.getExpansionLoc(def->getLocation()))) return nullptr;
+  if (def->getType()->isVariableArrayType() || def->getType()->isIncompleteType()) return nullptr;
+  const clang::Type* t = def->getType()->getBaseElementTypeUnsafe();
+  if (const clang::TagDecl* tag = t->getAsTagDecl(); tag && tag->getName().empty() && !tag->getTypedefNameForAnonDecl())
+    return nullptr;  // device code could not name its type
+  return def;
 }
 
 bool Analyzer::writes(const clang::DeclRefExpr* ref) {
@@ -128,9 +150,12 @@ void Analyzer::find_env_users() {
       if (m == MemoryCall::Alloca) Program.alloca_users.insert(f);
     }
   Program.env_users = Program.heap_users;
-  for (const clang::FunctionDecl* f : device)  // a failed assertion reports through it
-    for (const clang::CallExpr* c : Facts[f].calls)
+  for (const clang::FunctionDecl* f : device) {
+    for (const clang::CallExpr* c : Facts[f].calls)  // a failed assertion reports through it
       if (c->getDirectCallee() && c->getDirectCallee()->getName() == "__assert_fail") Program.env_users.insert(f);
+    for (const clang::DeclRefExpr* g : Facts[f].global_refs)  // a shared global's address is in its arguments
+      if (Program.device_global(llvm::cast<clang::VarDecl>(g->getDecl()))) Program.env_users.insert(f);
+  }
   for (const RecursiveHelper& h : Program.recursive_helpers) Program.env_users.insert(h.decl->getCanonicalDecl());
   for (std::set<const clang::FunctionDecl*>* users : {&Program.heap_users, &Program.env_users})
     for (bool changed = true; changed;) {  // callers of helpers that reach it reach it too
@@ -247,6 +272,10 @@ void Analyzer::collect_types_and_constants() {
     for (const clang::VarDecl* v : b.locals) visit_type(v->getType());
     for (const clang::DeclRefExpr* g : b.global_refs) {
       const auto* v = llvm::cast<clang::VarDecl>(g->getDecl());
+      if (Program.device_global(v)) {
+        visit_type(v->getType());
+        continue;
+      }
       if (constants.insert(v).second) {
         visit_type(v->getType());
         Program.constants.push_back(v);

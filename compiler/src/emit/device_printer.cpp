@@ -65,6 +65,13 @@ bool DevicePrinter::handledStmt(clang::Stmt* s, llvm::raw_ostream& os) {
   }
   if (auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(s)) {
     if (auto* v = llvm::dyn_cast<clang::VarDecl>(ref->getDecl())) {
+      if (const std::optional<unsigned> g = Program.device_global(v)) {
+        // A global host and device share: its SVM cell, whose address is the node's argument g.
+        const clang::QualType cell = Ctx.getPointerType(
+            Ctx.getAddrSpaceQualType(device_qual_type(Ctx, v->getType(), true), clang::LangAS::opencl_global));
+        os << "(*(" << device_type(Ctx, cell, false) << ")((__global const ulong*)cf_env->user_args)[" << *g << "])";
+        return true;
+      }
       const std::string name = name_of(v);
       if (name != v->getNameAsString()) {
         os << name;

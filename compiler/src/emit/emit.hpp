@@ -48,9 +48,10 @@ std::string emit_device_code(clang::ASTContext& ctx, const CilkProgram& program)
 /// the task's scratch block before the body.
 std::string kernel_node_code(const CilkFunction& f, bool box_in_wrapper);
 std::string emit_host_c(clang::ASTContext& ctx, const CilkProgram& program);
-/// Every host variable whose address host code takes moves to an SVM cell that host code names
-/// instead (host_svm.cpp): rewrites for emit_host_c.
-void place_host_variables_in_svm(clang::ASTContext& ctx, const CilkProgram& program, clang::Rewriter& rewriter);
+/// Every host variable whose address host code takes, and every global device code uses, moves to
+/// an SVM cell that host code names instead (host_svm.cpp): rewrites for emit_host_c. Returns the
+/// definition of `<name>__globals()`, the shared globals' addresses (empty where there are none).
+std::string place_host_variables_in_svm(clang::ASTContext& ctx, const CilkProgram& program, clang::Rewriter& rewriter);
 std::string emit_graph_cpp(const CilkProgram& program, const std::string& types_h, const std::string& device_cl);
 std::string emit_dot(const CilkProgram& program);
 

@@ -64,7 +64,7 @@ class FunctionPrinter : public ResumablePrinter {
       if (!F.is_boxed(p)) out += "  " + device_type(Ctx, p->getType().getUnqualifiedType(), true, F.field.at(p)) + ";\n";
     if (Program.takes_env(F.decl))
       out += fmt::format("  __global const chanflow_node_env* cf_env = cf_ctx->env; /* {} */\n",
-                         Program.reaches_heap(F.decl) ? "the device heap's" : "a recursive helper's errors go through it");
+                         Program.reaches_heap(F.decl) ? "the device heap's" : "its errors and shared globals go through it");
     if (Allocas) out += "  ulong cf_allocas = 0; /* its alloca blocks, released when it returns */\n";
     if (!F.boxed.empty()) {
       out += fmt::format("  /* locals whose address children get: the task's scratch block, kept by its frame */\n"

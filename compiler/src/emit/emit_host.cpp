@@ -64,14 +64,14 @@ std::string emit_host_c(clang::ASTContext& ctx, const CilkProgram& program) {
     // The stub is shorter than the body: keep the lines after it numbered as in the source.
     rewriter.ReplaceText(body, stub_body(ctx, f) + fmt::format("\n#line {} \"{}\"\n", sm.getExpansionLineNumber(body.getEnd()), program.path));
   }
-  place_host_variables_in_svm(ctx, program, rewriter);
+  const std::string globals = place_host_variables_in_svm(ctx, program, rewriter);
   if (first.isValid()) {
     const unsigned line = sm.getExpansionLineNumber(first);
     rewriter.InsertTextBefore(first, declarations + fmt::format("#line {} \"{}\"\n", line, program.path));
   }
   const clang::RewriteBuffer* buffer = rewriter.getRewriteBufferFor(main);
-  if (!buffer) return std::string(sm.getBufferData(main));
-  return std::string(buffer->begin(), buffer->end());
+  if (!buffer) return std::string(sm.getBufferData(main)) + globals;
+  return std::string(buffer->begin(), buffer->end()) + globals;
 }
 
 unsigned spawn_bound(const CilkProgram& program, const CilkFunction& caller, const CilkFunction& callee) {
@@ -102,6 +102,13 @@ std::string emit_graph_cpp(const CilkProgram& program, const std::string& types_
       "void build(chanflow::cilk::ProgramGraph& p) {{\n  p.add_source(kTypes);\n  p.add_source(kKernels);\n",
       program.name, raw(types_h), raw(device_cl));
   if (program.uses_heap()) out += "  p.uses_heap();  // malloc, alloca, free in device code: the device heap\n";
+  if (!program.device_globals.empty()) {
+    const std::string declaration = fmt::format("extern \"C\" void* const* {}__globals(void);  // the host code's\n\n", program.name);
+    out.insert(out.find("namespace {"), declaration);
+  }
+  if (!program.device_globals.empty())
+    out += fmt::format("  p.shares_globals({0}__globals(), {1});  // their cells' addresses: every kernel node's arguments\n",
+                       program.name, program.device_globals.size());
   if (!program.recursive_helpers.empty()) {
     std::vector<std::string> names;
     for (const RecursiveHelper& h : program.recursive_helpers)

@@ -96,12 +96,13 @@ clang::SourceLocation after_semicolon(clang::SourceLocation end, const clang::So
 
 }  // namespace
 
-void place_host_variables_in_svm(clang::ASTContext& ctx, const CilkProgram& program, clang::Rewriter& rewriter) {
+std::string place_host_variables_in_svm(clang::ASTContext& ctx, const CilkProgram& program, clang::Rewriter& rewriter) {
   clang::SourceManager& sm = ctx.getSourceManager();
   const clang::LangOptions& lo = ctx.getLangOpts();
   clang::DiagnosticsEngine& diags = ctx.getDiagnostics();
   HostUses uses(ctx, program);
   uses.TraverseDecl(ctx.getTranslationUnitDecl());
+  for (const clang::VarDecl* g : program.device_globals) uses.Addressed.insert(g);  // device code's: shared
 
   std::map<const clang::VarDecl*, std::string> cell;  // how host code names each placed variable
   unsigned next = 0;
@@ -154,6 +155,11 @@ void place_host_variables_in_svm(clang::ASTContext& ctx, const CilkProgram& prog
   // Every use in host functions names the cell (the declaration keeps the initial value).
   for (const HostUses::Ref& r : uses.Refs) {
     auto it = cell.find(r.var);
+    if (it == cell.end()) {
+      const clang::VarDecl* def = r.var->getDefinition();
+      if (!def) def = const_cast<clang::VarDecl*>(r.var)->getActingDefinition();
+      if (def) it = cell.find(def);
+    }
     if (it == cell.end() || !r.function) continue;
     if (auto d = uses.Declared.find(r.var); d != uses.Declared.end() &&
                                             d->second->getSourceRange().fullyContains(r.expr->getSourceRange()))
@@ -172,6 +178,17 @@ void place_host_variables_in_svm(clang::ASTContext& ctx, const CilkProgram& prog
     }
     rewriter.ReplaceText(loc, static_cast<unsigned>(r.var->getName().size()), it->second);
   }
+  if (program.device_globals.empty()) return "";
+  // The addresses of the globals device code shares, in its order: its kernel nodes' arguments.
+  std::string table;
+  for (const clang::VarDecl* g : program.device_globals) {
+    auto it = cell.find(g);
+    table += it == cell.end() ? "0, " : "&" + it->second + ", ";
+  }
+  return fmt::format("\n/* chanflowc: the globals device code shares with this file's host code, as its kernel nodes find them */\n"
+                     "void* const* {0}__globals(void) {{\n  static void* table[{1}];\n  void* const cells[{1}] = {{{2}}};\n"
+                     "  for (int i = 0; i < {1}; ++i) table[i] = cells[i];\n  return table;\n}}\n",
+                     program.name, program.device_globals.size(), table);
 }
 
 }  // namespace chanflow::compiler

@@ -26,10 +26,4 @@ int calls_recursive(int n) {
   return y + recursive_helper(n);
 }
 
-int spawns_writer(int n) {  // device code spawns writes_global: it is a Cilk function
-  int z = cilk_spawn writes_global(n);
-  cilk_sync;
-  return z;
-}
-
 int main(void) { return spawn_in_expression(1); }

@@ -108,6 +108,12 @@ class KernelNode {
     std::memcpy(args_.data(), &args, sizeof(Args));
     return *this;
   }
+  /// The same, from bytes (an argument block whose size is known at run time).
+  KernelNode& set_arg_bytes(const void* bytes, std::size_t size) {
+    args_.resize(size);
+    std::memcpy(args_.data(), bytes, size);
+    return *this;
+  }
   /// Declares an SVM allocation the body reaches through a pointer in its arguments or in its
   /// CEs (a root task's result slot, say). Per kernel: each node's launches name only its own
   /// (NVIDIA's OpenCL charges every launch for each one), so an allocation that two kernels

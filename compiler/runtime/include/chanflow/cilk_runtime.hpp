@@ -51,6 +51,10 @@ class ProgramGraph {
   /// The program's device code allocates (malloc, alloca): its graphs get the process's device
   /// heap (RunSettings::heap_bytes, CHANFLOW_HEAP), made at the first such call.
   void uses_heap() { heap_ = true; }
+  /// The SVM cells of the globals device code shares with the host (chanflowc's `<name>__globals`):
+  /// every kernel node's argument block holds their addresses, in this order.
+  void shares_globals(void* const* cells, std::size_t n) { globals_.assign(cells, cells + n); }
+  const std::vector<void*>& shared_globals() const { return globals_; }
   bool wants_heap() const { return heap_; }
 
   /// Granularity control: these Cilk functions have serial forms, which their tasks run from a
@@ -77,6 +81,7 @@ class ProgramGraph {
   std::uint32_t capacity_;
   bool capacity_fixed_;
   bool heap_ = false;
+  std::vector<void*> globals_;
   std::vector<std::string> serial_functions_, serial_conditions_;
   std::optional<std::uint32_t> compiled_depth_;
   std::deque<KernelNode*> kernels_;
