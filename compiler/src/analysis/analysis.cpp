@@ -505,6 +505,7 @@ bool Analyzer::classify_destination(SpawnSite& site, const clang::Expr* lhs, Cil
 
 std::optional<CilkProgram> analyze(clang::ASTContext& ctx, const KeywordLocations& keywords,
                                    const TranslateOptions& options) {
+  split_conditional_returns(ctx);
   Analyzer analyzer(ctx, keywords, options);
   std::optional<CilkProgram> program = analyzer.run();
   if (program)

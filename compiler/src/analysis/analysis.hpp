@@ -25,6 +25,10 @@ std::set<const clang::FunctionDecl*> host_drivers(clang::ASTContext& ctx, const 
                                                   const TranslateOptions& options,
                                                   std::set<const clang::FunctionDecl*> cilk);
 
+/// Rewrites, in the AST, each `return c ? a : b;` of a function whose branches call the function
+/// itself into `if (c) return a; else return b;` (conditional_returns.cpp): before the analysis.
+void split_conditional_returns(clang::ASTContext& ctx);
+
 /// The expression with implicit casts, parentheses and cleanups looked through.
 const clang::Expr* strip(const clang::Expr* e);
 

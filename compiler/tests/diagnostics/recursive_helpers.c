@@ -2,8 +2,8 @@
 #include <cilk/cilk.h>
 #include <stdlib.h>
 
-/* The call sits in a branch of ?: (made only when n > 0): it cannot be made first. */
-int countdown(int n) { return n <= 0 ? 0 : countdown(n - 1); }
+/* The call sits in a branch of ?: outside a return (made only when n > 0): it cannot be made first. */
+int countdown(int n) { int r = n <= 0 ? 0 : countdown(n - 1); return r; }
 
 /* On the right of && (made only when the left holds). */
 int all_even(int *a, int n) { return n == 0 || (a[0] % 2 == 0 && all_even(a + 1, n - 1)); }

@@ -18,7 +18,7 @@ int writes_global(int n) {
   return y;
 }
 
-int recursive_helper(int n) { return n <= 0 ? 0 : recursive_helper(n - 1); }
+int recursive_helper(int n) { return n > 0 && recursive_helper(n - 1); }
 
 int calls_recursive(int n) {
   int y = cilk_spawn leaf(n);
