@@ -100,7 +100,9 @@ std::string emit_graph_cpp(const CilkProgram& program, const std::string& types_
       "#include <chanflow/cilk_runtime.hpp>\n\n#include \"{0}.types.h\"\n\nnamespace {{\n\n"
       "const char* const kTypes = {1};\n\nconst char* const kKernels = {2};\n\n"
       "void build(chanflow::cilk::ProgramGraph& p) {{\n  p.add_source(kTypes);\n  p.add_source(kKernels);\n",
-      program.name, raw(types_h), raw(device_cl));
+      // Named for the device compiler's log, which would otherwise count them as the runtime's file before them.
+      program.name, raw(fmt::format("#line 1 \"{}.types.h\"\n", program.name) + types_h),
+      raw(fmt::format("#line 1 \"{}.cl\"\n", program.name) + device_cl));
   if (program.uses_heap()) out += "  p.uses_heap();  // malloc, alloca, free in device code: the device heap\n";
   if (!program.device_globals.empty()) {
     const std::string declaration = fmt::format("extern \"C\" void* const* {}__globals(void);  // the host code's\n\n", program.name);
