@@ -2,6 +2,7 @@
 #pragma once
 
 #include "common/workload.hpp"
+#include "fib/fib_types.h"
 
 #include <chanflow/cilk_runtime.hpp>
 
@@ -21,17 +22,10 @@ struct FibArgs {
   std::uint32_t* result;  // an SVM pointer: __global uint* on the device
 };
 
-/// The Cilk lowering (Figures 4-9, 4-10): a task frame and its continuation frame.
-struct FibFrame {
-  chanflow_task task;
-  std::uint32_t n;
-  std::uint32_t pad;
-};
-
-struct FibCont {
-  chanflow_frame frame;
-  std::uint64_t x, y;
-};
+/// The Cilk lowering (Figures 4-9, 4-10): a task frame and its continuation frame (fib_types.h,
+/// which the kernels build too).
+using ::FibCont;
+using ::FibFrame;
 
 struct FibResult {
   std::uint64_t value = 0;

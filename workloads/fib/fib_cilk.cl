@@ -10,17 +10,7 @@
  *   }                                  both children have returned into its slots
  */
 
-typedef struct {
-  chanflow_task task; /* where the result goes: a slot of the parent's continuation frame */
-  uint n;
-  uint pad;
-} FibFrame;
-
-typedef struct {
-  chanflow_frame frame; /* filled by the library: return link, join counter */
-  ulong x;              /* slot 0 */
-  ulong y;              /* slot 1 */
-} FibCont;
+/* FibFrame and FibCont: fib_types.h, which the graph builds before this file. */
 
 void fib_pre_sync(__global FibFrame* f, chanflow_ctx* ctx) {
   if (f->n <= 2) {

@@ -9,7 +9,7 @@ FibCilk::FibCilk(const Runtime& runtime, const RunSettings& options)
     : runtime_(runtime),
       settings_(options.for_device(runtime.caps())),
       graph_(runtime, settings_.graph_options()),
-      tasks_((graph_.add_source(std::string(workloads_cl::fib_cilk_cl())),
+      tasks_((graph_.add_source(std::string(workloads_cl::fib_types_h())), graph_.add_source(std::string(workloads_cl::fib_cilk_cl())),
               graph_.channel_stack<FibFrame>("fib", settings_.capacity))),
       conts_(graph_.channel_stack<FibCont>("fib_cont", settings_.capacity, StackKind::Continuations)),
       result_(runtime, sizeof(std::uint64_t)) {
