@@ -1,7 +1,7 @@
 // The analysis (see analysis.hpp): the Cilk model. Cilk functions are those that spawn, sync, open
 // a cilk_scope, are spawned, carry Cilk-5's `cilk`, or are called from a Cilk function and call
-// one; main and everything else it calls stays host code. What device code needs and may not do
-// is device_code.cpp's.
+// one; main and everything else it calls stays host code, and so do host drivers
+// (host_drivers.cpp). What device code needs and may not do is device_code.cpp's.
 #include "analysis/analyzer.hpp"
 
 #include "emit/emit.hpp"
@@ -30,23 +30,6 @@ std::optional<CilkProgram> Analyzer::run() {
   collect_types_and_constants();
   if (Diags.hasErrorOccurred()) return std::nullopt;
   return std::move(Program);
-}
-
-std::set<const clang::FunctionDecl*> Analyzer::host_drivers(std::set<const clang::FunctionDecl*> cilk) {
-  Probing = true;  // nothing reported: the analysis proper says it
-  collect_functions();
-  const std::set<const clang::FunctionDecl*> all = cilk;
-  keep_on_host(cilk);
-  std::set<const clang::FunctionDecl*> host;
-  for (const clang::FunctionDecl* f : all)
-    if (!cilk.count(f)) host.insert(f);
-  return host;
-}
-
-std::set<const clang::FunctionDecl*> host_drivers(clang::ASTContext& ctx, const KeywordLocations& keywords,
-                                                  const TranslateOptions& options,
-                                                  std::set<const clang::FunctionDecl*> cilk) {
-  return Analyzer(ctx, keywords, options).host_drivers(std::move(cilk));
 }
 
 // ---- diagnostics
@@ -129,52 +112,6 @@ void Analyzer::find_cilk_functions() {
     }
     CilkOrder.push_back(f);
   }
-}
-
-// A function that spawns but that only host code calls (main's driver: it times the spawns,
-// prints, reads the input), and whose body needs the host, stays host code like main: its spawns
-// and calls of Cilk functions are graph runs, one after another, and its syncs have nothing left
-// to wait for. One that a Cilk function spawns or calls (itself, say) is a Cilk function whatever
-// it needs (and is told why it cannot be).
-void Analyzer::keep_on_host(std::set<const clang::FunctionDecl*>& cilk) {
-  std::set<const clang::FunctionDecl*> host;
-  for (const clang::FunctionDecl* f : cilk)
-    if (Definitions.count(f) && !is_main(Definitions[f]) && needs_host(f)) host.insert(f);
-  for (const clang::FunctionDecl* f : cilk) {  // called by another Cilk function, itself included: not a driver
-    if (!Definitions.count(f) || is_main(Definitions[f])) continue;
-    for (const auto* calls : {&Facts[f].calls, &Facts[f].spawns})
-      for (const clang::CallExpr* c : *calls)
-        if (const clang::FunctionDecl* g = definition(c->getDirectCallee())) host.erase(g->getCanonicalDecl());
-  }
-  for (const clang::FunctionDecl* f : host) cilk.erase(f);
-}
-
-// Whether a function, or a helper it calls, does what device code cannot: calls a function with no
-// definition that the device lacks (printf aside), touches a global defined elsewhere (stderr), or
-// keeps a static local.
-bool Analyzer::needs_host(const clang::FunctionDecl* f) {
-  std::set<const clang::FunctionDecl*> seen;
-  std::function<bool(const clang::FunctionDecl*)> visit = [&](const clang::FunctionDecl* g) {
-    if (!seen.insert(g).second) return false;
-    const BodyFacts& b = Facts[g];
-    if (!b.static_locals.empty()) return true;
-    for (const clang::DeclRefExpr* r : b.global_refs) {
-      const auto* v = llvm::cast<clang::VarDecl>(r->getDecl());
-      if ((!(v->getType().isConstQualified() && v->hasInit()) || writes(r)) && !shared_global(v)) return true;
-    }
-    for (const clang::CallExpr* c : b.calls) {
-      const clang::FunctionDecl* callee = c->getDirectCallee();
-      if (!callee || memory_call(callee) != MemoryCall::None) continue;
-      const clang::FunctionDecl* h = definition(callee);
-      if (!h) {
-        if (!is_device_builtin(callee->getNameAsString()) || callee->getName() == "printf") return true;
-      } else if (visit(h->getCanonicalDecl())) {
-        return true;
-      }
-    }
-    return false;
-  };
-  return visit(f);
 }
 
 bool Analyzer::calls_cilk(const clang::FunctionDecl* f, const std::set<const clang::FunctionDecl*>& cilk) {

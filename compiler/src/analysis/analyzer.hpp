@@ -40,7 +40,8 @@ class Analyzer {
   bool has_cilk_qualifier(const clang::FunctionDecl* f) const;
   void find_cilk_functions();
   bool calls_cilk(const clang::FunctionDecl* f, const std::set<const clang::FunctionDecl*>& cilk);
-  void keep_on_host(std::set<const clang::FunctionDecl*>& cilk);
+  /// Removes the host drivers from `cilk` (host_drivers.cpp), and returns them.
+  std::set<const clang::FunctionDecl*> keep_on_host(std::set<const clang::FunctionDecl*>& cilk);
   bool needs_host(const clang::FunctionDecl* f);
   void add_cilk_function(const clang::FunctionDecl* key);
 
@@ -75,7 +76,7 @@ class Analyzer {
   // ---- device code: what Cilk functions and helpers may not do
   void check_device_code(const clang::FunctionDecl* d, const BodyFacts& b);
   bool writes(const clang::DeclRefExpr* ref);
-  const clang::VarDecl* shared_global(const clang::VarDecl* v) const;
+  const char* unshareable(const clang::VarDecl* v) const;
   void record_assertion(const clang::FunctionDecl* d, const clang::CallExpr* c);
   const clang::Stmt* find_cilk5_abort(const clang::Stmt* s);
 

@@ -163,6 +163,15 @@ struct RecursiveHelper {
   bool serial = false;
 };
 
+/// The definition of a global: its one with an initializer, or else its tentative one (`int n;`);
+/// `v` itself where the file has neither (an `extern` defined elsewhere).
+inline const clang::VarDecl* global_definition(const clang::VarDecl* v) {
+  auto* var = const_cast<clang::VarDecl*>(v);  // Clang 15's getActingDefinition is not const
+  if (const clang::VarDecl* d = var->getDefinition()) return d;
+  if (const clang::VarDecl* d = var->getActingDefinition()) return d;
+  return v;
+}
+
 struct CilkProgram {
   std::string name;  ///< the input's stem: names the generated files
   std::string path;  ///< the input as given (for #line in the host code)
@@ -195,9 +204,7 @@ struct CilkProgram {
   std::map<const clang::VarDecl*, unsigned> global_index;
   /// `v`'s index in device_globals, if device code reaches it there.
   std::optional<unsigned> device_global(const clang::VarDecl* v) const {
-    const clang::VarDecl* d = v->getDefinition();
-    if (!d) d = const_cast<clang::VarDecl*>(v)->getActingDefinition();
-    auto it = global_index.find(d ? d : v);
+    auto it = global_index.find(global_definition(v));
     return it == global_index.end() ? std::nullopt : std::optional<unsigned>(it->second);
   }
   unsigned helper_stack_frames = 64;  ///< --helper-stack: a recursive helper's activations at most

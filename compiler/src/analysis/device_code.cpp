@@ -28,17 +28,13 @@ void Analyzer::check_device_code(const clang::FunctionDecl* d, const BodyFacts& 
     const bool constant = v->getType().isConstQualified() && v->hasInit();
     if (constant && !writes(g)) continue;  // copied into the device code
     if (v->isStaticLocal()) continue;      // reported with the static locals
-    const clang::VarDecl* def = shared_global(v);
-    if (!def) {
-      const clang::VarDecl* d = v->getDefinition() ? v->getDefinition() : v->getActingDefinition();
-      const bool unnamed = d && SM.isInMainFile(SM.getExpansionLoc(d->getLocation()));
+    if (const char* why = unshareable(v)) {
       error(g->getLocation(), std::string(writes(g) ? "writes" : "reads") + " global '" + v->getNameAsString() +
                                   "' in device code: chanflowc moves a global that device code uses into memory "
-                                  "host and device share, " +
-                                  (unnamed ? "and device code must name its type: give its struct a tag or a typedef"
-                                           : "but only one this file defines"));
+                                  "host and device share, " + why);
       continue;
     }
+    const clang::VarDecl* def = global_definition(v);
     if (Program.global_index.emplace(def, static_cast<unsigned>(Program.device_globals.size())).second)
       Program.device_globals.push_back(def);
   }
@@ -61,17 +57,18 @@ void Analyzer::record_assertion(const clang::FunctionDecl* d, const clang::CallE
   Program.assertions.push_back(text(1) + ":" + line + ": " + d->getNameAsString() + ": Assertion `" + text(0) + "' failed.");
 }
 
-// The definition of a global the compiled file defines, which device code may share with the host;
-// null for one defined elsewhere (another file, a system header), or of a type the device lacks.
-const clang::VarDecl* Analyzer::shared_global(const clang::VarDecl* v) const {
-  const clang::VarDecl* def = v->getDefinition();
-  if (!def) def = v->getActingDefinition();  // `int n;`: a tentative definition
-  if (!def || def->isStaticLocal() || !SM.isInMainFile(SM.getExpansionLoc(def->getLocation()))) return nullptr;
-  if (def->getType()->isVariableArrayType() || def->getType()->isIncompleteType()) return nullptr;
-  const clang::Type* t = def->getType()->getBaseElementTypeUnsafe();
-  if (const clang::TagDecl* tag = t->getAsTagDecl(); tag && tag->getName().empty() && !tag->getTypedefNameForAnonDecl())
-    return nullptr;  // device code could not name its type
-  return def;
+// Why device code cannot share a global with the host (null: it can): the compiled file must
+// define it, and device code must be able to name its type.
+const char* Analyzer::unshareable(const clang::VarDecl* v) const {
+  const clang::VarDecl* def = global_definition(v);
+  if (def->hasExternalStorage() || !SM.isInMainFile(SM.getExpansionLoc(def->getLocation())))
+    return "but only one this file defines";
+  const clang::QualType t = def->getType();
+  if (t->isVariableArrayType() || t->isIncompleteType()) return "but only one of a complete, fixed size";
+  if (const clang::TagDecl* tag = t->getBaseElementTypeUnsafe()->getAsTagDecl();
+      tag && tag->getName().empty() && !tag->getTypedefNameForAnonDecl())
+    return "and device code must name its type: give its struct a tag or a typedef";
+  return nullptr;
 }
 
 bool Analyzer::writes(const clang::DeclRefExpr* ref) {
@@ -152,7 +149,7 @@ void Analyzer::find_env_users() {
   Program.env_users = Program.heap_users;
   for (const clang::FunctionDecl* f : device) {
     for (const clang::CallExpr* c : Facts[f].calls)  // a failed assertion reports through it
-      if (c->getDirectCallee() && c->getDirectCallee()->getName() == "__assert_fail") Program.env_users.insert(f);
+      if (Program.assertion_of.count(c)) Program.env_users.insert(f);
     for (const clang::DeclRefExpr* g : Facts[f].global_refs)  // a shared global's address is in its arguments
       if (Program.device_global(llvm::cast<clang::VarDecl>(g->getDecl()))) Program.env_users.insert(f);
   }

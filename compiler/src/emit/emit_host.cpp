@@ -105,12 +105,11 @@ std::string emit_graph_cpp(const CilkProgram& program, const std::string& types_
       raw(fmt::format("#line 1 \"{}.cl\"\n", program.name) + device_cl));
   if (program.uses_heap()) out += "  p.uses_heap();  // malloc, alloca, free in device code: the device heap\n";
   if (!program.device_globals.empty()) {
-    const std::string declaration = fmt::format("extern \"C\" void* const* {}__globals(void);  // the host code's\n\n", program.name);
-    out.insert(out.find("namespace {"), declaration);
-  }
-  if (!program.device_globals.empty())
+    out.insert(out.find("namespace {"),
+               fmt::format("extern \"C\" void* const* {}__globals(void);  // the host code's\n\n", program.name));
     out += fmt::format("  p.shares_globals({0}__globals(), {1});  // their cells' addresses: every kernel node's arguments\n",
                        program.name, program.device_globals.size());
+  }
   if (!program.recursive_helpers.empty()) {
     std::vector<std::string> names;
     for (const RecursiveHelper& h : program.recursive_helpers)

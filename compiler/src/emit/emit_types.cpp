@@ -11,8 +11,6 @@
 #include <clang/Tooling/Core/Replacement.h>
 #include <fmt/format.h>
 
-#include <array>
-#include <map>
 #include <set>
 
 namespace chanflow::compiler {
@@ -22,30 +20,18 @@ bool in_program_code(clang::ASTContext& ctx, const clang::Decl* d) {
   return is_program_code(ctx.getSourceManager(), d->getLocation());
 }
 
-// The typedefs of channel_layout.h that spell C's `long long` in code both sides compile: in OpenCL
-// C `long long` is 128 bits. Made once per context (never added to the translation unit, so that
-// nothing else sees them) and forgotten with it.
-const clang::TypedefDecl* fixed_width_typedef(clang::ASTContext& ctx, bool is_unsigned) {
-  static std::map<const clang::ASTContext*, std::array<const clang::TypedefDecl*, 2>> made;
-  auto [it, fresh] = made.try_emplace(&ctx);
-  if (fresh) {
-    ctx.AddDeallocation([](void* c) { made.erase(static_cast<const clang::ASTContext*>(c)); }, &ctx);
-    auto make = [&](const char* name, clang::QualType t) {
-      return clang::TypedefDecl::Create(ctx, ctx.getTranslationUnitDecl(), {}, {}, &ctx.Idents.get(name),
-                                        ctx.getTrivialTypeSourceInfo(t));
-    };
-    it->second = {make("chanflow_llong", ctx.LongLongTy), make("chanflow_ullong", ctx.UnsignedLongLongTy)};
-  }
-  return it->second[is_unsigned ? 1 : 0];
-}
-
 }  // namespace
 
 clang::QualType device_scalar_type(clang::ASTContext& ctx, clang::QualType t) {
   const auto* b = llvm::dyn_cast<clang::BuiltinType>(t.getTypePtr());
   if (!b || (b->getKind() != clang::BuiltinType::LongLong && b->getKind() != clang::BuiltinType::ULongLong)) return t;
+  // channel_layout.h's typedef, named here only (never added to the translation unit, so that
+  // nothing else sees it): printing the type prints its name.
   const bool is_unsigned = b->getKind() == clang::BuiltinType::ULongLong;
-  return ctx.getQualifiedType(ctx.getTypedefType(fixed_width_typedef(ctx, is_unsigned)), t.getLocalQualifiers());
+  const clang::TypedefDecl* name = clang::TypedefDecl::Create(
+      ctx, ctx.getTranslationUnitDecl(), {}, {}, &ctx.Idents.get(is_unsigned ? "chanflow_ullong" : "chanflow_llong"),
+      ctx.getTrivialTypeSourceInfo(t.getUnqualifiedType()));
+  return ctx.getQualifiedType(ctx.getTypedefType(name), t.getLocalQualifiers());
 }
 
 // The type with system typedefs desugared and, where asked, every pointer to global memory.
@@ -224,22 +210,22 @@ std::string emit_frame_types(clang::ASTContext& ctx, const CilkProgram& program)
       for (const clang::VarDecl* v : f.locals)
         if (f.frame.saved.count(v)) add(locals, v->getType(), f.field.at(v));
       if (f.frame.saves_return) add(locals, f.decl->getReturnType(), "cf_ret");
-      if (f.frame.saves_allocas) locals.field("chanflow_u64 cf_allocas", u64, "cf_allocas", true, "its alloca blocks");
+      if (f.frame.saves_allocas) locals.field("chanflow_u64 cf_allocas", u64, "cf_allocas", "its alloca blocks");
       out += locals.text();
     }
     SharedStruct frame(ctx, n + "__frame");
     frame.frame_header();
     if (f.result_slots)
-      frame.field(fmt::format("chanflow_u64 slot[{}]", f.result_slots), array(u64, f.result_slots), "slot", true,
+      frame.field(fmt::format("chanflow_u64 slot[{}]", f.result_slots), array(u64, f.result_slots), "slot",
                   "results, at CHANFLOW_FRAME_BYTES + 8 * i");
-    if (f.frame.resume_points > 1) frame.field("chanflow_u32 resume", u32, "resume", true, "the sync point it resumes after");
-    if (f.static_slots && f.result_slots) frame.field("chanflow_u32 filled", u32, "filled", true, "bit i: slot i was spawned for");
-    if (!f.static_slots) frame.field("chanflow_u32 results", u32, "results", true, "slots filled");
+    if (f.frame.resume_points > 1) frame.field("chanflow_u32 resume", u32, "resume", "the sync point it resumes after");
+    if (f.static_slots && f.result_slots) frame.field("chanflow_u32 filled", u32, "filled", "bit i: slot i was spawned for");
+    if (!f.static_slots) frame.field("chanflow_u32 results", u32, "results", "slots filled");
     if (!f.static_slots && f.result_slots && f.result_sites() > 1)
-      frame.field(fmt::format("chanflow_u32 site[{}]", f.result_slots), array(u32, f.result_slots), "site", true,
+      frame.field(fmt::format("chanflow_u32 site[{}]", f.result_slots), array(u32, f.result_slots), "site",
                   "the spawn that fills slot i");
     if (f.result_slots && f.results_need_destinations())
-      frame.field(fmt::format("chanflow_u64 dest[{}]", f.result_slots), array(u64, f.result_slots), "dest", true,
+      frame.field(fmt::format("chanflow_u64 dest[{}]", f.result_slots), array(u64, f.result_slots), "dest",
                   "where slot i goes: an offset in a local, or an address");
     if (has_locals) frame.field(n + "__locals locals", locals.host_type(), "locals");
     out += frame.text();

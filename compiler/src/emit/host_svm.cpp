@@ -155,11 +155,7 @@ std::string place_host_variables_in_svm(clang::ASTContext& ctx, const CilkProgra
   // Every use in host functions names the cell (the declaration keeps the initial value).
   for (const HostUses::Ref& r : uses.Refs) {
     auto it = cell.find(r.var);
-    if (it == cell.end()) {
-      const clang::VarDecl* def = r.var->getDefinition();
-      if (!def) def = const_cast<clang::VarDecl*>(r.var)->getActingDefinition();
-      if (def) it = cell.find(def);
-    }
+    if (it == cell.end()) it = cell.find(global_definition(r.var));  // a global named by another declaration
     if (it == cell.end() || !r.function) continue;
     if (auto d = uses.Declared.find(r.var); d != uses.Declared.end() &&
                                             d->second->getSourceRange().fullyContains(r.expr->getSourceRange()))
@@ -181,13 +177,12 @@ std::string place_host_variables_in_svm(clang::ASTContext& ctx, const CilkProgra
   if (program.device_globals.empty()) return "";
   // The addresses of the globals device code shares, in its order: its kernel nodes' arguments.
   std::string table;
-  for (const clang::VarDecl* g : program.device_globals) {
-    auto it = cell.find(g);
-    table += it == cell.end() ? "0, " : "&" + it->second + ", ";
+  for (std::size_t i = 0; i < program.device_globals.size(); ++i) {
+    auto it = cell.find(program.device_globals[i]);
+    table += fmt::format("  table[{}] = {};\n", i, it == cell.end() ? "0" : "&" + it->second);
   }
   return fmt::format("\n/* chanflowc: the globals device code shares with this file's host code, as its kernel nodes find them */\n"
-                     "void* const* {0}__globals(void) {{\n  static void* table[{1}];\n  void* const cells[{1}] = {{{2}}};\n"
-                     "  for (int i = 0; i < {1}; ++i) table[i] = cells[i];\n  return table;\n}}\n",
+                     "void* const* {0}__globals(void) {{\n  static void* table[{1}];\n{2}  return table;\n}}\n",
                      program.name, program.device_globals.size(), table);
 }
 

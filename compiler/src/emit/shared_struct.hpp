@@ -13,13 +13,12 @@ namespace chanflow::compiler {
 
 class SharedStruct {
  public:
-  /// A `typedef struct { ... } name;` (`is_union`: a union).
-  SharedStruct(clang::ASTContext& ctx, std::string name, bool is_union = false);
+  /// A `typedef struct { ... } name;`.
+  SharedStruct(clang::ASTContext& ctx, std::string name);
 
   /// A field the header spells `spelling` (a declaration without the `;`) whose type on the host is
-  /// `host`; `checked`: its offset is checked by name (false for a bit-field or an unnamed member).
-  void field(const std::string& spelling, clang::QualType host, const std::string& name, bool checked = true,
-             const std::string& comment = "");
+  /// `host`, its offset checked by name.
+  void field(const std::string& spelling, clang::QualType host, const std::string& name, const std::string& comment = "");
   /// The header of a task (chanflow_task) or a frame (chanflow_frame) of node_layout.h.
   void task_header();
   void frame_header();
@@ -30,6 +29,9 @@ class SharedStruct {
   clang::QualType host_type() const;
 
  private:
+  // A header of `bytes` (a multiple of 8, 8-byte aligned), first and at offset 0: not checked.
+  void header(const std::string& spelling, const std::string& name, unsigned bytes);
+
   struct Field {
     std::string spelling, name, comment;
     bool checked;
