@@ -34,7 +34,8 @@ int usage(int status) {
              "  --emit=LIST          write the generated files instead of building: cl (kernel nodes), cpp (graph),\n"
              "                       c (host code), h (shared types), dot (the channel-flow graph)\n"
              "  --max-loop-spawns=N  children a loop spawns before it syncs, a batch at a time (default 32)\n"
-             "  --helper-stack=N     frames of a helper that calls itself, on its explicit stack (default 64)\n"
+             "  --helper-stack=N     a helper that calls itself keeps its newest N frames in private memory, older ones\n"
+             "                       on the device heap (default 64, at least 2)\n"
              "  --serial-cutoff=N|auto|off\n"
              "                       granularity control: tasks at depth N and deeper (the root at 0) run their\n"
              "                       call serially in their work-item, where the function spawns and calls only\n"
@@ -109,7 +110,7 @@ int main(int argc, char** argv) {
     else if (a == "-I" || a.rfind("-I", 0) == 0) options.clang_args.push_back("-I" + value("-I"));
     else if (a == "-D" || a.rfind("-D", 0) == 0) options.clang_args.push_back("-D" + value("-D"));
     else if (const auto n = count_option(a, "--max-loop-spawns", 1, 4096)) options.max_loop_spawns = *n;
-    else if (const auto n = count_option(a, "--helper-stack", 1, 65536)) options.helper_stack_frames = *n;
+    else if (const auto n = count_option(a, "--helper-stack", 2, 65536)) options.helper_stack_frames = *n;
     else if (a == "--serial-cutoff=auto") options.serial_cutoff.reset(), options.serial_forms = true;
     else if (a == "--serial-cutoff=off") options.serial_forms = false;
     else if (const auto n = count_option(a, "--serial-cutoff", 0, 4096)) options.serial_cutoff = *n, options.serial_forms = true;

@@ -73,13 +73,9 @@ ulong chanflow_heap_fresh(__global chanflow_heap* h, ulong units) {
   return first + units <= h->units ? first + 1ul : 0ul;
 }
 
-/* `bytes` of heap memory, 16-byte aligned; on failure (reported) the sink, or 0. */
-__attribute__((noinline)) __global void* chanflow_malloc(__global const chanflow_node_env* env, ulong bytes) {
-  __global chanflow_heap* h = env->heap;
-  if (!h) {
-    chanflow_report(env, CHANFLOW_ERR_NO_HEAP, 0u, 0u);
-    return 0;
-  }
+/* `bytes` of heap memory, 16-byte aligned, or 0 where the heap has no block left that large
+ * (nothing reported: chanflow_malloc reports, an explicit stack spilling reports its own error). */
+__attribute__((noinline)) __global void* chanflow_heap_take(__global chanflow_heap* h, ulong bytes) {
   const uint c = chanflow_heap_class_of(bytes);
   ulong unit1 = 0ul;
   if (c < CHANFLOW_HEAP_CLASSES) {
@@ -102,14 +98,34 @@ __attribute__((noinline)) __global void* chanflow_malloc(__global const chanflow
     for (uint d = c; !unit1 && d < CHANFLOW_HEAP_CLASSES; ++d)
       for (uint k = 0; !unit1 && k < CHANFLOW_HEAP_SHARDS; ++k) unit1 = chanflow_heap_pop(h, d * CHANFLOW_HEAP_SHARDS + k);
   }
-  if (!unit1) {
-    chanflow_report(env, CHANFLOW_ERR_HEAP_FULL, (uint)bytes, (uint)(bytes >> 32));
-    return bytes <= h->sink_bytes ? (__global void*)h->sink : 0;
-  }
+  if (!unit1) return 0;
   __global chanflow_heap_block* b = chanflow_heap_block_at(h, unit1 - 1ul);
   atomic_xchg(&b->state, CHANFLOW_HEAP_USED);
   atom_inc(&h->live[chanflow_heap_shard() % CHANFLOW_HEAP_LIVE_SHARDS * CHANFLOW_HEAP_LIVE_STRIDE]);
   return (__global void*)(b + 1);
+}
+
+/* `bytes` of heap memory, 16-byte aligned; on failure (reported) the sink, or 0. */
+__attribute__((noinline)) __global void* chanflow_malloc(__global const chanflow_node_env* env, ulong bytes) {
+  __global chanflow_heap* h = env->heap;
+  if (!h) {
+    chanflow_report(env, CHANFLOW_ERR_NO_HEAP, 0u, 0u);
+    return 0;
+  }
+  __global void* p = chanflow_heap_take(h, bytes);
+  if (p) return p;
+  chanflow_report(env, CHANFLOW_ERR_HEAP_FULL, (uint)bytes, (uint)(bytes >> 32));
+  return bytes <= h->sink_bytes ? (__global void*)h->sink : 0;
+}
+
+/* A chunk of `bytes` for the frames an explicit stack spills (a helper that calls itself, compiled
+ * by chanflowc), or 0 where the heap has none left: the helper reports how deep it went. */
+__global void* chanflow_stack_chunk(__global const chanflow_node_env* env, ulong bytes) {
+  if (!env->heap) {
+    chanflow_report(env, CHANFLOW_ERR_NO_HEAP, 0u, 0u);
+    return 0;
+  }
+  return chanflow_heap_take(env->heap, bytes);
 }
 
 /* The block of `p` if the heap handed it out and has not taken it back; else 0, reported. */

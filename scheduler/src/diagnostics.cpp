@@ -71,10 +71,12 @@ std::string describe(const chanflow_status& s, const Graph& g) {
     case CHANFLOW_ERR_HELPER_STACK: {
       const auto& names = g.recursive_functions();
       const std::string function = s.extra < names.size() ? names[s.extra] : fmt::format("#{}", s.extra);
-      return fmt::format("kernel node '{}' ran '{}' deeper than its explicit stack of {} frames (OpenCL C has no "
-                         "recursion, so a helper that calls itself keeps its activations on a stack of its own): "
-                         "raise the bound with --helper-stack=N (chanflowc, chanflow run), or check that '{}' reaches its base case",
-                         node, function, s.detail, function);
+      const DeviceHeap* heap = g.heap();
+      return fmt::format("kernel node '{}' ran '{}' {} calls deep, and the device heap ({:.4g} MiB), which holds the "
+                         "older frames of its explicit stack (OpenCL C has no recursion), had no room for more: raise "
+                         "the heap's size (RunSettings::heap_bytes: CHANFLOW_HEAP, --heap with chanflow run), or check "
+                         "that '{}' reaches its base case",
+                         node, function, s.detail, heap ? static_cast<double>(heap->bytes()) / (1 << 20) : 0.0, function);
     }
     default:
       return fmt::format("kernel node '{}': device error code {}", node, s.code);

@@ -375,6 +375,9 @@ class Process {
     totals_.wall_ms += s.wall_ms;
     totals_.aggregator_ms += s.aggregator_ms;
     totals_.max_level = std::max(totals_.max_level, s.max_level);
+    totals_.channel_bytes = std::max(totals_.channel_bytes, s.peak_channel_bytes);
+    totals_.live_bytes = std::max(totals_.live_bytes, s.peak_live_bytes);
+    totals_.channels = std::max(totals_.channels, s.channels);
   }
 
   void print_stats() const {
@@ -391,6 +394,9 @@ class Process {
     const RunSettings& s = settings_;
     fmt::print(stderr, "chanflow: settings: {} CEs per stack level, work-groups of {}, {} policy, {} dispatch, {} channel-table slots\n",
                s.capacity, wg_used_ ? wg_used_ : s.wg_size, s.policy, to_string(s.dispatch), s.max_channels);
+    fmt::print(stderr, "chanflow: device memory: channels {:.1f} MiB in {} stack levels and channels at most, {:.1f} KiB of "
+                       "CEs live at most\n",
+               static_cast<double>(t.channel_bytes) / (1 << 20), t.channels, static_cast<double>(t.live_bytes) / 1024);
     if (device_heap_)
       fmt::print(stderr, "chanflow: device heap: {:.1f} MiB of {:.0f} MiB used at most (CHANFLOW_HEAP, --heap), {} block(s) live at exit\n",
                  static_cast<double>(device_heap_->high_water_bytes()) / (1 << 20),

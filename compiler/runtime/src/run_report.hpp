@@ -21,6 +21,9 @@ struct Totals {
   double first_runs_ms = 0;            // their wall time (kernel compiles included)
   double wall_ms = 0, aggregator_ms = 0;
   std::uint32_t max_level = 0;
+  std::uint64_t channel_bytes = 0;  // the most channel memory (stack levels, yield state) one call's graph held
+  std::uint64_t live_bytes = 0;     // the most CE bytes allocated at once in one call
+  std::uint32_t channels = 0;       // the most concrete channels (stack levels one each) one call's graph had
   std::string device;
   std::map<std::string, std::uint64_t> restarts_per_port;  // "F__spawn:port", as RunStats names them
   std::uint64_t serial_tasks = 0;  // tasks that ran their call serially (granularity control)

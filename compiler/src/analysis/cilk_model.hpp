@@ -207,7 +207,7 @@ struct CilkProgram {
     auto it = global_index.find(global_definition(v));
     return it == global_index.end() ? std::nullopt : std::optional<unsigned>(it->second);
   }
-  unsigned helper_stack_frames = 64;  ///< --helper-stack: a recursive helper's activations at most
+  unsigned helper_stack_frames = 64;  ///< --helper-stack: a recursive helper's frames in private memory (more spill to the heap)
   bool serial_forms = true;  ///< granularity control (TranslateOptions::serial_forms)
   std::optional<unsigned> serial_cutoff;  ///< --serial-cutoff=N: the program's own depth; none: auto
   bool uses_heap() const { return !heap_users.empty(); }

@@ -146,6 +146,8 @@ void Analyzer::find_env_users() {
       if (allocates(m)) Program.heap_users.insert(f);
       if (m == MemoryCall::Alloca) Program.alloca_users.insert(f);
     }
+  // A helper that calls itself spills the older frames of its explicit stack to the heap.
+  for (const RecursiveHelper& h : Program.recursive_helpers) Program.heap_users.insert(h.decl->getCanonicalDecl());
   Program.env_users = Program.heap_users;
   for (const clang::FunctionDecl* f : device) {
     for (const clang::CallExpr* c : Facts[f].calls)  // a failed assertion reports through it
@@ -153,7 +155,6 @@ void Analyzer::find_env_users() {
     for (const clang::DeclRefExpr* g : Facts[f].global_refs)  // a shared global's address is in its arguments
       if (Program.device_global(llvm::cast<clang::VarDecl>(g->getDecl()))) Program.env_users.insert(f);
   }
-  for (const RecursiveHelper& h : Program.recursive_helpers) Program.env_users.insert(h.decl->getCanonicalDecl());
   for (std::set<const clang::FunctionDecl*>* users : {&Program.heap_users, &Program.env_users})
     for (bool changed = true; changed;) {  // callers of helpers that reach it reach it too
       changed = false;

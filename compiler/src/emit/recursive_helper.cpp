@@ -1,19 +1,29 @@
 // A helper that calls itself, compiled into one loop over an explicit stack of its activations
-// (OpenCL C has no recursion; cilk_model.hpp, RecursiveHelper). The stack lives in private memory,
-// one array per field of an activation (its parameters, its locals and its calls' results, each
-// `cf_s_NAME[frame]`) and one of the call each frame resumes at: a call stores only the fields it
-// needs, and each array is packed (NVIDIA places private arrays indexed at run time in local memory,
-// a frame of structs there costs a strided access per field). Where no call lies in a loop:
+// (OpenCL C has no recursion; cilk_model.hpp, RecursiveHelper). The newest frames live in private
+// memory, one array per field of an activation (its parameters, its locals and its calls'
+// results, each `cf_s_NAME[frame]`) and one of the call each frame resumes at: a call stores only
+// the fields it needs, and each array is packed (NVIDIA places private arrays indexed at run time
+// in local memory, a frame of structs there costs a strided access per field). Where no call lies
+// in a loop:
 //
 //   for (;;) {                     one pass: an activation from its top
 //     body                         a call of itself saves what is in scope, pushes, sets the
 //                                  parameters and goes to cf_call; `return e` stores e and goes
 //   cf_return:                     to cf_return
-//     if (cf_depth == 0) return cf_value;
+//     if (cf_depth == 0) { return cf_value, or fill }
 //     --cf_depth;
 //     switch (cf_s_resume_at[cf_depth]) { case K: goto cf_resume_K; ... }
-//   cf_call:;
+//   cf_call:
+//     if (cf_depth == W) spill
 //   }
+//
+// Depth is no limit (a list walked recursively, a skewed tree 10^5 levels deep): when a call
+// fills the W private frames (--helper-stack), the older half goes to a chunk taken from the
+// device heap, linked to the chunk before, and comes back when returns have emptied the private
+// frames. Each costs W/2 copies per W/2 calls, and only a recursion deeper than W pays it; the
+// heap holds what is in flight and nothing more. A heap with no chunk left reports
+// CHANFLOW_ERR_HELPER_STACK (the helper, the depth reached) and the run stops with that error,
+// naming the heap's setting: never a wrong result.
 //
 // A call inside a loop is resumed through the loop's head instead (resumable_printer.hpp): the
 // return path sets cf_resuming and the top of the pass goes on from there. On PoCL 3.1 the direct
@@ -24,9 +34,6 @@
 // serial form on PoCL from 1.8 to 1.2 ms, but only by jumping from the guard to the code after the
 // call, which cf_return also enters: control flow PoCL 3.1's kernel compiler recursed on without
 // end (a stack overflow in libpocl, helper_stack.c); through cf_return instead, it gained nothing.
-//
-// A call beyond the stack's frames reports CHANFLOW_ERR_HELPER_STACK (the helper and the bound) and
-// the run stops with that error: never a wrong result.
 #include "analysis/analysis.hpp"
 #include "emit/resumable_printer.hpp"
 
@@ -64,30 +71,30 @@ class RecursivePrinter : public ResumablePrinter {
     const std::string body = print_body();
     const clang::QualType result = H.decl->getReturnType();
     const unsigned frames = Program.helper_stack_frames;
-    std::string out = helper_signature(Ctx, Program, Fs) + " {\n";
-    out += fmt::format("  /* '{}' calls itself: its activations run on an explicit stack of {} frames (OpenCL C has "
-                       "no recursion), a field an array */\n",
+    const std::string value = result->isVoidType() ? "" : " cf_value";
+    std::string out = chunk_type(frames / 2) + Heading + helper_signature(Ctx, Program, Fs) + " {\n";
+    out += fmt::format("  /* '{}' calls itself: its activations run on an explicit stack (OpenCL C has no recursion), "
+                       "a field an array, the newest {} frames in private memory and older ones on the device heap "
+                       "*/\n",
                        H.decl->getName().str(), frames);
     const std::string dims = fmt::format("[{}]", frames);
-    for (const clang::VarDecl* v : H.variables)
-      if (Saved.count(Field.at(v))) out += "  " + type_of(v, slot(Field.at(v)) + dims) + ";\n";
-    for (const clang::CallExpr* call : H.calls)
-      if (Temp.count(call) && Saved.count(Temp.at(call))) out += "  " + value_type(slot(Temp.at(call)) + dims) + ";\n";
+    for (const std::string& field : fields()) out += "  " + field_type(field, slot(field) + dims) + ";\n";
     out += fmt::format("  {} cf_s_resume_at{}; /* the call each frame goes on from */\n  uint cf_depth = 0;\n",
-                       TotalResumes < 256 ? "uchar" : "uint", dims);
+                       resume_type(), dims);
+    out += fmt::format("  __global {} *cf_spilled = 0; /* the frames below these: the newest chunk on the heap */\n"
+                       "  uint cf_below = 0; /* frames in the chunks */\n",
+                       chunk_name());
     if (!result->isVoidType())
       out += "  " + value_type("cf_value") + (result->isScalarType() ? " = 0" : "") + "; /* what the last activation returned */\n";
-    const std::string value = result->isVoidType() ? "" : " cf_value";
+    const std::string tail = fmt::format("  cf_call:\n{}  }}\n}}\n", spill(frames, value));
     if (Direct) {
       out += "  for (;;) {\n" + body;
-      out += fmt::format("  cf_return:\n  if (cf_depth == 0) return{};\n  --cf_depth;\n{}  cf_call:;\n  }}\n}}\n", value,
-                         dispatch(nullptr));
+      out += fmt::format("  cf_return:\n{}  --cf_depth;\n{}", fill(frames / 2, value), dispatch(nullptr)) + tail;
       return out;
     }
     out += "  volatile uint cf_resuming = 0; /* until the call resumed at: loops are entered at their head */\n";
     out += "  for (;;) {\n  if (cf_resuming) {\n" + dispatch(nullptr) + "  }\n" + body;
-    out += fmt::format("  cf_return:\n  if (cf_depth == 0) return{};\n  --cf_depth;\n  cf_resuming = 1;\n  cf_call:;\n  }}\n}}\n",
-                       value);
+    out += fmt::format("  cf_return:\n{}  --cf_depth;\n  cf_resuming = 1;\n", fill(frames / 2, value)) + tail;
     return out;
   }
 
@@ -196,15 +203,12 @@ class RecursivePrinter : public ResumablePrinter {
             << H.decl->getName();
       }
     }
-    const unsigned n = Program.helper_stack_frames;
     os << "{ /* a call of '" << H.decl->getName() << "': a new activation on the stack */\n";
     for (unsigned i = 0; i < call->getNumArgs() && i < H.decl->getNumParams(); ++i) {
       os << type_of(H.decl->getParamDecl(i), fmt::format("cf_a{}", i)) << " = ";
       print_expr(call->getArg(i), os);
       os << ";\n";
     }
-    os << fmt::format("if (cf_depth == {0}u) {{\n  chanflow_report(cf_env, CHANFLOW_ERR_HELPER_STACK, {0}u, {1}u);\n  return{2};\n}}\n",
-                      n, H.id, H.decl->getReturnType()->isVoidType() ? "" : " cf_value");
     for (const clang::VarDecl* v : scope) {
       os << copy(slot(Field.at(v)) + "[cf_depth]", Field.at(v), false, v->getType());
       Saved.insert(Field.at(v));
@@ -250,6 +254,77 @@ class RecursivePrinter : public ResumablePrinter {
   // The stack's array of a field (a parameter's, a local's or a call's result).
   static std::string slot(const std::string& field) { return "cf_s_" + field; }
 
+  // The fields some call saves, in the helper's order: its variables, then its calls' results.
+  std::vector<std::string> fields() const {
+    std::vector<std::string> out;
+    for (const clang::VarDecl* v : H.variables)
+      if (Saved.count(Field.at(v))) out.push_back(Field.at(v));
+    for (const clang::CallExpr* call : H.calls)
+      if (Temp.count(call) && Saved.count(Temp.at(call))) out.push_back(Temp.at(call));
+    return out;
+  }
+  // A field's declaration as `name` (an array of frames), and its C type.
+  std::string field_type(const std::string& field, const std::string& name) const {
+    for (const clang::VarDecl* v : H.variables)
+      if (Field.at(v) == field) return type_of(v, name);
+    return value_type(name);
+  }
+  clang::QualType field_qual_type(const std::string& field) const {
+    for (const clang::VarDecl* v : H.variables)
+      if (Field.at(v) == field) return v->getType();
+    return H.decl->getReturnType();
+  }
+  std::string resume_type() const { return TotalResumes < 256 ? "uchar" : "uint"; }
+
+  // The frames an explicit stack keeps on the device heap: `half` of them a chunk, the window's
+  // older half each time its private frames fill, linked to the chunk spilled before.
+  std::string chunk_name() const { return Fs.name + "__frames"; }
+  std::string chunk_type(unsigned half) const {
+    std::string out = fmt::format("/* {} frames of '{}' spilled from its private ones to the device heap */\ntypedef struct {} {{\n"
+                                  "  __global struct {} *below; /* the chunk spilled before (0: none) */\n",
+                                  half, H.decl->getName().str(), chunk_name(), chunk_name());
+    for (const std::string& field : fields()) out += "  " + field_type(field, fmt::format("{}[{}]", field, half)) + ";\n";
+    return out + fmt::format("  {} resume_at[{}];\n}} {};\n\n", resume_type(), half, chunk_name());
+  }
+
+  // After a call pushed the window's last private frame: its older half moves to a chunk on the
+  // heap, the newer half down. No room on the heap fails the run, naming the depth reached.
+  std::string spill(unsigned frames, const std::string& value) const {
+    const unsigned half = frames / 2;
+    std::string out = fmt::format(
+        "  if (cf_depth == {0}u) {{ /* the private frames are full: the older half to the device heap */\n"
+        "    __global {1} *cf_chunk = (__global {1} *)chanflow_stack_chunk(cf_env, sizeof({1}));\n"
+        "    if (!cf_chunk) {{\n      chanflow_report(cf_env, CHANFLOW_ERR_HELPER_STACK, cf_below + {0}u, {2}u);\n"
+        "      return{3};\n    }}\n    cf_chunk->below = cf_spilled;\n    for (uint cf_k = 0; cf_k < {4}u; ++cf_k) {{\n",
+        frames, chunk_name(), H.id, value, half);
+    for (const std::string& field : fields()) {
+      const clang::QualType t = field_qual_type(field);
+      out += "  " + copy(fmt::format("cf_chunk->{}[cf_k]", field), slot(field) + "[cf_k]", false, t, true);
+      out += "  " + copy(slot(field) + "[cf_k]", fmt::format("{}[cf_k + {}u]", slot(field), half), false, t);
+    }
+    out += fmt::format("      cf_chunk->resume_at[cf_k] = cf_s_resume_at[cf_k];\n"
+                       "      cf_s_resume_at[cf_k] = cf_s_resume_at[cf_k + {0}u];\n    }}\n"
+                       "    cf_spilled = cf_chunk;\n    cf_below += {0}u;\n    cf_depth = {0}u;\n  }}\n",
+                       half);
+    return out;
+  }
+
+  // Before a return pops a frame from empty private frames: the newest chunk comes back from the
+  // heap, or the outermost activation has returned.
+  std::string fill(unsigned half, const std::string& value) const {
+    std::string out = fmt::format(
+        "  if (cf_depth == 0) {{\n    if (!cf_spilled) return{0};\n    /* the newest chunk back from the device heap */\n"
+        "    for (uint cf_k = 0; cf_k < {1}u; ++cf_k) {{\n",
+        value, half);
+    for (const std::string& field : fields())
+      out += "  " + copy(slot(field) + "[cf_k]", fmt::format("cf_spilled->{}[cf_k]", field), true, field_qual_type(field));
+    out += fmt::format("      cf_s_resume_at[cf_k] = cf_spilled->resume_at[cf_k];\n    }}\n"
+                       "    __global {} *cf_chunk = cf_spilled;\n    cf_spilled = cf_chunk->below;\n"
+                       "    cf_below -= {}u;\n    cf_depth = {}u;\n    chanflow_free(cf_env, cf_chunk);\n  }}\n",
+                       chunk_name(), half, half);
+    return out;
+  }
+
   std::string value_type(const std::string& name) const {
     return device_type_in(Ctx, H.decl->getReturnType().getUnqualifiedType(), Fs.result, name);
   }
@@ -264,6 +339,11 @@ class RecursivePrinter : public ResumablePrinter {
 
   const RecursiveHelper& H;
   const FunctionSpaces& Fs;
+
+ public:
+  std::string Heading;  // a comment before the function
+
+ private:
   std::map<const clang::VarDecl*, std::string> Field;  // every parameter's and local's name
   std::map<const clang::CallExpr*, std::string> Temp;  // each call's result, where it has one
   std::vector<std::vector<const clang::Stmt*>> Found;  // per call, the loops around it
@@ -286,8 +366,10 @@ std::string serial_form_code(clang::ASTContext& ctx, const CilkProgram& program,
                              const FunctionSpaces& fs) {
   FunctionSpaces named = fs;
   named.name = program.cilk_function(h.decl)->name + "__serial";  // as F__run calls it
-  return "/* " + program.cilk_function(h.decl)->name + "'s serial form, run by its tasks from the run's serial depth on " +
-         "(granularity control) */\n" + recursive_helper_code(ctx, program, h, named);
+  RecursivePrinter printer(ctx, program, h, named);
+  printer.Heading = "/* " + program.cilk_function(h.decl)->name + "'s serial form, run by its tasks from the run's serial " +
+                    "depth on (granularity control) */\n";
+  return printer.code();
 }
 
 }  // namespace chanflow::compiler

@@ -1,5 +1,7 @@
-/* A helper that calls itself deeper than its explicit stack holds (64 frames unless chanflowc is
- * given --helper-stack): the run stops, naming the helper, the bound and the flag that raises it. */
+/* A helper that calls itself as deep as its argument says: its explicit stack keeps the newest
+ * frames in private memory (64 unless chanflowc is given --helper-stack) and older ones on the
+ * device heap. 100,000 calls deep runs at the defaults; past what the heap holds (--heap), the run
+ * stops naming the helper, the depth it reached, the heap's size and the flag that raises it. */
 #include <cilk/cilk.h>
 #include <stdio.h>
 #include <stdlib.h>

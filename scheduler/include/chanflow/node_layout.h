@@ -75,8 +75,8 @@
 #define CHANFLOW_ERR_HEAP_FULL 12u   /* the device heap could not meet a request (detail, extra: its bytes) */
 #define CHANFLOW_ERR_HEAP_FREE 13u   /* a free of memory the heap did not hand out, or took back already (the address) */
 #define CHANFLOW_ERR_NO_HEAP 14u     /* an allocation in a graph given no device heap (Graph::set_heap) */
-#define CHANFLOW_ERR_HELPER_STACK 15u /* a recursive function ran deeper than its explicit stack (detail: its
-                                       * frames; extra: which function, Graph::name_recursive_functions) */
+#define CHANFLOW_ERR_HELPER_STACK 15u /* a recursive function's explicit stack found the heap full (detail: the
+                                       * calls deep it was; extra: which function, Graph::name_recursive_functions) */
 #define CHANFLOW_ERR_ASSERT 16u      /* an assertion of device code failed (detail: which, Graph::name_assertions) */
 
 typedef struct chanflow_status {

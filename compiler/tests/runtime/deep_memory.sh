@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# A recursion ten times deeper must not take ten times the channels: runs a compiled program at
+# depth N and 10N (CHANFLOW_STATS=1) and requires the same output as its serial elision at both,
+# the same channel memory and stack levels at both (levels below the serial depth are not made),
+# and a device heap whose high-water mark stays within BYTES_PER_LEVEL per level of the deeper run
+# (the explicit stacks' spilled frames: what is in flight).
+# usage: deep_memory.sh CHANFLOWC CILK_INCLUDE_DIR WORK_DIR SOURCE N [BYTES_PER_LEVEL]
+set -euo pipefail
+chanflowc=$1 include=$2 work=$3 source=$4 n=$5 per_level=${6:-256}
+mkdir -p "$work"
+stem=$(basename "${source%.*}")
+cc -std=gnu11 -O1 -w -I"$include" "$source" -o "$work/$stem.elision"
+"$chanflowc" "$source" -o "$work/$stem.chanflow"
+channels=() heap=()
+for depth in "$n" $((10 * n)); do
+  expected=$("$work/$stem.elision" "$depth")
+  actual=$(CHANFLOW_STATS=1 "$work/$stem.chanflow" "$depth" 2>"$work/$stem.$depth.stderr") ||
+    { cat "$work/$stem.$depth.stderr" >&2; exit 1; }
+  [ "$expected" = "$actual" ] || { printf 'depth %s: MISMATCH\nserial elision: %s\nchanflow: %s\n' "$depth" "$expected" "$actual" >&2; exit 1; }
+  line=$(grep -E '^chanflow: device memory: channels' "$work/$stem.$depth.stderr") || { echo "no device memory line" >&2; exit 1; }
+  bytes=$(grep -Eo '^chanflow: device heap: [0-9.]+ MiB' "$work/$stem.$depth.stderr" | grep -Eo '[0-9.]+') ||
+    { echo "no device heap line" >&2; exit 1; }
+  echo "depth $depth: ${line#chanflow: device memory: }; heap $bytes MiB at most"
+  channels+=("$(grep -Eo 'channels [0-9.]+ MiB in [0-9]+ stack levels' <<<"$line")")
+  heap+=("$bytes")
+done
+[ "${channels[0]}" = "${channels[1]}" ] || { echo "channel memory grew with depth: ${channels[0]} -> ${channels[1]}" >&2; exit 1; }
+awk -v mib="${heap[1]}" -v levels=$((10 * n)) -v most="$per_level" \
+  'BEGIN { b = mib * 1048576 / levels; printf "heap per level at depth %d: %.0f bytes (at most %d)\n", levels, b, most; exit !(b <= most) }'
