@@ -124,9 +124,10 @@ struct CilkFileCommand {
     run->add_flag("--stats", stats, "print the run's statistics at exit");
     run->add_option("-I", includes, "a directory of headers")->allow_extra_args(false);
     run->add_option("-D", defines, "a macro: NAME or NAME=VALUE")->allow_extra_args(false);
-    run->add_option("--helper-stack", helper_stack, "frames of a helper that calls itself, on its explicit stack "
-                                                    "(chanflowc's --helper-stack; default 64)")
-        ->check(cli::whole_number(1, 65536));
+    run->add_option("--helper-stack", helper_stack, "frames of a helper that calls itself kept in private memory, "
+                                                    "older ones on the device heap (chanflowc's --helper-stack; "
+                                                    "default 64)")
+        ->check(cli::whole_number(2, 65536));
   }
 };
 

@@ -3,7 +3,9 @@
 # clang (build-fuzz/, instrumented, with AddressSanitizer), seeds a corpus with the test programs,
 # golden inputs, rejected sources and the workloads' Cilk files (a .cilk one marked by a leading
 # '5'), and runs for SECONDS (default 60) from compiler/tests/programs (so their own headers are
-# found). Crashes, with the input that made them, land in build-fuzz/crashes/.
+# found), with a dictionary of the constructs chanflowc lowers or refuses (cilk.dict: spawns, globals,
+# assert, every integer width, recursions, allocation). Crashes, with the input that made them, land
+# in build-fuzz/crashes/.
 # Needs the clang-15 package (the project's build needs only its libraries).
 # usage: compiler/fuzz/run.sh [SECONDS] [extra libFuzzer flags...]
 set -euo pipefail
@@ -23,4 +25,4 @@ for f in compiler/tests/{programs,golden,diagnostics,runtime}/*.c workloads/*/*.
 for f in compiler/tests/{programs,golden,diagnostics}/*.cilk; do { printf 5; cat "$f"; } > "$corpus/$(basename "$f")"; done
 cd compiler/tests/programs
 ASAN_OPTIONS=detect_leaks=0 "$dir/bin/chanflowc_fuzz" "$corpus" -max_total_time="$seconds" -max_len=8192 -timeout=20 \
-  -artifact_prefix="$dir/crashes/" -print_final_stats=1 "$@"
+  -dict="$root/compiler/fuzz/cilk.dict" -artifact_prefix="$dir/crashes/" -print_final_stats=1 "$@"

@@ -94,6 +94,7 @@ class Analyzer {
   void describe_serial_forms();
   void apply_serial_below();  ///< `#pragma chanflow serial_below` to the functions they precede
   const clang::Stmt* carrier_of(const clang::CallExpr* call, const clang::FunctionDecl* def);
+  bool calls_first_in(const clang::DeclStmt* d, const clang::FunctionDecl* def) const;
   void check_recursive_addresses(const clang::FunctionDecl* def, const clang::Stmt* s);
 
   // ---- the node's environment: which functions reach the device heap or a recursive helper

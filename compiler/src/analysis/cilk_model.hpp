@@ -187,6 +187,9 @@ struct CilkProgram {
   /// device heap, themselves or through the helpers they call: each of them has the node's
   /// environment at hand as `cf_env` (a helper takes it as its first parameter).
   std::set<const clang::FunctionDecl*> heap_users;
+  /// Some device function allocates (malloc, calloc, realloc, alloca), so blocks of the heap may
+  /// reach host code; where only explicit stacks spill to it, none do.
+  bool device_allocates = false;
   /// Device functions that call alloca: their blocks are released when they return.
   std::set<const clang::FunctionDecl*> alloca_users;
   /// Device functions that need the node's environment (`cf_env`): those reaching the heap, and

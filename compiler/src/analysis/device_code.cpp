@@ -146,6 +146,7 @@ void Analyzer::find_env_users() {
       if (allocates(m)) Program.heap_users.insert(f);
       if (m == MemoryCall::Alloca) Program.alloca_users.insert(f);
     }
+  Program.device_allocates = !Program.heap_users.empty();
   // A helper that calls itself spills the older frames of its explicit stack to the heap.
   for (const RecursiveHelper& h : Program.recursive_helpers) Program.heap_users.insert(h.decl->getCanonicalDecl());
   Program.env_users = Program.heap_users;

@@ -161,7 +161,12 @@ const clang::Stmt* Analyzer::carrier_of(const clang::CallExpr* call, const clang
     if (llvm::isa<clang::UnaryExprOrTypeTraitExpr>(p)) return refuse("under sizeof");
     if (llvm::isa<clang::Expr>(p)) continue;
     if (auto* d = llvm::dyn_cast<clang::DeclStmt>(p)) {
-      if (!d->isSingleDecl()) return refuse("in a declaration of several variables");
+      // `int l = f(a), r = f(b);`: every call first, then the declarators reading their results,
+      // which is C's order where no initializer reads a variable declared before it in the
+      // statement and none has an effect of its own to keep before a later call.
+      if (!d->isSingleDecl() && !calls_first_in(d, def))
+        return refuse("in a declaration of several variables whose initializers read each other or have effects of "
+                      "their own");
       return p;
     }
     if (llvm::isa<clang::ReturnStmt>(p)) return p;
@@ -174,6 +179,33 @@ const clang::Stmt* Analyzer::carrier_of(const clang::CallExpr* call, const clang
     return llvm::isa<clang::Expr>(child) ? child : nullptr;  // an expression statement
   }
   return nullptr;
+}
+
+// Whether a declaration of several variables may make its calls of `def` before any declarator:
+// no initializer names a variable declared earlier in it, and none has an effect (an assignment,
+// ++ or --, a call of another function) outside its calls of `def`, whose arguments are evaluated
+// in order at each call.
+bool Analyzer::calls_first_in(const clang::DeclStmt* d, const clang::FunctionDecl* def) const {
+  std::set<const clang::VarDecl*> declared;
+  bool ok = true;
+  std::function<void(const clang::Stmt*)> walk = [&](const clang::Stmt* e) {
+    if (!e || !ok) return;
+    if (auto* c = llvm::dyn_cast<clang::CallExpr>(e)) {
+      const clang::FunctionDecl* callee = c->getDirectCallee();
+      if (!callee || callee->getCanonicalDecl() != def->getCanonicalDecl()) ok = false;
+    }
+    if (auto* b = llvm::dyn_cast<clang::BinaryOperator>(e); b && b->isAssignmentOp()) ok = false;
+    if (auto* u = llvm::dyn_cast<clang::UnaryOperator>(e); u && u->isIncrementDecrementOp()) ok = false;
+    if (auto* r = llvm::dyn_cast<clang::DeclRefExpr>(e))
+      if (auto* v = llvm::dyn_cast<clang::VarDecl>(r->getDecl()); v && declared.count(v)) ok = false;
+    for (const clang::Stmt* child : e->children()) walk(child);
+  };
+  for (const clang::Decl* decl : d->decls())
+    if (auto* v = llvm::dyn_cast<clang::VarDecl>(decl)) {
+      walk(v->getInit());
+      declared.insert(v);
+    }
+  return ok;
 }
 
 // No pointer may name a local or parameter of a helper that calls itself: they live once, and its

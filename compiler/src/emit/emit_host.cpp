@@ -103,8 +103,8 @@ std::string emit_graph_cpp(const CilkProgram& program, const std::string& types_
       // Named for the device compiler's log, which would otherwise count them as the runtime's file before them.
       program.name, raw(fmt::format("#line 1 \"{}.types.h\"\n", program.name) + types_h),
       raw(fmt::format("#line 1 \"{}.cl\"\n", program.name) + device_cl));
-  if (program.uses_heap())
-    out += "  p.uses_heap();  // the device heap: malloc, alloca, free, explicit stacks' older frames\n";
+  if (program.device_allocates) out += "  p.uses_heap();  // malloc, alloca, free in device code: the device heap\n";
+  else if (program.uses_heap()) out += "  p.spills_to_heap();  // explicit stacks' older frames: the device heap\n";
   if (!program.device_globals.empty()) {
     out.insert(out.find("namespace {"),
                fmt::format("extern \"C\" void* const* {}__globals(void);  // the host code's\n\n", program.name));

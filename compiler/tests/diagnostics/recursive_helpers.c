@@ -18,6 +18,14 @@ int steps(int n) {
   return k;
 }
 
+/* In a declaration of several variables whose second initializer reads the first: the calls are
+ * made before the declarators, so the second call could not see it. */
+int chain(int n) {
+  if (n < 2) return n;
+  int a = chain(n - 1), b = chain(a / 2);
+  return a + b;
+}
+
 /* A pointer to a local: the activations share one copy of it. */
 void fill(int *out, int n) {
   int mine = n;
@@ -45,7 +53,7 @@ int use(int n) {
   int x = cilk_spawn use(n - 1);
   cilk_sync;
   fill(&out, n);
-  return x + countdown(n) + all_even(a, 4) + steps(n) + even(n) + scratch(n) + out;
+  return x + countdown(n) + all_even(a, 4) + steps(n) + even(n) + scratch(n) + out + chain(n);
 }
 
 int main(void) { return use(3); }

@@ -36,7 +36,8 @@ long search(const tree* t, int depth) {
   return (left * 3 + right + here) % 1000000007L;
 }
 
-// Helpers that call themselves: the longest run of rising values ahead, the spine's height.
+// Helpers that call themselves: the longest run of rising values ahead, the spine's height (both
+// calls in one declaration, made before its variables, as C orders them here).
 static long rising(const cell* c, long run, long best) {
   if (!c) return run > best ? run : best;
   if (c->next && c->next->value > c->value) return rising(c->next, run + 1, best);
@@ -45,8 +46,7 @@ static long rising(const cell* c, long run, long best) {
 
 static int height(const tree* t) {
   if (!t) return 0;
-  int l = height(t->left);
-  int r = height(t->right);
+  int l = height(t->left), r = height(t->right);
   return 1 + (l > r ? l : r);
 }
 

@@ -49,13 +49,18 @@ class ProgramGraph {
   KernelNode& kernel(const char* name, std::size_t input_ce_bytes);
 
   /// The program's device code allocates (malloc, alloca): its graphs get the process's device
-  /// heap (RunSettings::heap_bytes, CHANFLOW_HEAP), made at the first such call.
+  /// heap (RunSettings::heap_bytes, CHANFLOW_HEAP), made at the first such call, and the host maps
+  /// it between calls (a block the device allocated may reach host code).
   void uses_heap() { heap_ = true; }
+  /// Its device code allocates only the chunks its explicit stacks spill (helpers that call
+  /// themselves, serial forms): the heap is the device's alone, never mapped for the host.
+  void spills_to_heap() { spill_heap_ = true; }
   /// The SVM cells of the globals device code shares with the host (chanflowc's `<name>__globals`):
   /// every kernel node's argument block holds their addresses, in this order.
   void shares_globals(void* const* cells, std::size_t n) { globals_.assign(cells, cells + n); }
   const std::vector<void*>& shared_globals() const { return globals_; }
-  bool wants_heap() const { return heap_; }
+  bool wants_heap() const { return heap_ || spill_heap_; }
+  bool heap_for_host() const { return heap_; }
 
   /// Granularity control: these Cilk functions have serial forms, which their tasks run from a
   /// serial depth on (RunOptions::serial_depth): `depth` where the program was compiled with one
@@ -80,7 +85,7 @@ class ProgramGraph {
   Graph& graph_;
   std::uint32_t capacity_;
   bool capacity_fixed_;
-  bool heap_ = false;
+  bool heap_ = false, spill_heap_ = false;
   std::vector<void*> globals_;
   std::vector<std::string> serial_functions_, serial_conditions_;
   std::optional<std::uint32_t> compiled_depth_;
