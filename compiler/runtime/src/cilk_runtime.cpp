@@ -4,6 +4,7 @@
 #include "chanflow/cilk_runtime.hpp"
 
 #include "chanflow/cilk_host.h"
+#include "process.hpp"
 #include "run_report.hpp"
 
 #include <fmt/format.h>
@@ -484,50 +485,11 @@ RunSettings settings_for(const RunSettings& asked, const DeviceCaps& caps, const
   return s;
 }
 
+void* process::allocate(std::size_t bytes) { return Process::get().allocate(bytes); }
+std::size_t process::size_of(void* p) { return Process::get().size_of(p); }
+bool process::in_device_heap(void* p) { return Process::get().in_device_heap(p); }
+bool process::release(void* p) { return Process::get().release(p); }
+bool process::cpu_device() { return cpu_shaped(Process::get().runtime().caps()); }
+
 }  // namespace chanflow::cilk
 
-extern "C" {
-
-long __chanflow_loop_inline(long) { return 0; }
-
-long __chanflow_loop_grain(long n) {
-  // As CHANFLOW_LOOP_GRAIN in device code, for the device the calls run on.
-  return chanflow::cpu_shaped(chanflow::cilk::Process::get().runtime().caps()) ? CHANFLOW_LOOP_GRAIN_CPU(n)
-                                                                                 : CHANFLOW_LOOP_GRAIN_GPU(n);
-}
-
-void* chanflow_cilk_malloc(size_t bytes) { return chanflow::cilk::Process::get().allocate(bytes); }
-
-void* chanflow_cilk_calloc(size_t count, size_t bytes) {
-  if (bytes && count > SIZE_MAX / bytes) return nullptr;
-  void* p = chanflow_cilk_malloc(count * bytes);
-  if (p) std::memset(p, 0, count * bytes);
-  return p;
-}
-
-void* chanflow_cilk_realloc(void* block, size_t bytes) {
-  if (!block) return chanflow_cilk_malloc(bytes);
-  auto& process = chanflow::cilk::Process::get();
-  const std::size_t old = process.size_of(block);
-  if (old == 0 && process.in_device_heap(block))  // freed already, or inside a block: as free() says
-    process.release(block);
-  if (old == 0) return std::realloc(block, bytes);  // not from this heap (strdup's, say)
-  void* p = chanflow_cilk_malloc(bytes);
-  if (!p) return nullptr;  // the block stays, as C's realloc leaves it
-  std::memcpy(p, block, std::min(old, bytes));
-  process.release(block);
-  return p;
-}
-
-void chanflow_cilk_free(void* block) {
-  if (block && !chanflow::cilk::Process::get().release(block)) std::free(block);
-}
-
-void* chanflow_cilk_svm_place(const void* value, size_t bytes) {
-  void* cell = chanflow_cilk_malloc(bytes);
-  std::memcpy(cell, value, bytes);
-  return cell;
-}
-
-void chanflow_cilk_svm_release(void* cell_pointer) { chanflow_cilk_free(*static_cast<void**>(cell_pointer)); }
-}
