@@ -6,22 +6,29 @@
 // in local memory, a frame of structs there costs a strided access per field). Where no call lies
 // in a loop:
 //
+//   for (;;) {                     between passes: the heap
 //   for (;;) {                     one pass: an activation from its top
+//     if (cf_filled) goto cf_pop;
 //     body                         a call of itself saves what is in scope, pushes, sets the
 //                                  parameters and goes to cf_call; `return e` stores e and goes
 //   cf_return:                     to cf_return
-//     if (cf_depth == 0) { return cf_value, or fill }
+//     if (cf_depth == 0) break;
+//   cf_pop:
 //     --cf_depth;
 //     switch (cf_s_resume_at[cf_depth]) { case K: goto cf_resume_K; ... }
 //   cf_call:
-//     if (cf_depth == W) spill
+//     if (cf_depth == W) break;
+//   }
+//   if (cf_depth == W) spill; else if (none spilled) return cf_value; else { fill; cf_filled = 1; }
 //   }
 //
 // Depth is no limit (a list walked recursively, a skewed tree 10^5 levels deep): when a call
 // fills the W private frames (--helper-stack), the older half goes to a chunk taken from the
 // device heap, linked to the chunk before, and comes back when returns have emptied the private
 // frames. Each costs W/2 copies per W/2 calls, and only a recursion deeper than W pays it; the
-// heap holds what is in flight and nothing more. A heap with no chunk left reports
+// heap holds what is in flight and nothing more. The heap's calls sit outside the loop of
+// activations: inside it, even never taken, they cost fib 30's serial form on the H100 a sixth
+// to a quarter of its time (docs/compiler.md). A heap with no chunk left reports
 // CHANFLOW_ERR_HELPER_STACK (the helper, the depth reached) and the run stops with that error,
 // naming the heap's setting: never a wrong result.
 //
@@ -81,21 +88,24 @@ class RecursivePrinter : public ResumablePrinter {
     for (const std::string& field : fields()) out += "  " + field_type(field, slot(field) + dims) + ";\n";
     out += fmt::format("  {} cf_s_resume_at{}; /* the call each frame goes on from */\n  uint cf_depth = 0;\n",
                        resume_type(), dims);
-    out += fmt::format("  __global {} *cf_spilled = 0; /* the frames below these: the newest chunk on the heap */\n"
+    out += fmt::format("  __global {0} *cf_spilled = 0; /* the frames below these: the newest chunk on the heap */\n"
+                       "  __global {0} *cf_chunks = 0;  /* the chunks this call took, the oldest first */\n"
                        "  uint cf_below = 0; /* frames in the chunks */\n",
                        chunk_name());
     if (!result->isVoidType())
       out += "  " + value_type("cf_value") + (result->isScalarType() ? " = 0" : "") + "; /* what the last activation returned */\n";
-    const std::string tail = fmt::format("  cf_call:\n{}  }}\n}}\n", spill(frames, value));
+    if (!Direct) out += "  volatile uint cf_resuming = 0; /* until the call resumed at: loops are entered at their head */\n";
+    // The heap's calls come between passes of the loop of activations, never inside it (above).
+    out += "  for (;;) { /* around the loop of activations: a chunk taken, or the call's end */\n  for (;;) {\n";
     if (Direct) {
-      out += "  for (;;) {\n" + body;
-      out += fmt::format("  cf_return:\n{}  --cf_depth;\n{}", fill(frames / 2, value), dispatch(nullptr)) + tail;
-      return out;
+      out += body + fmt::format("  cf_return:\n{}  --cf_depth;\n{}", fill(frames / 2), dispatch(nullptr));
+    } else {
+      out += "  if (cf_resuming) {\n" + dispatch(nullptr) + "  }\n" + body;
+      out += fmt::format("  cf_return:\n{}  --cf_depth;\n  cf_resuming = 1;\n", fill(frames / 2));
     }
-    out += "  volatile uint cf_resuming = 0; /* until the call resumed at: loops are entered at their head */\n";
-    out += "  for (;;) {\n  if (cf_resuming) {\n" + dispatch(nullptr) + "  }\n" + body;
-    out += fmt::format("  cf_return:\n{}  --cf_depth;\n  cf_resuming = 1;\n", fill(frames / 2, value)) + tail;
-    return out;
+    out += fmt::format("  cf_call:\n  if (cf_depth == {}u) break;\n  }}\n", frames);
+    return out + fmt::format("  if (cf_depth == {}u) {{\n{}  }} else {{\n{}    return{};\n  }}\n  }}\n}}\n", frames,
+                             spill(frames, value), release(), value);
   }
 
   bool handledStmt(clang::Stmt* s, llvm::raw_ostream& os) override {
@@ -280,23 +290,30 @@ class RecursivePrinter : public ResumablePrinter {
   // older half each time its private frames fill, linked to the chunk spilled before.
   std::string chunk_name() const { return Fs.name + "__frames"; }
   std::string chunk_type(unsigned half) const {
-    std::string out = fmt::format("/* {} frames of '{}' spilled from its private ones to the device heap */\ntypedef struct {} {{\n"
-                                  "  __global struct {} *below; /* the chunk spilled before (0: none) */\n",
-                                  half, H.decl->getName().str(), chunk_name(), chunk_name());
+    std::string out = fmt::format("/* {0} frames of '{1}' spilled from its private ones to the device heap */\ntypedef struct {2} {{\n"
+                                  "  __global struct {2} *below; /* the chunk before it (0: none) */\n"
+                                  "  __global struct {2} *above; /* the one after it, kept once taken (0: none) */\n",
+                                  half, H.decl->getName().str(), chunk_name());
     for (const std::string& field : fields()) out += "  " + field_type(field, fmt::format("{}[{}]", field, half)) + ";\n";
     return out + fmt::format("  {} resume_at[{}];\n}} {};\n\n", resume_type(), half, chunk_name());
   }
 
-  // After a call pushed the window's last private frame: its older half moves to a chunk on the
-  // heap, the newer half down. No room on the heap fails the run, naming the depth reached.
+  // After a call pushed the last private frame: the older half to the next chunk (taken from the
+  // heap the first time this call goes that deep), the newer half down. No room on the heap
+  // fails the run, naming the depth reached.
   std::string spill(unsigned frames, const std::string& value) const {
     const unsigned half = frames / 2;
     std::string out = fmt::format(
-        "  if (cf_depth == {0}u) {{ /* the private frames are full: the older half to the device heap */\n"
-        "    __global {1} *cf_chunk = (__global {1} *)chanflow_stack_chunk(cf_env, sizeof({1}));\n"
-        "    if (!cf_chunk) {{\n      chanflow_report(cf_env, CHANFLOW_ERR_HELPER_STACK, cf_below + {0}u, {2}u);\n"
-        "      return{3};\n    }}\n    cf_chunk->below = cf_spilled;\n    for (uint cf_k = 0; cf_k < {4}u; ++cf_k) {{\n",
-        frames, chunk_name(), H.id, value, half);
+        "    /* the private frames are full: the older half to the device heap */\n"
+        "    __global {0} *cf_chunk = cf_spilled ? cf_spilled->above : cf_chunks;\n"
+        "    if (!cf_chunk) {{\n"
+        "      cf_chunk = (__global {0} *)chanflow_stack_chunk(cf_env, sizeof({0}));\n"
+        "      if (!cf_chunk) {{\n        chanflow_report(cf_env, CHANFLOW_ERR_HELPER_STACK, cf_below + {1}u, {2}u);\n"
+        "        return{3};\n      }}\n"
+        "      cf_chunk->below = cf_spilled;\n      cf_chunk->above = 0;\n"
+        "      if (cf_spilled) cf_spilled->above = cf_chunk;\n      else cf_chunks = cf_chunk;\n    }}\n"
+        "    for (uint cf_k = 0; cf_k < {4}u; ++cf_k) {{\n",
+        chunk_name(), frames, H.id, value, half);
     for (const std::string& field : fields()) {
       const clang::QualType t = field_qual_type(field);
       out += "  " + copy(fmt::format("cf_chunk->{}[cf_k]", field), slot(field) + "[cf_k]", false, t, true);
@@ -304,25 +321,30 @@ class RecursivePrinter : public ResumablePrinter {
     }
     out += fmt::format("      cf_chunk->resume_at[cf_k] = cf_s_resume_at[cf_k];\n"
                        "      cf_s_resume_at[cf_k] = cf_s_resume_at[cf_k + {0}u];\n    }}\n"
-                       "    cf_spilled = cf_chunk;\n    cf_below += {0}u;\n    cf_depth = {0}u;\n  }}\n",
+                       "    cf_spilled = cf_chunk;\n    cf_below += {0}u;\n    cf_depth = {0}u;\n",
                        half);
     return out;
   }
 
-  // Before a return pops a frame from empty private frames: the newest chunk comes back from the
-  // heap, or the outermost activation has returned.
-  std::string fill(unsigned half, const std::string& value) const {
+  // A return found the private frames empty: the outermost activation has returned (out of the
+  // loop), or the newest chunk's frames come back (no call: the chunk stays for the next spill).
+  std::string fill(unsigned half) const {
     std::string out = fmt::format(
-        "  if (cf_depth == 0) {{\n    if (!cf_spilled) return{0};\n    /* the newest chunk back from the device heap */\n"
-        "    for (uint cf_k = 0; cf_k < {1}u; ++cf_k) {{\n",
-        value, half);
+        "  if (cf_depth == 0) {{\n    if (!cf_spilled) break;\n    /* the newest chunk's frames back from the device heap */\n"
+        "    for (uint cf_k = 0; cf_k < {}u; ++cf_k) {{\n",
+        half);
     for (const std::string& field : fields())
       out += "  " + copy(slot(field) + "[cf_k]", fmt::format("cf_spilled->{}[cf_k]", field), true, field_qual_type(field));
     out += fmt::format("      cf_s_resume_at[cf_k] = cf_spilled->resume_at[cf_k];\n    }}\n"
-                       "    __global {} *cf_chunk = cf_spilled;\n    cf_spilled = cf_chunk->below;\n"
-                       "    cf_below -= {}u;\n    cf_depth = {}u;\n    chanflow_free(cf_env, cf_chunk);\n  }}\n",
-                       chunk_name(), half, half);
+                       "    cf_spilled = cf_spilled->below;\n    cf_below -= {0}u;\n    cf_depth = {0}u;\n  }}\n",
+                       half);
     return out;
+  }
+
+  // The call's end: its chunks back to the heap.
+  static std::string release() {
+    return "    while (cf_chunks) { /* the chunks back to the device heap */\n      __global void *cf_chunk = cf_chunks;\n"
+           "      cf_chunks = cf_chunks->above;\n      chanflow_free(cf_env, cf_chunk);\n    }\n";
   }
 
   std::string value_type(const std::string& name) const {
