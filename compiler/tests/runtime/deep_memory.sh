@@ -3,11 +3,13 @@
 # depth N and 10N (CHANFLOW_STATS=1) and requires the same output as its serial elision at both,
 # the same channel memory and stack levels at both (levels below the serial depth are not made),
 # and a device heap whose high-water mark stays within BYTES_PER_LEVEL per level of the deeper run
-# (the explicit stacks' spilled frames: what is in flight).
+# (the explicit stacks' spilled frames). Both runs cut at one serial depth (CHANFLOW_SERIAL_CUTOFF,
+# 6 unless set): the runtime's own choice follows measured times, and the levels with it.
 # usage: deep_memory.sh CHANFLOWC CILK_INCLUDE_DIR WORK_DIR SOURCE N [BYTES_PER_LEVEL]
 set -euo pipefail
 chanflowc=$1 include=$2 work=$3 source=$4 n=$5 per_level=${6:-256}
 mkdir -p "$work"
+export CHANFLOW_SERIAL_CUTOFF=${CHANFLOW_SERIAL_CUTOFF:-6}
 stem=$(basename "${source%.*}")
 cc -std=gnu11 -O1 -w -I"$include" "$source" -o "$work/$stem.elision"
 "$chanflowc" "$source" -o "$work/$stem.chanflow"
