@@ -6,6 +6,8 @@
 #include "emit/emit.hpp"
 
 #include <clang/AST/ParentMapContext.h>
+#include <llvm/ADT/SmallString.h>
+#include <llvm/Support/FileSystem.h>
 
 namespace chanflow::compiler {
 
@@ -53,8 +55,12 @@ void Analyzer::record_assertion(const clang::FunctionDecl* d, const clang::CallE
   std::string line = "?";
   if (c->getNumArgs() > 2)
     if (auto* l = llvm::dyn_cast<clang::IntegerLiteral>(strip(c->getArg(2)))) line = llvm::toString(l->getValue(), 10, false);
+  // __FILE__ as the command line named the file, as cc prints it (Clang's tooling made it absolute).
+  std::string file = text(1);
+  llvm::SmallString<256> absolute(Options.input);
+  if (!llvm::sys::fs::make_absolute(absolute) && file == absolute.str()) file = Options.input;
   Program.assertion_of[c] = static_cast<unsigned>(Program.assertions.size());
-  Program.assertions.push_back(text(1) + ":" + line + ": " + d->getNameAsString() + ": Assertion `" + text(0) + "' failed.");
+  Program.assertions.push_back(file + ":" + line + ": " + d->getNameAsString() + ": Assertion `" + text(0) + "' failed.");
 }
 
 // Why device code cannot share a global with the host (null: it can): the compiled file must
