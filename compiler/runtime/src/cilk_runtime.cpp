@@ -260,8 +260,7 @@ class Process {
   // The device heap of the program's calls, made by the first that allocates on the device. Once
   // a graph whose device code allocates (`for_host`) has it, it is mapped for the host between
   // calls (a block the device allocated is the host's to read and free); spilled stack frames
-  // alone never reach the host, and a call pays no map and unmap for them (0.3 ms of an H100's
-  // fib 30).
+  // alone never reach the host, and a call pays no map and unmap for them.
   DeviceHeap& device_heap(const Runtime& rt, bool for_host) {
     if (!device_heap_) device_heap_ = std::make_unique<DeviceHeap>(rt, settings_.heap_bytes);
     if (for_host && !heap_for_host_) {

@@ -8,29 +8,28 @@
 //
 //   for (;;) {                     between passes: the heap
 //   for (;;) {                     one pass: an activation from its top
-//     if (cf_filled) goto cf_pop;
 //     body                         a call of itself saves what is in scope, pushes, sets the
 //                                  parameters and goes to cf_call; `return e` stores e and goes
 //   cf_return:                     to cf_return
-//     if (cf_depth == 0) break;
-//   cf_pop:
+//     if (cf_depth == 0) { if (none spilled) break; fill }
 //     --cf_depth;
 //     switch (cf_s_resume_at[cf_depth]) { case K: goto cf_resume_K; ... }
 //   cf_call:
 //     if (cf_depth == W) break;
 //   }
-//   if (cf_depth == W) spill; else if (none spilled) return cf_value; else { fill; cf_filled = 1; }
+//   if (cf_depth == W) spill; else { free the chunks; return cf_value; }
 //   }
 //
 // Depth is no limit (a list walked recursively, a skewed tree 10^5 levels deep): when a call
-// fills the W private frames (--helper-stack), the older half goes to a chunk taken from the
-// device heap, linked to the chunk before, and comes back when returns have emptied the private
-// frames. Each costs W/2 copies per W/2 calls, and only a recursion deeper than W pays it; the
-// heap holds what is in flight and nothing more. The heap's calls sit outside the loop of
-// activations: inside it, even never taken, they cost fib 30's serial form on the H100 a sixth
-// to a quarter of its time (docs/compiler.md). A heap with no chunk left reports
-// CHANFLOW_ERR_HELPER_STACK (the helper, the depth reached) and the run stops with that error,
-// naming the heap's setting: never a wrong result.
+// fills the W private frames (--helper-stack), the older half goes to the next chunk of the
+// device heap (taken the first time the call goes that deep, kept until it returns, linked both
+// ways), and a return that finds the private frames empty copies the newest chunk's frames back.
+// Each costs W/2 copies per W/2 calls, and only a recursion deeper than W pays it; the heap holds
+// the frames of the call's deepest point. The heap's calls sit outside the loop of activations:
+// inside it, even never taken, they cost fib 30's serial form on the H100 up to a quarter of its
+// time (docs/compiler.md). A heap with no chunk left reports CHANFLOW_ERR_HELPER_STACK (the
+// helper, the depth reached) and the run stops with that error, naming the heap's setting: never
+// a wrong result.
 //
 // A call inside a loop is resumed through the loop's head instead (resumable_printer.hpp): the
 // return path sets cf_resuming and the top of the pass goes on from there. On PoCL 3.1 the direct
@@ -85,12 +84,11 @@ class RecursivePrinter : public ResumablePrinter {
                        "*/\n",
                        H.decl->getName().str(), frames);
     const std::string dims = fmt::format("[{}]", frames);
-    for (const std::string& field : fields()) out += "  " + field_type(field, slot(field) + dims) + ";\n";
+    for (const SavedField& f : fields()) out += "  " + f.declared(*this, slot(f.name) + dims) + ";\n";
     out += fmt::format("  {} cf_s_resume_at{}; /* the call each frame goes on from */\n  uint cf_depth = 0;\n",
                        resume_type(), dims);
     out += fmt::format("  __global {0} *cf_spilled = 0; /* the frames below these: the newest chunk on the heap */\n"
-                       "  __global {0} *cf_chunks = 0;  /* the chunks this call took, the oldest first */\n"
-                       "  uint cf_below = 0; /* frames in the chunks */\n",
+                       "  __global {0} *cf_chunks = 0;  /* the chunks this call took, the oldest first */\n",
                        chunk_name());
     if (!result->isVoidType())
       out += "  " + value_type("cf_value") + (result->isScalarType() ? " = 0" : "") + "; /* what the last activation returned */\n";
@@ -264,37 +262,35 @@ class RecursivePrinter : public ResumablePrinter {
   // The stack's array of a field (a parameter's, a local's or a call's result).
   static std::string slot(const std::string& field) { return "cf_s_" + field; }
 
-  // The fields some call saves, in the helper's order: its variables, then its calls' results.
-  std::vector<std::string> fields() const {
-    std::vector<std::string> out;
+  // The fields some call saves, in the helper's order: its variables, then its calls' results
+  // (`var` null).
+  struct SavedField {
+    std::string name;
+    const clang::VarDecl* var;
+    std::string declared(const RecursivePrinter& p, const std::string& as) const {
+      return var ? p.type_of(var, as) : p.value_type(as);
+    }
+    clang::QualType type(const RecursivePrinter& p) const { return var ? var->getType() : p.H.decl->getReturnType(); }
+  };
+  std::vector<SavedField> fields() const {
+    std::vector<SavedField> out;
     for (const clang::VarDecl* v : H.variables)
-      if (Saved.count(Field.at(v))) out.push_back(Field.at(v));
+      if (Saved.count(Field.at(v))) out.push_back({Field.at(v), v});
     for (const clang::CallExpr* call : H.calls)
-      if (Temp.count(call) && Saved.count(Temp.at(call))) out.push_back(Temp.at(call));
+      if (Temp.count(call) && Saved.count(Temp.at(call))) out.push_back({Temp.at(call), nullptr});
     return out;
-  }
-  // A field's declaration as `name` (an array of frames), and its C type.
-  std::string field_type(const std::string& field, const std::string& name) const {
-    for (const clang::VarDecl* v : H.variables)
-      if (Field.at(v) == field) return type_of(v, name);
-    return value_type(name);
-  }
-  clang::QualType field_qual_type(const std::string& field) const {
-    for (const clang::VarDecl* v : H.variables)
-      if (Field.at(v) == field) return v->getType();
-    return H.decl->getReturnType();
   }
   std::string resume_type() const { return TotalResumes < 256 ? "uchar" : "uint"; }
 
-  // The frames an explicit stack keeps on the device heap: `half` of them a chunk, the window's
-  // older half each time its private frames fill, linked to the chunk spilled before.
+  // The frames an explicit stack keeps on the device heap: `half` of them a chunk, the private
+  // frames' older half each time they fill; a call's chunks are linked both ways.
   std::string chunk_name() const { return Fs.name + "__frames"; }
   std::string chunk_type(unsigned half) const {
     std::string out = fmt::format("/* {0} frames of '{1}' spilled from its private ones to the device heap */\ntypedef struct {2} {{\n"
                                   "  __global struct {2} *below; /* the chunk before it (0: none) */\n"
                                   "  __global struct {2} *above; /* the one after it, kept once taken (0: none) */\n",
                                   half, H.decl->getName().str(), chunk_name());
-    for (const std::string& field : fields()) out += "  " + field_type(field, fmt::format("{}[{}]", field, half)) + ";\n";
+    for (const SavedField& f : fields()) out += "  " + f.declared(*this, fmt::format("{}[{}]", f.name, half)) + ";\n";
     return out + fmt::format("  {} resume_at[{}];\n}} {};\n\n", resume_type(), half, chunk_name());
   }
 
@@ -308,20 +304,20 @@ class RecursivePrinter : public ResumablePrinter {
         "    __global {0} *cf_chunk = cf_spilled ? cf_spilled->above : cf_chunks;\n"
         "    if (!cf_chunk) {{\n"
         "      cf_chunk = (__global {0} *)chanflow_stack_chunk(cf_env, sizeof({0}));\n"
-        "      if (!cf_chunk) {{\n        chanflow_report(cf_env, CHANFLOW_ERR_HELPER_STACK, cf_below + {1}u, {2}u);\n"
-        "        return{3};\n      }}\n"
+        "      if (!cf_chunk) {{ /* the depth reached: these frames and the spilled ones */\n"
+        "        uint cf_deep = {1}u;\n        for (__global {0} *cf_c = cf_spilled; cf_c; cf_c = cf_c->below) cf_deep += {4}u;\n"
+        "        chanflow_report(cf_env, CHANFLOW_ERR_HELPER_STACK, cf_deep, {2}u);\n        return{3};\n      }}\n"
         "      cf_chunk->below = cf_spilled;\n      cf_chunk->above = 0;\n"
         "      if (cf_spilled) cf_spilled->above = cf_chunk;\n      else cf_chunks = cf_chunk;\n    }}\n"
         "    for (uint cf_k = 0; cf_k < {4}u; ++cf_k) {{\n",
         chunk_name(), frames, H.id, value, half);
-    for (const std::string& field : fields()) {
-      const clang::QualType t = field_qual_type(field);
-      out += "  " + copy(fmt::format("cf_chunk->{}[cf_k]", field), slot(field) + "[cf_k]", false, t, true);
-      out += "  " + copy(slot(field) + "[cf_k]", fmt::format("{}[cf_k + {}u]", slot(field), half), false, t);
+    for (const SavedField& f : fields()) {
+      out += "  " + copy(fmt::format("cf_chunk->{}[cf_k]", f.name), slot(f.name) + "[cf_k]", false, f.type(*this), true);
+      out += "  " + copy(slot(f.name) + "[cf_k]", fmt::format("{}[cf_k + {}u]", slot(f.name), half), false, f.type(*this));
     }
     out += fmt::format("      cf_chunk->resume_at[cf_k] = cf_s_resume_at[cf_k];\n"
                        "      cf_s_resume_at[cf_k] = cf_s_resume_at[cf_k + {0}u];\n    }}\n"
-                       "    cf_spilled = cf_chunk;\n    cf_below += {0}u;\n    cf_depth = {0}u;\n",
+                       "    cf_spilled = cf_chunk;\n    cf_depth = {0}u;\n",
                        half);
     return out;
   }
@@ -333,10 +329,10 @@ class RecursivePrinter : public ResumablePrinter {
         "  if (cf_depth == 0) {{\n    if (!cf_spilled) break;\n    /* the newest chunk's frames back from the device heap */\n"
         "    for (uint cf_k = 0; cf_k < {}u; ++cf_k) {{\n",
         half);
-    for (const std::string& field : fields())
-      out += "  " + copy(slot(field) + "[cf_k]", fmt::format("cf_spilled->{}[cf_k]", field), true, field_qual_type(field));
+    for (const SavedField& f : fields())
+      out += "  " + copy(slot(f.name) + "[cf_k]", fmt::format("cf_spilled->{}[cf_k]", f.name), true, f.type(*this));
     out += fmt::format("      cf_s_resume_at[cf_k] = cf_spilled->resume_at[cf_k];\n    }}\n"
-                       "    cf_spilled = cf_spilled->below;\n    cf_below -= {0}u;\n    cf_depth = {0}u;\n  }}\n",
+                       "    cf_spilled = cf_spilled->below;\n    cf_depth = {0}u;\n  }}\n",
                        half);
     return out;
   }
