@@ -152,7 +152,15 @@ std::string place_host_variables_in_svm(clang::ASTContext& ctx, const CilkProgra
       cell[v] = "(*" + name + "())";
     }
   }
-  // Every use in host functions names the cell (the declaration keeps the initial value).
+  // Every use in host functions names the cell (the declaration keeps the initial value). A use
+  // spelled in a macro's body (`#define AT(i) (m[(i) * nBlocks])`) is redirected there, once,
+  // where every expansion's token names this global: a local of the same name at one of them
+  // would be redirected too, so that is refused, as is a macro of another file.
+  std::map<clang::SourceLocation, std::set<const clang::VarDecl*>> spelled;
+  for (const HostUses::Ref& r : uses.Refs)
+    if (r.function && r.expr->getLocation().isMacroID())
+      spelled[sm.getSpellingLoc(r.expr->getLocation())].insert(r.var->hasGlobalStorage() ? global_definition(r.var) : r.var);
+  std::set<clang::SourceLocation> redirected;
   for (const HostUses::Ref& r : uses.Refs) {
     auto it = cell.find(r.var);
     if (it == cell.end()) it = cell.find(global_definition(r.var));  // a global named by another declaration
@@ -162,16 +170,19 @@ std::string place_host_variables_in_svm(clang::ASTContext& ctx, const CilkProgra
       continue;  // in its own declaration
     clang::SourceLocation loc = r.expr->getLocation();
     if (loc.isMacroID()) {
-      if (!sm.isMacroArgExpansion(loc)) {
-        diags.Report(sm.getExpansionLoc(loc),
+      loc = sm.getSpellingLoc(loc);
+      if (spelled[loc].size() != 1 || !sm.isWrittenInMainFile(loc)) {
+        diags.Report(sm.getExpansionLoc(r.expr->getLocation()),
                      diags.getCustomDiagID(clang::DiagnosticsEngine::Error,
-                                           "'%0' is named inside a macro's body: chanflowc keeps '%0' in SVM and "
-                                           "cannot redirect this use; name it outside the macro"))
-            << r.var->getName();
+                                           "'%0' is named inside a macro's body that %1: chanflowc keeps '%0' in SVM "
+                                           "and cannot redirect this use; name it outside the macro"))
+            << r.var->getName()
+            << (spelled[loc].size() != 1 ? "names another variable of that name where it is expanded elsewhere"
+                                         : "another file defines");
         continue;
       }
-      loc = sm.getSpellingLoc(loc);
     }
+    if (!redirected.insert(loc).second) continue;  // a macro's body, redirected at another expansion
     rewriter.ReplaceText(loc, static_cast<unsigned>(r.var->getName().size()), it->second);
   }
   if (program.device_globals.empty()) return "";

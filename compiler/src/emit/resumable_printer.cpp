@@ -58,20 +58,20 @@ void ResumablePrinter::print_loop(clang::Stmt* s, llvm::raw_ostream& os) {
     if (!enter.empty()) os << ")";
   };
   if (auto* l = llvm::dyn_cast<clang::ForStmt>(s)) {
-    const bool declares = l->getInit() && llvm::isa<clang::DeclStmt>(l->getInit());
-    if (declares) {
-      os << "{\n";
-      for (const clang::Decl* decl : llvm::cast<clang::DeclStmt>(l->getInit())->decls()) print_declaration(decl, os);
-    } else if (l->getInit()) {
+    // The init goes before the loop, the two in a block of their own: the loop may be the body of
+    // another statement (`for (i = 0; ...) for (k = 0; ...) {...}`), which must keep both.
+    if (l->getInit()) os << "{\n";
+    if (auto* d = llvm::dyn_cast_or_null<clang::DeclStmt>(l->getInit()))
+      for (const clang::Decl* decl : d->decls()) print_declaration(decl, os);
+    else if (l->getInit())
       print_statement(const_cast<clang::Stmt*>(l->getInit()), os);
-    }
     os << label << (enter.empty() && unrolls(l) ? "#pragma unroll\n" : "") << "for (;";
     if (l->getCond()) condition(l->getCond());
     os << ";";
     if (l->getInc()) print_expr(l->getInc(), os);
     os << ")\n";
     body(l->getBody());
-    if (declares) os << "}\n";
+    if (l->getInit()) os << "}\n";
   } else if (auto* w = llvm::dyn_cast<clang::WhileStmt>(s)) {
     os << label << "while (";
     condition(w->getCond());

@@ -2,7 +2,8 @@
 // use them: a size main sets from the command line and every task reads, a matrix reached through
 // a global pointer, a bound tasks read to prune and write (racy, as on a CPU: the search stays
 // right whatever order they see), a generator's state written by the code that fills the input, a
-// global array of counters each task writes its own element of, a struct of parameters.
+// global array of counters each task writes its own element of, a struct of parameters; and the
+// size named in a macro's body that host code expands inside another macro's arguments.
 #include <cilk/cilk.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,8 @@ unsigned long seed = 12345;   // the input generator's state
 int visits[64];               // each leaf counts its own block
 typedef struct { int lo, hi; double scale; } Params;
 Params params = {0, 100, 0.5};  // a struct of parameters
+#define CELL(m, i, j) ((m)[(i) * n_blocks + (j)])
+#define TWICE(x) (2 * (x))
 
 static unsigned long next_random(void) {
   seed = seed * 6364136223846793005UL + 1442695040888963407UL;
@@ -57,6 +60,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 64; i++) visited += visits[i];
   printf("cheapest block: %ld (bound %ld), %d leaves\n", best, best_so_far, visited);
   params.hi = 300;
+  printf("corner cells: %ld\n", TWICE(CELL(matrix, 1, 1)) + CELL(matrix, n_blocks - 1, 0));
   printf("scaled: %ld, next random %lu\n", scaled(20), next_random());
   free(matrix);
   return 0;
