@@ -329,7 +329,7 @@ class LoopRewriter : public LoopSource {
       const clang::FunctionDecl* callee = c->getDirectCallee();
       if (!callee) return "(a function pointer)";
       const std::string n = callee->getNameAsString();
-      if (!callee->hasBody() && memory_call(callee) == MemoryCall::None && !is_device_builtin(n)) return n;
+      if (!callee->hasBody() && memory_call(callee) == MemoryCall::None && !is_device_builtin(callee)) return n;
     }
     for (const clang::Stmt* c : s->children())
       if (std::string h = host_only_call(c); !h.empty()) return h;

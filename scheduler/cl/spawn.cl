@@ -103,6 +103,13 @@ void chanflow_assert_fail(__global const chanflow_node_env* env, uint assertion)
   chanflow_report(env, CHANFLOW_ERR_ASSERT, assertion, 0u);
 }
 
+/* exit(status) or abort() in device code (chanflowc prints them as this): the run stops after the
+ * dispatch and the process ends as the first such call said (ExitRequest). The work-item goes on,
+ * as for an assertion. */
+void chanflow_exit(__global const chanflow_node_env* env, int status, uint aborts) {
+  chanflow_report(env, CHANFLOW_ERR_EXIT, (uint)status, aborts);
+}
+
 void chanflow_report(__global const chanflow_node_env* env, uint code, uint detail, uint extra) {
   if (atomic_cmpxchg(&env->status->code, CHANFLOW_ERR_NONE, code) == CHANFLOW_ERR_NONE) {
     env->status->node = env->node;

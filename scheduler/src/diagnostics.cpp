@@ -97,6 +97,7 @@ void Aggregator::check_status(const chanflow_status& s) const {
     throw AssertionError(s.detail < assertions.size() ? assertions[s.detail]
                                                       : fmt::format("assertion #{} failed (the graph names none)", s.detail));
   }
+  if (s.code == CHANFLOW_ERR_EXIT) throw ExitRequest(static_cast<int>(s.detail), s.extra != 0);
   if (s.code != CHANFLOW_ERR_NONE) throw RunError("device-side error: " + describe(s, graph_));
 }
 

@@ -167,10 +167,15 @@ class Process {
   std::uint64_t call(BuildFunction build, const char* root_stack, const void* task, std::size_t task_bytes,
                      bool loop_leaves) {
     const Runtime& rt = runtime();
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
     // An embedding program (chanflow bench) reports failures itself; a compiled program says why and exits.
     try {
       return run(rt, build, root_stack, task, task_bytes, loop_leaves);
+    } catch (const ExitRequest& e) {  // as C's exit ends the process: its handlers run, streams flushed
+      if (external_) throw;
+      lock.unlock();  // the handlers (--stats) come back here
+      if (e.aborts()) std::abort();
+      std::exit(e.status());
     } catch (const AssertionError& e) {  // as C's assert says it, and ends the process as it does
       if (external_) throw;
       std::fflush(stdout);

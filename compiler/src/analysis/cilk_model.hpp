@@ -253,14 +253,42 @@ inline MemoryCall memory_call(const clang::FunctionDecl* callee) {
   return it == calls.end() ? MemoryCall::None : it->second;
 }
 
-/// OpenCL built-ins device code may call by their C names (and chanflowc's sync marker).
-inline bool is_device_builtin(const std::string& name) {
+/// A function of C's <math.h> that OpenCL C has under its double form's name (`exp`, and `expf`
+/// under `exp`): the name device code calls, or empty where it has none. OpenCL C overloads them
+/// by argument type, so device code calls them with each argument converted to the C function's
+/// parameter type, as C does (`exp(-2 * t)` of an int t, `sqrt(f)` of a float in double).
+inline std::string device_math_name(const clang::FunctionDecl* callee) {
+  static const std::set<std::string> names = {
+      "acos",  "acosh", "asin",  "asinh", "atan",      "atan2",    "atanh", "cbrt",  "ceil",  "copysign", "cos",
+      "cosh",  "erf",   "erfc",  "exp",   "exp2",      "expm1",    "fabs",  "fdim",  "floor", "fma",      "fmax",
+      "fmin",  "fmod",  "hypot", "ldexp", "lgamma",    "log",      "log10", "log1p", "log2",  "logb",     "nextafter",
+      "pow",   "remainder", "rint", "round", "sin",    "sinh",     "sqrt",  "tan",   "tanh",  "tgamma",   "trunc"};
+  if (!callee || callee->hasBody() || !callee->getReturnType()->isRealFloatingType()) return "";
+  std::string name = callee->getNameAsString();
+  if (!names.count(name) && name.size() > 1 && name.back() == 'f' && names.count(name.substr(0, name.size() - 1)))
+    name.pop_back();  // expf: float's form, the same built-in
+  return names.count(name) ? name : "";
+}
+
+/// C's calls that end the process, as device code may make them: `exit(status)` (and `_Exit`),
+/// and `abort()`. The run stops after the dispatch, and the process ends as the call says.
+enum class ProcessEnd { None, Exit, Abort };
+inline ProcessEnd process_end(const clang::FunctionDecl* callee) {
+  if (!callee || callee->hasBody()) return ProcessEnd::None;
+  const std::string name = callee->getNameAsString();
+  if ((name == "exit" || name == "_Exit") && callee->getNumParams() == 1) return ProcessEnd::Exit;
+  if (name == "abort" && callee->getNumParams() == 0) return ProcessEnd::Abort;
+  return ProcessEnd::None;
+}
+
+/// Functions without a definition that device code may call: OpenCL built-ins by their C names,
+/// the math library's (device_math_name), exit and abort, and chanflowc's own markers.
+inline bool is_device_builtin(const clang::FunctionDecl* callee) {
   static const std::set<std::string> builtins = {
-      "abs", "labs", "fabs", "fabsf", "sqrt", "sqrtf", "exp", "expf", "log", "logf", "pow", "powf", "sin", "sinf",
-      "cos", "cosf", "tan", "tanf", "floor", "floorf", "ceil", "ceilf", "fmin", "fminf", "fmax", "fmaxf", "fmod",
-      "fmodf", "printf", "__assert_fail", "__chanflow_sync", "__chanflow_group_item", "__chanflow_group_items", "__chanflow_caps_hold",
-      "__chanflow_loop_inline", "__chanflow_loop_grain"};
-  return builtins.count(name) != 0;
+      "abs", "labs", "llabs", "printf", "__assert_fail", "__chanflow_sync", "__chanflow_group_item", "__chanflow_group_items",
+      "__chanflow_caps_hold", "__chanflow_loop_inline", "__chanflow_loop_grain"};
+  return builtins.count(callee->getNameAsString()) != 0 || !device_math_name(callee).empty() ||
+         process_end(callee) != ProcessEnd::None;
 }
 
 /// Whether the call takes memory from the device heap or gives it back.

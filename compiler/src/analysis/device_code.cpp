@@ -20,7 +20,7 @@ void Analyzer::check_device_code(const clang::FunctionDecl* d, const BodyFacts& 
     const std::string name = callee->getNameAsString();
     if (memory_call(callee) != MemoryCall::None) continue;  // the device heap's, or a copy per address space
     if (name == "__assert_fail") record_assertion(d, c);
-    if (!definition(callee) && !Program.cilk_function(callee) && !is_device_builtin(name)) {
+    if (!definition(callee) && !Program.cilk_function(callee) && !is_device_builtin(callee)) {
       error(c->getBeginLoc(), "call of '" + name + "', which has no definition in this file or its own headers, from device "
                               "code: chanflowc compiles only the functions it sees");
     }
@@ -157,8 +157,8 @@ void Analyzer::find_env_users() {
   for (const RecursiveHelper& h : Program.recursive_helpers) Program.heap_users.insert(h.decl->getCanonicalDecl());
   Program.env_users = Program.heap_users;
   for (const clang::FunctionDecl* f : device) {
-    for (const clang::CallExpr* c : Facts[f].calls)  // a failed assertion reports through it
-      if (Program.assertion_of.count(c)) Program.env_users.insert(f);
+    for (const clang::CallExpr* c : Facts[f].calls)  // a failed assertion or an exit reports through it
+      if (Program.assertion_of.count(c) || process_end(c->getDirectCallee()) != ProcessEnd::None) Program.env_users.insert(f);
     for (const clang::DeclRefExpr* g : Facts[f].global_refs)  // a shared global's address is in its arguments
       if (Program.device_global(llvm::cast<clang::VarDecl>(g->getDecl()))) Program.env_users.insert(f);
   }

@@ -157,6 +157,32 @@ bool DevicePrinter::handledStmt(clang::Stmt* s, llvm::raw_ostream& os) {
       os << ")";
       return true;
     }
+    if (const clang::FunctionDecl* callee = call->getDirectCallee(); callee && callee->getNumParams() == call->getNumArgs()) {
+      // The math library's functions and abs: OpenCL C overloads them by argument type (and its
+      // abs returns an unsigned type), so each argument is converted to the parameter's type first,
+      // as C converts it, and abs's result back to C's type.
+      const std::string math = device_math_name(callee);
+      const std::string name = callee->getNameAsString();
+      const bool absolute = name == "abs" || name == "labs" || name == "llabs";
+      if (!math.empty() || absolute) {
+        const auto type = [&](clang::QualType t) { return "(" + device_type(Ctx, t.getUnqualifiedType(), true) + ")"; };
+        if (absolute) os << "(" << type(callee->getReturnType());
+        os << (absolute ? "abs" : math) << "(";
+        for (unsigned i = 0; i < call->getNumArgs(); ++i) {
+          os << (i ? ", " : "") << type(callee->getParamDecl(i)->getType()) << "(";
+          print_expr(call->getArg(i), os);
+          os << ")";
+        }
+        os << (absolute ? "))" : ")");
+        return true;
+      }
+      if (const ProcessEnd end = process_end(callee); end != ProcessEnd::None) {  // scheduler/cl/spawn.cl
+        os << "chanflow_exit(cf_env, ";
+        if (end == ProcessEnd::Exit) print_expr(call->getArg(0), os);
+        os << (end == ProcessEnd::Exit ? ", 0u)" : "134, 1u)");
+        return true;
+      }
+    }
     if (const MemoryCall m = memory_call(call->getDirectCallee()); m != MemoryCall::None) {
       print_memory_call(call, m, os);
       return true;

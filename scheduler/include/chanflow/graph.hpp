@@ -46,6 +46,20 @@ class AssertionError : public RunError {
   using RunError::RunError;
 };
 
+/// Device code called exit(status) or abort(): a compiled program's process ends as C's would.
+class ExitRequest : public RunError {
+ public:
+  ExitRequest(int status, bool aborts)
+      : RunError(aborts ? "device code called abort()" : "device code called exit(" + std::to_string(status) + ")"),
+        status_(status), aborts_(aborts) {}
+  int status() const noexcept { return status_; }
+  bool aborts() const noexcept { return aborts_; }
+
+ private:
+  int status_;
+  bool aborts_;
+};
+
 /// A channel stack could not grow another level: every slot of the graph's channel table is
 /// taken (each level of each stack takes one; GraphOptions::max_channels). Usually a recursion
 /// that misses its base case; stack() and level() say where it was.

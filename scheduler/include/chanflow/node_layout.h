@@ -78,6 +78,7 @@
 #define CHANFLOW_ERR_HELPER_STACK 15u /* a recursive function's explicit stack found the heap full (detail: the
                                        * calls deep it was; extra: which function, Graph::name_recursive_functions) */
 #define CHANFLOW_ERR_ASSERT 16u      /* an assertion of device code failed (detail: which, Graph::name_assertions) */
+#define CHANFLOW_ERR_EXIT 17u        /* device code called exit (detail: its status) or abort (extra: 1) */
 
 typedef struct chanflow_status {
   chanflow_u32 code;
