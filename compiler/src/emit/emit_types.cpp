@@ -111,7 +111,14 @@ std::string device_name(const std::string& name) {
   static const std::set<std::string> reserved = {
       "global", "local", "constant", "private", "generic", "kernel", "read_only", "write_only", "read_write",
       "uniform", "pipe", "half", "bool", "uchar", "ushort", "uint", "ulong", "quad", "image1d_t", "image2d_t",
-      "image3d_t", "sampler_t", "event_t", "size_t", "ptrdiff_t", "intptr_t", "uintptr_t", "complex", "imaginary"};
+      "image3d_t", "sampler_t", "event_t", "size_t", "ptrdiff_t", "intptr_t", "uintptr_t", "complex", "imaginary",
+      // C++'s keywords: the types header is C++ too (the graph's), and C names such as `new` are common
+      "new", "delete", "class", "this", "template", "typename", "namespace", "operator", "protected", "public",
+      "virtual", "friend", "throw", "try", "catch", "using", "explicit", "mutable", "export", "true", "false",
+      "nullptr", "and", "or", "not", "xor", "bitand", "bitor", "compl", "and_eq", "or_eq", "not_eq", "xor_eq",
+      "decltype", "constexpr", "consteval", "constinit", "noexcept", "concept", "requires", "co_await", "co_return",
+      "co_yield", "char8_t", "char16_t", "char32_t", "wchar_t", "dynamic_cast", "static_cast", "reinterpret_cast",
+      "const_cast", "typeid", "asm"};
   if (reserved.count(name)) return name + "_";
   static const char* const vectors[] = {"char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float",
                                         "double", "half", "bool"};
