@@ -21,9 +21,10 @@ class LoopFinder : public clang::RecursiveASTVisitor<LoopFinder> {
       : SM(sm), Keywords(keywords.begin(), keywords.end()) {}
 
   bool TraverseFunctionDecl(clang::FunctionDecl* f) {
-    Function = f;
+    const clang::FunctionDecl* outer = Function;  // a declaration inside a body leaves it the body's
+    if (f->doesThisDeclarationHaveABody()) Function = f;
     const bool r = RecursiveASTVisitor::TraverseFunctionDecl(f);
-    Function = nullptr;
+    Function = outer;
     return r;
   }
   bool VisitForStmt(clang::ForStmt* s) {

@@ -52,6 +52,9 @@ class KeywordRecorder : public clang::PPCallbacks {
       reject(NameTok.getLocation(), "Cilk-5 locks (" + Name.str() + ") are not supported by chanflowc: a work-item "
                                     "that waits for another can stall the device; combine the children's results "
                                     "after a sync instead");
+    } else if (Name == "CilkContext" || Name == "EXPORT" || Name == "Cilk_init" || Name == "Cilk_terminate") {
+      reject(NameTok.getLocation(), "Cilk-5's interface for calling Cilk from C (" + Name.str() + ") is not supported "
+                                    "by chanflowc: call the Cilk function itself; chanflowc runs it on the device");
     } else if (Name == "cilk_for") {
       Out.cilk_fors.push_back(PP.getSourceManager().getExpansionLoc(NameTok.getLocation()));
     } else if (Name == "cilk_reducer") {

@@ -165,12 +165,13 @@ class Process {
   }
 
   std::uint64_t call(BuildFunction build, const char* root_stack, const void* task, std::size_t task_bytes,
-                     bool loop_leaves) {
+                     ProgramTraits traits) {
     const Runtime& rt = runtime();
     std::unique_lock lock(mutex_);
+    if (traits.prints && !external_) std::fflush(stdout);  // what host code printed comes before what device code prints
     // An embedding program (chanflow bench) reports failures itself; a compiled program says why and exits.
     try {
-      return run(rt, build, root_stack, task, task_bytes, loop_leaves);
+      return run(rt, build, root_stack, task, task_bytes, traits.loop_leaves);
     } catch (const ExitRequest& e) {  // as C's exit ends the process: its handlers run, streams flushed
       if (external_) throw;
       lock.unlock();  // the handlers (--stats) come back here
@@ -469,8 +470,8 @@ KernelNode& ProgramGraph::kernel(const char* name, std::size_t input_ce_bytes) {
 }
 
 std::uint64_t call(BuildFunction build, const char* root_stack, const void* task, std::size_t task_bytes,
-                   bool loop_leaves) {
-  return Process::get().call(build, root_stack, task, task_bytes, loop_leaves);
+                   ProgramTraits traits) {
+  return Process::get().call(build, root_stack, task, task_bytes, traits);
 }
 
 void use(const Runtime& runtime, const RunSettings& settings, Capacity capacity) {

@@ -299,11 +299,12 @@ void Analyzer::assign_slots(CilkFunction& f) {
 }
 
 // For `a[i] = cilk_spawn f()` with `a` a local one-dimensional array that no other site
-// stores into: its length; otherwise 0.
+// stores into: its length; otherwise 0 (for `a[i] += cilk_spawn f()` too: two children may add
+// to one element before the sync, and each needs a slot).
 unsigned Analyzer::array_elements(const SpawnSite& s, const CilkFunction& f) {
   const auto* e = s.destination ? llvm::dyn_cast<clang::ArraySubscriptExpr>(strip(s.destination)) : nullptr;
   const auto* base = e ? llvm::dyn_cast<clang::DeclRefExpr>(e->getBase()->IgnoreParenImpCasts()) : nullptr;
-  if (!base || base->getDecl() != s.root || s.result != ResultKind::Local) return 0;
+  if (!base || base->getDecl() != s.root || s.result != ResultKind::Local || s.compound) return 0;
   const auto* array = llvm::dyn_cast<clang::ConstantArrayType>(s.root->getType()->getAsArrayTypeUnsafe());
   if (!array || array->getElementType()->isArrayType()) return 0;
   for (const SpawnSite& other : f.spawns)
@@ -373,9 +374,10 @@ bool Analyzer::classify(SpawnSite& site, CilkFunction& f) {
   clang::DynTypedNode user = user_of(site.call, &top);
   const std::string what = site.plain_call ? "a call of Cilk function '" + site.callee->getNameAsString() + "'"
                                            : "a spawn";
-  const std::string forms = site.plain_call ? "`x = f(...);`, `T x = f(...);`, `f(...);` or `return f(...);`"
-                                            : "`x = cilk_spawn f(...);`, `T x = cilk_spawn f(...);` or "
-                                              "`cilk_spawn f(...);`";
+  const std::string forms = site.plain_call ? "`x = f(...);`, `x += f(...);`, `T x = f(...);`, `f(...);` or "
+                                              "`return f(...);`"
+                                            : "`x = cilk_spawn f(...);`, `x += cilk_spawn f(...);`, "
+                                              "`T x = cilk_spawn f(...);` or `cilk_spawn f(...);`";
   bool ok = false;
   if (is_statement(top)) {
     ok = true;  // result discarded
@@ -384,6 +386,12 @@ bool Analyzer::classify(SpawnSite& site, CilkFunction& f) {
                                                                  strip(b->getRHS()) == site.call && is_statement(b)) {
     ok = classify_destination(site, b->getLHS(), f);
     site.statement = b;
+    if (!ok) return false;
+  } else if (const auto* c = user.get<clang::CompoundAssignOperator>(); c && strip(c->getRHS()) == site.call &&
+                                                                          is_statement(c)) {
+    ok = classify_destination(site, c->getLHS(), f);  // applied when the result is delivered, at the sync
+    site.statement = c;
+    site.compound = c;
     if (!ok) return false;
   } else if (const auto* v = user.get<clang::VarDecl>(); v && v->getInit() && strip(v->getInit()) == site.call) {
     auto dp = Ctx.getParents(*v);

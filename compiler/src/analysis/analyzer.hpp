@@ -104,7 +104,7 @@ class Analyzer {
   void collect_types_and_constants();
   /// Types device code may not use (`long double`, `__int128`, ...), at the first use of each.
   void check_device_scalars(const clang::FunctionDecl* f);
-  void visit_casts(const clang::Stmt* s, const std::function<void(clang::QualType)>& visit_type);
+  void visit_body_types(const clang::Stmt* s, const std::function<void(clang::QualType)>& visit_type);
 
   clang::ASTContext& Ctx;
   clang::SourceManager& SM;

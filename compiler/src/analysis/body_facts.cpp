@@ -75,6 +75,7 @@ class BodyScanner : public clang::RecursiveASTVisitor<BodyScanner> {
       Facts.syncs.push_back(Call);
       return true;
     }
+    if (const clang::DeclRefExpr* stream = printed_stream(Call)) Streams.insert(stream);  // not a global device code reads
     if (Call->getDirectCallee()) Facts.calls.push_back(Call);
     else Facts.indirect_calls.push_back(Call);
     return true;
@@ -84,7 +85,8 @@ class BodyScanner : public clang::RecursiveASTVisitor<BodyScanner> {
     return true;
   }
   bool VisitDeclRefExpr(clang::DeclRefExpr* E) {
-    if (auto* V = llvm::dyn_cast<clang::VarDecl>(E->getDecl()); V && V->hasGlobalStorage()) Facts.global_refs.push_back(E);
+    if (auto* V = llvm::dyn_cast<clang::VarDecl>(E->getDecl()); V && V->hasGlobalStorage() && !Streams.count(E))
+      Facts.global_refs.push_back(E);
     return true;
   }
   bool VisitVarDecl(clang::VarDecl* V) {
@@ -109,6 +111,7 @@ class BodyScanner : public clang::RecursiveASTVisitor<BodyScanner> {
   }
   const KeywordLocations& Keywords;
   BodyFacts& Facts;
+  std::set<const clang::DeclRefExpr*> Streams;  // fprintf's stdout or stderr (printed_stream), visited after its call
 };
 
 }  // namespace

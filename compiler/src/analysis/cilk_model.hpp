@@ -54,6 +54,9 @@ struct SpawnSite {
   const clang::FunctionDecl* callee = nullptr;
   const clang::Stmt* statement = nullptr;  ///< the statement the spawn is (ExprStmt-level expr or DeclStmt)
   const clang::Expr* destination = nullptr;  ///< lvalue receiving the result, or null
+  /// `x += cilk_spawn f()` (Cilk-5's implicit inlet): the operator applied with the result when it
+  /// is delivered, at the sync; null for `=`.
+  const clang::CompoundAssignOperator* compound = nullptr;
   const clang::VarDecl* declared = nullptr;  ///< `T x = cilk_spawn f()`: the variable
   const clang::VarDecl* root = nullptr;      ///< ResultKind::Local: the local the destination is part of
   ResultKind result = ResultKind::None;
@@ -182,6 +185,7 @@ struct CilkProgram {
   std::vector<const clang::VarDecl*> constants;  ///< const globals device code reads
   std::map<const clang::CallExpr*, const SpawnSite*> spawn_of;
   bool uses_double = false;
+  bool device_prints = false;  ///< device code calls printf (or fprintf to stdout or stderr)
   unsigned max_loop_spawns = 32;
   /// Device functions (canonical declarations of Cilk functions and helpers) that reach the
   /// device heap, themselves or through the helpers they call: each of them has the node's
@@ -279,6 +283,15 @@ inline ProcessEnd process_end(const clang::FunctionDecl* callee) {
   if ((name == "exit" || name == "_Exit") && callee->getNumParams() == 1) return ProcessEnd::Exit;
   if (name == "abort" && callee->getNumParams() == 0) return ProcessEnd::Abort;
   return ProcessEnd::None;
+}
+
+/// `fprintf(stdout, ...)` or `fprintf(stderr, ...)`: its stream, which device code leaves out,
+/// printing the call as OpenCL C's printf (whose output reaches standard output); else null.
+inline const clang::DeclRefExpr* printed_stream(const clang::CallExpr* c) {
+  const clang::FunctionDecl* callee = c->getDirectCallee();
+  if (!callee || callee->hasBody() || callee->getName() != "fprintf" || c->getNumArgs() < 2) return nullptr;
+  const auto* r = llvm::dyn_cast<clang::DeclRefExpr>(c->getArg(0)->IgnoreParenImpCasts());
+  return r && (r->getDecl()->getName() == "stderr" || r->getDecl()->getName() == "stdout") ? r : nullptr;
 }
 
 /// Functions without a definition that device code may call: OpenCL built-ins by their C names,

@@ -20,7 +20,8 @@ void Analyzer::check_device_code(const clang::FunctionDecl* d, const BodyFacts& 
     const std::string name = callee->getNameAsString();
     if (memory_call(callee) != MemoryCall::None) continue;  // the device heap's, or a copy per address space
     if (name == "__assert_fail") record_assertion(d, c);
-    if (!definition(callee) && !Program.cilk_function(callee) && !is_device_builtin(callee)) {
+    if (name == "printf" || printed_stream(c)) Program.device_prints = true;
+    if (!definition(callee) && !Program.cilk_function(callee) && !is_device_builtin(callee) && !printed_stream(c)) {
       error(c->getBeginLoc(), "call of '" + name + "', which has no definition in this file or its own headers, from device "
                               "code: chanflowc compiles only the functions it sees");
     }
@@ -286,20 +287,26 @@ void Analyzer::collect_types_and_constants() {
         Program.constants.push_back(v);
       }
     }
-    visit_casts(f->getBody(), visit_type);
+    visit_body_types(f->getBody(), visit_type);
   };
   for (const clang::FunctionDecl* h : Program.helpers) visit_function(h);
   for (const CilkFunction& f : Program.functions) visit_function(f.decl);
 }
 
-void Analyzer::visit_casts(const clang::Stmt* s, const std::function<void(clang::QualType)>& visit_type) {
+// The types a body names without declaring a variable of them: casts, sizeof, and the enums
+// whose constants it uses (`enum { I_GUESS, ... }` with no variable of its type).
+void Analyzer::visit_body_types(const clang::Stmt* s, const std::function<void(clang::QualType)>& visit_type) {
   if (!s) return;
   if (auto* c = llvm::dyn_cast<clang::ExplicitCastExpr>(s)) visit_type(c->getTypeAsWritten());
+  if (auto* r = llvm::dyn_cast<clang::DeclRefExpr>(s))
+    if (auto* c = llvm::dyn_cast<clang::EnumConstantDecl>(r->getDecl()))
+      if (auto* e = llvm::cast<clang::EnumDecl>(c->getDeclContext()); e->getDeclContext()->isFileContext())
+        visit_type(Ctx.getEnumType(e));  // an enum declared in the body is printed with it
   if (auto* e = llvm::dyn_cast<clang::UnaryExprOrTypeTraitExpr>(s); e && e->isArgumentType())
     visit_type(e->getArgumentType());
   if (auto* e = llvm::dyn_cast<clang::Expr>(s); e && e->getType()->isSpecificBuiltinType(clang::BuiltinType::Double))
     Program.uses_double = true;
-  for (const clang::Stmt* c : s->children()) visit_casts(c, visit_type);
+  for (const clang::Stmt* c : s->children()) visit_body_types(c, visit_type);
 }
 
 }  // namespace chanflow::compiler

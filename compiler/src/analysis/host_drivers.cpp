@@ -55,7 +55,7 @@ bool Analyzer::needs_host(const clang::FunctionDecl* f) {
       if (!callee || memory_call(callee) != MemoryCall::None) continue;
       const clang::FunctionDecl* h = definition(callee);
       if (!h) {
-        if (!is_device_builtin(callee) || callee->getName() == "printf") return true;
+        if (!is_device_builtin(callee) || callee->getName() == "printf" || printed_stream(c)) return true;
       } else if (visit(h->getCanonicalDecl())) {
         return true;
       }

@@ -173,7 +173,7 @@ bool SyncFlow::overwritten(const clang::VarDecl* v, const SyncAt& at) const {
   if (jumps()) return false;
   const clang::SourceManager& sm = Ctx.getSourceManager();
   for (const SpawnSite& s : F.spawns) {
-    if (s.root != v || s.in_loop || s.result != ResultKind::Local || !outstanding(s, at)) continue;
+    if (s.root != v || s.in_loop || s.result != ResultKind::Local || s.compound || !outstanding(s, at)) continue;
     if (s.destination && !llvm::isa<clang::DeclRefExpr>(strip(s.destination))) continue;  // a part of it
     if (!precedes(s.statement, at)) continue;
     bool between = false;

@@ -31,6 +31,49 @@ bool has_loop_or_call(const clang::Stmt* s) {
   return false;
 }
 
+// C's printf format as OpenCL C's printf takes it (OpenCL C 1.2, 6.12.13): no `ll`, `z`, `j` or
+// `t` length (each of those types is 64 bits on the device, as `l` says), no `l` before a
+// floating conversion (C ignores it there; OpenCL C leaves it undefined).
+std::string opencl_printf_format(llvm::StringRef c) {
+  std::string out;
+  for (std::size_t i = 0; i < c.size();) {
+    if (c[i] != '%') {
+      out += c[i++];
+      continue;
+    }
+    std::size_t j = i + 1;
+    while (j < c.size() && llvm::StringRef("-+ #0123456789.*").contains(c[j])) ++j;  // flags, width, precision
+    std::size_t k = j;
+    while (k < c.size() && llvm::StringRef("hlLzjt").contains(c[k])) ++k;  // the length
+    if (k >= c.size()) {  // a format that ends inside a conversion: left as written
+      out += c.substr(i).str();
+      break;
+    }
+    const llvm::StringRef length = c.slice(j, k);
+    const bool floating = llvm::StringRef("fFeEgGaA").contains(c[k]);
+    std::string opencl = length.str();
+    if (length == "ll" || length == "z" || length == "j" || length == "t") opencl = "l";
+    if (length == "l" && floating) opencl.clear();
+    out += c.slice(i, j).str() + opencl + c[k];
+    i = k + 1;
+  }
+  return out;
+}
+
+// `s` as a C string literal.
+std::string c_string_literal(llvm::StringRef s) {
+  std::string out = "\"";
+  for (const char ch : s) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (ch == '"' || ch == '\\') out += std::string("\\") + ch;
+    else if (ch == '\n') out += "\\n";
+    else if (ch == '\t') out += "\\t";
+    else if (u < 0x20 || u >= 0x7f) out += fmt::format("\\{:03o}", u);
+    else out += ch;
+  }
+  return out + "\"";
+}
+
 }  // namespace
 
 // A loop of a constant trip count of at most 64 and a body of straight-line code: unrolled in
@@ -154,6 +197,21 @@ bool DevicePrinter::handledStmt(clang::Stmt* s, llvm::raw_ostream& os) {
       print_expr(call->getArg(0), os);
       os << ", ";
       print_expr(call->getArg(1), os);
+      os << ")";
+      return true;
+    }
+    if (const clang::FunctionDecl* callee = call->getDirectCallee();
+        printed_stream(call) || (callee && !callee->hasBody() && callee->getName() == "printf" && call->getNumArgs())) {
+      // fprintf(stderr, ...) too: OpenCL C's printf, standard output its only stream; C's format
+      // in OpenCL C's words.
+      const unsigned first = printed_stream(call) ? 1 : 0;
+      os << "printf(";
+      for (unsigned i = first; i < call->getNumArgs(); ++i) {
+        if (i > first) os << ", ";
+        const auto* format = i == first ? llvm::dyn_cast<clang::StringLiteral>(call->getArg(i)->IgnoreParenImpCasts()) : nullptr;
+        if (format && format->isOrdinary()) os << c_string_literal(opencl_printf_format(format->getString()));
+        else print_expr(call->getArg(i), os);
+      }
       os << ")";
       return true;
     }

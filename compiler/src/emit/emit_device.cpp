@@ -346,21 +346,22 @@ class FunctionPrinter : public ResumablePrinter {
       if (s.result == ResultKind::None) continue;
       const std::string slot = F.static_slots ? std::to_string(s.slot) : "cf_i";
       const std::string value = from_bits(Ctx, s.callee->getReturnType(), "cf_frame->slot[" + slot + "]");
+      const std::string op = s.compound ? " " + s.compound->getOpcodeStr().str() + " " : " = ";  // x += spawn f()
       std::string store;
       if (llvm::isa<clang::ReturnStmt>(s.statement)) {
         store = "cf_ret = " + value + ";";
       } else if (s.result == ResultKind::Memory) {
-        store = fmt::format("*(__global {}*)cf_frame->dest[{}] = {};",
-                            device_type(Ctx, s.destination->getType().getUnqualifiedType(), true), slot, value);
+        store = fmt::format("*(__global {}*)cf_frame->dest[{}]{}{};",
+                            device_type(Ctx, s.destination->getType().getUnqualifiedType(), true), slot, op, value);
       } else if (visible.count(s.root)) {
         const std::string root = ref(s.root);
         const std::string space = F.is_boxed(s.root) ? "__global " : "";
         if (!s.destination || llvm::isa<clang::DeclRefExpr>(strip(s.destination)))
-          store = root + " = " + value + ";";
+          store = root + op + value + ";";
         else
-          store = fmt::format("*({}{}*)(({}uchar*)&{} + cf_frame->dest[{}]) = {};", space,
+          store = fmt::format("*({}{}*)(({}uchar*)&{} + cf_frame->dest[{}]){}{};", space,
                               device_type(Ctx, s.destination->getType().getUnqualifiedType(), true), space, root, slot,
-                              value);
+                              op, value);
       }
       if (s.elements && visible.count(s.root)) {  // a slot per element
         if (Flow.outstanding(s, at))

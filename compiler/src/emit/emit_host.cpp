@@ -189,10 +189,12 @@ std::string emit_graph_cpp(const CilkProgram& program, const std::string& types_
   out += "}\n\n}  // namespace\n\n";
   // Whether the program has cilk_for leaves (work-group tasks): its work-groups are narrower then.
   const bool leaves = std::any_of(program.functions.begin(), program.functions.end(), [](const CilkFunction& f) { return f.group; });
+  const std::string traits = leaves || program.device_prints
+                                 ? fmt::format(", {{{}, {}}}", leaves, program.device_prints) : "";
   for (const CilkFunction& f : program.functions)
     out += fmt::format("extern \"C\" unsigned long long {0}__call_on_device(const {0}__task* task) {{\n"
                        "  return chanflow::cilk::call(build, \"{0}\", task, sizeof *task{1});\n}}\n",
-                       f.name, leaves ? ", true" : "");
+                       f.name, traits);
   return out;
 }
 

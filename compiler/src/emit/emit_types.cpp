@@ -164,6 +164,8 @@ std::string emit_user_types(clang::ASTContext& ctx, const CilkProgram& program) 
     } else if (auto* e = llvm::dyn_cast<clang::EnumDecl>(d)) {
       if (!e->getName().empty())
         out += enum_body(e) + ";\n" + size_check(ctx.getEnumType(e), "enum " + e->getNameAsString()) + "\n";
+      else if (!e->getTypedefNameForAnonDecl())  // `enum { A, B };`: its constants (a typedef's is printed with it)
+        out += enum_body(e) + ";\n\n";
     } else if (auto* t = llvm::dyn_cast<clang::TypedefNameDecl>(d)) {
       const clang::QualType under = t->getUnderlyingType();
       const std::string name = t->getNameAsString();

@@ -26,9 +26,12 @@ struct HostUses : clang::RecursiveASTVisitor<HostUses> {
 
   bool TraverseFunctionDecl(clang::FunctionDecl* f) {
     if (Program.cilk_function(f)) return true;  // device code: its body is replaced
-    Function = f;
+    // A declaration inside a body (`void helper(int *A);` in compile_program) leaves the body's
+    // function the one its uses are in.
+    const clang::FunctionDecl* outer = Function;
+    if (f->doesThisDeclarationHaveABody()) Function = f;
     const bool go_on = clang::RecursiveASTVisitor<HostUses>::TraverseFunctionDecl(f);
-    Function = nullptr;
+    Function = outer;
     return go_on;
   }
   bool VisitUnaryOperator(clang::UnaryOperator* u) {

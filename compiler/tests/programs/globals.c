@@ -3,7 +3,8 @@
 // a global pointer, a bound tasks read to prune and write (racy, as on a CPU: the search stays
 // right whatever order they see), a generator's state written by the code that fills the input, a
 // global array of counters each task writes its own element of, a struct of parameters; and the
-// size named in a macro's body that host code expands inside another macro's arguments.
+// size named in a macro's body that host code expands inside another macro's arguments; and host
+// code naming globals after a function declared inside its body (magic.cilk's compile_program).
 #include <cilk/cilk.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,10 +52,18 @@ long scaled(int n) {
   return x + 1;
 }
 
+static void fill_matrix(void) {
+  long first_cell(void);  // declared in the body; defined below
+  for (int i = 0; i < n_blocks * n_blocks; i++) matrix[i] = (long)(next_random() % 1000);
+  printf("first cell %ld of %d\n", first_cell(), n_blocks * n_blocks);
+}
+
+long first_cell(void) { return matrix[0]; }
+
 int main(int argc, char** argv) {
   n_blocks = argc > 1 ? atoi(argv[1]) : 40;
   matrix = malloc(sizeof(long) * (size_t)n_blocks * (size_t)n_blocks);
-  for (int i = 0; i < n_blocks * n_blocks; i++) matrix[i] = (long)(next_random() % 1000);
+  fill_matrix();
   const long best = search(0, n_blocks);
   int visited = 0;
   for (int i = 0; i < 64; i++) visited += visits[i];

@@ -1,8 +1,8 @@
 /* C's statement forms in Cilk functions and in their serial forms, written as people write them:
  * loops nested without braces whose heads assign variables declared earlier (`int i, k;
  * for (i = 0; ...) for (k = 0; ...) {...}`), a loop as the body of an if and of an else, a while
- * and a do-while as a for's body, a comma in a for's head, and a switch whose cases fall through.
- * Each function's result is checked against the serial elision. */
+ * and a do-while as a for's body, a comma in a for's head, a switch whose cases fall through, and
+ * a spawn's or a call's result added in (`s += cilk_spawn f()`, `s -= f()`). Each function's result is checked against the serial elision. */
 #include <cilk/cilk.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +62,15 @@ long shapes(long n, int depth) {
   return x + y + total;
 }
 
+long folds(long n, int depth) {
+  long s = n;
+  if (depth <= 0) return n % 5;
+  s += cilk_spawn folds(n + 1, depth - 1);
+  s -= folds(n * 2 % 11, depth - 1);
+  cilk_sync;
+  return s;
+}
+
 int main(int argc, char **argv) {
   const int m = argc > 1 ? atoi(argv[1]) : 24;
   const int depth = argc > 2 ? atoi(argv[2]) : 10;
@@ -72,6 +81,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < m * m; i++) checksum = checksum * 31 % 1000000007 + c[i];
   printf("block product of %d x %d: %ld\n", m, m, checksum);
   printf("shapes(0, %d) = %ld\n", depth, shapes(0, depth));
+  printf("folds(1, %d) = %ld\n", depth, folds(1, depth));
   free(a), free(b), free(c);
   return 0;
 }

@@ -121,9 +121,15 @@ void forget(const Runtime& runtime);
 /// The statistics of the last call.
 RunStats last_stats();
 
+/// What chanflowc knows of a program's device code that a run needs.
+struct ProgramTraits {
+  bool loop_leaves = false;  ///< it has cilk_for leaves (work-group tasks): its work-groups are narrower
+  bool prints = false;       ///< it calls printf: what host code printed is flushed before a run
+};
+
 /// Runs `root_stack`'s function on `task` (a task CE, its chanflow_task header zero) and returns
-/// the 64 bits of its result. `loop_leaves`: the program has cilk_for leaves (chanflowc says).
+/// the 64 bits of its result.
 std::uint64_t call(BuildFunction build, const char* root_stack, const void* task, std::size_t task_bytes,
-                   bool loop_leaves = false);
+                   ProgramTraits traits = {});
 
 }  // namespace chanflow::cilk
