@@ -1,5 +1,5 @@
 // C's allocation calls in a compiled program's host code (cilk_host.h renames malloc, calloc,
-// realloc and free to these): blocks of SVM, so that device code reads what main allocates, with
+// realloc, free and alloca to these): blocks of SVM, so that device code reads what main allocates, with
 // C's contract kept (NULL and ENOMEM where the device cannot give a block, realloc's block left
 // as it was), and the other host entry points generated code calls.
 #include "chanflow/cilk_host.h"
@@ -10,11 +10,20 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #undef malloc
 #undef calloc
 #undef realloc
 #undef free
+#undef alloca
+
+namespace {
+
+// alloca's blocks of this thread, the newest last (chanflow_cilk_alloca_mark).
+thread_local std::vector<void*> stack_blocks;
+
+}  // namespace
 
 extern "C" {
 
@@ -56,6 +65,21 @@ void* chanflow_cilk_svm_place(const void* value, size_t bytes) {
   void* cell = chanflow_cilk_malloc(bytes);
   std::memcpy(cell, value, bytes);
   return cell;
+}
+
+void* chanflow_cilk_alloca(size_t bytes) {
+  void* block = chanflow_cilk_malloc(bytes ? bytes : 1);
+  if (block) stack_blocks.push_back(block);
+  return block;
+}
+
+size_t chanflow_cilk_alloca_mark(void) { return stack_blocks.size(); }
+
+void chanflow_cilk_alloca_release(const size_t* mark) {
+  while (stack_blocks.size() > *mark) {
+    chanflow::cilk::process::release(stack_blocks.back());
+    stack_blocks.pop_back();
+  }
 }
 
 void chanflow_cilk_svm_release(void* cell_pointer) { chanflow_cilk_free(*static_cast<void**>(cell_pointer)); }

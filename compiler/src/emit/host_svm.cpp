@@ -51,6 +51,10 @@ struct HostUses : clang::RecursiveASTVisitor<HostUses> {
     if (auto* v = llvm::dyn_cast<clang::VarDecl>(r->getDecl())) Refs.push_back({r, v, Function});
     return true;
   }
+  bool VisitCallExpr(clang::CallExpr* c) {
+    if (Function && memory_call(c->getDirectCallee()) == MemoryCall::Alloca) AllocaUsers.insert(Function);
+    return true;
+  }
   bool VisitDeclStmt(clang::DeclStmt* d) {
     for (const clang::Decl* decl : d->decls())
       if (const auto* v = llvm::dyn_cast<clang::VarDecl>(decl)) Declared[v] = d;
@@ -85,6 +89,7 @@ struct HostUses : clang::RecursiveASTVisitor<HostUses> {
   std::set<const clang::VarDecl*> InInitializer;  // addressed in a global's initializer
   std::vector<Ref> Refs;
   std::map<const clang::VarDecl*, const clang::DeclStmt*> Declared;
+  std::set<const clang::FunctionDecl*> AllocaUsers;  // host functions calling alloca
 };
 
 // The location just past the `;` that ends the declaration ending at `end`.
@@ -187,6 +192,13 @@ std::string place_host_variables_in_svm(clang::ASTContext& ctx, const CilkProgra
     }
     if (!redirected.insert(loc).second) continue;  // a macro's body, redirected at another expansion
     rewriter.ReplaceText(loc, static_cast<unsigned>(r.var->getName().size()), it->second);
+  }
+  // alloca's blocks are SVM too (cilk_host.h), released when the function that took them returns.
+  for (const clang::FunctionDecl* f : uses.AllocaUsers) {
+    const clang::SourceLocation at = sm.getExpansionLoc(llvm::cast<clang::CompoundStmt>(f->getBody())->getLBracLoc());
+    if (sm.isInMainFile(at))
+      rewriter.InsertTextAfterToken(at, " size_t cf_alloca_mark __attribute__((cleanup(chanflow_cilk_alloca_release))) "
+                                        "= chanflow_cilk_alloca_mark();");
   }
   if (program.device_globals.empty()) return "";
   // The addresses of the globals device code shares, in its order: its kernel nodes' arguments.

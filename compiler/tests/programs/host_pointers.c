@@ -1,7 +1,9 @@
 /* Host memory a Cilk function reaches however its address travels: through a pointer variable, a
  * struct field, an array of pointers, a global, a parameter of a host function, a static local,
- * and the heap (malloc, calloc, realloc). On a GPU the device reaches none of the host's stack or
+ * the heap (malloc, calloc, realloc), and alloca's blocks (magic.cilk's main takes its grid from
+ * Cilk_alloca), taken again by each call of a host function. On a GPU the device reaches none of the host's stack or
  * data, so chanflowc keeps every host variable whose address is taken in SVM. */
+#include <alloca.h>
 #include <cilk/cilk.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +56,14 @@ long with_static(long n) {
   return kept;
 }
 
+/* A block of the host function's own, from alloca, that the device writes. */
+long from_stack(long n) {
+  long *cell = alloca(2 * sizeof(long));
+  cell[0] = cell[1] = 0;
+  add_range(0, n, cell + 1);
+  return cell[0] + cell[1];
+}
+
 int main(int argc, char **argv) {
   long n = argc > 1 ? atol(argv[1]) : 1000;
   long sum = 0, count = 0;
@@ -80,6 +90,9 @@ int main(int argc, char **argv) {
   long once = with_static(10);
   long twice = with_static(10);
   printf("parameter %ld static %ld %ld\n", through_parameter(n), once, twice);
+  long stacked = 0;
+  for (long i = 0; i < 50; i++) stacked += from_stack(i);
+  printf("alloca %ld\n", stacked);
   free(heap);
   free(zeros);
   return 0;
