@@ -234,7 +234,7 @@ void ChannelTable::write_u64_field(std::uint32_t id, std::size_t offset) {
 // ---------------------------------------------------------------------------------------------
 Channel::Channel(ChannelTable& table, ChannelConfig config) : table_(table), config_(std::move(config)) {
   validate(config_);
-  if (config_.max_reservation == 0) config_.max_reservation = std::min(config_.capacity, 8192u);
+  if (config_.max_reservation == 0) config_.max_reservation = std::min(config_.capacity, kDefaultMaxReservation);
   config_.check_frees = config_.check_frees || check_frees_from_environment();
   const auto layout = layout_for(config_);
   const Runtime& rt = table.runtime();

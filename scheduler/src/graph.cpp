@@ -211,9 +211,10 @@ ChannelNode& Graph::channel(std::string name, std::uint32_t ce_bytes, std::uint3
 }
 
 ChannelStackNode& Graph::channel_stack(std::string name, std::uint32_t ce_bytes, std::uint32_t capacity_per_level,
-                                      StackKind kind) {
+                                      StackKind kind, std::uint32_t max_reservation) {
   check_new_name(name);
   auto config = node_channel_config(name, ce_bytes, capacity_per_level);
+  config.max_reservation = max_reservation;
   config.check_frees = options_.check_frees;
   stacks_.push_back(std::unique_ptr<ChannelStackNode>(new ChannelStackNode(std::move(name), table_, config, kind)));
   return *stacks_.back();

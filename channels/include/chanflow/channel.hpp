@@ -21,12 +21,15 @@ class ChannelError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+/// ChannelConfig::max_reservation's default, where the capacity is larger.
+inline constexpr std::uint32_t kDefaultMaxReservation = 8192;
+
 struct ChannelConfig {
   std::string name;
   std::uint32_t ce_bytes = 0;    ///< bytes per channel element; a multiple of 4, at most 64 KiB
   std::uint32_t capacity = 0;    ///< data-array elements; a multiple of done_group
   std::uint32_t done_group = 64; ///< adjacent elements sharing one done count (thesis: 64)
-  /// Most CEs one talloc (one work-group's total) may reserve; 0 picks min(capacity, 8192).
+  /// Most CEs one talloc (one work-group's total) may reserve; 0 picks min(capacity, kDefaultMaxReservation).
   /// Costs that many spare CEs of memory, which keep a reservation contiguous when it wraps.
   std::uint32_t max_reservation = 0;
   /// Checked frees: a bit per slot, set by talloc and cleared by tfree, catches every tfree of a

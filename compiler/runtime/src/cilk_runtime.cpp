@@ -450,15 +450,23 @@ class Process {
 
 }  // namespace
 
+// The most one talloc may reserve: the channels' default, or a work-group's largest request where
+// that is more (a batch of 32 and one more spawn, by 256 work-items), within the capacity.
+std::uint32_t ProgramGraph::max_reservation() const {
+  return std::min(capacity_, std::max(request_, kDefaultMaxReservation));
+}
+
 ChannelStackNode& ProgramGraph::task_stack(const char* name, std::size_t ce_bytes) {
-  ChannelStackNode& s = graph_.channel_stack(name, static_cast<std::uint32_t>(ce_bytes), capacity_, StackKind::Tasks);
+  ChannelStackNode& s = graph_.channel_stack(name, static_cast<std::uint32_t>(ce_bytes), capacity_, StackKind::Tasks,
+                                             max_reservation());
   stacks_.push_back(&s);
   return s;
 }
 
 ChannelStackNode& ProgramGraph::continuation_stack(const char* name, std::size_t ce_bytes) {
   ChannelStackNode& s =
-      graph_.channel_stack(name, static_cast<std::uint32_t>(ce_bytes), capacity_, StackKind::Continuations);
+      graph_.channel_stack(name, static_cast<std::uint32_t>(ce_bytes), capacity_, StackKind::Continuations,
+                           max_reservation());
   stacks_.push_back(&s);
   return s;
 }

@@ -333,8 +333,9 @@ class Graph {
   ChannelNode& channel(std::string name, std::uint32_t capacity) {
     return channel(std::move(name), sizeof(CE), capacity);
   }
+  /// `max_reservation`: the most CEs one work-group's talloc may take (ChannelConfig's; 0: its default).
   ChannelStackNode& channel_stack(std::string name, std::uint32_t ce_bytes, std::uint32_t capacity_per_level,
-                                  StackKind kind = StackKind::Tasks);
+                                  StackKind kind = StackKind::Tasks, std::uint32_t max_reservation = 0);
   template <class CE>
   ChannelStackNode& channel_stack(std::string name, std::uint32_t capacity_per_level,
                                   StackKind kind = StackKind::Tasks) {

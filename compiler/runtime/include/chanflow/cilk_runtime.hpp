@@ -39,7 +39,8 @@ class ProgramGraph {
   /// device, every level is made to hold a work-group's worth (a GPU's work-groups of 256 spawning
   /// a batch of 32 each need 8,192 CEs, more than the default 4,096). Before the stacks are made.
   void spawns_per_item(std::uint32_t n) {
-    if (!capacity_fixed_) capacity_ = std::max(capacity_, n * graph_.options().wg_size);
+    request_ = n * graph_.options().wg_size;
+    if (!capacity_fixed_) capacity_ = std::max(capacity_, request_);
   }
 
   void add_source(const char* source) { graph_.add_source(source); }
@@ -82,8 +83,10 @@ class ProgramGraph {
   const std::deque<ChannelStackNode*>& stacks() const { return stacks_; }
 
  private:
+  std::uint32_t max_reservation() const;
   Graph& graph_;
   std::uint32_t capacity_;
+  std::uint32_t request_ = 0;  // a work-group's largest request: one talloc reserves up to it
   bool capacity_fixed_;
   bool heap_ = false, spill_heap_ = false;
   std::vector<void*> globals_;
