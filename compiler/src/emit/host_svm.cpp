@@ -52,7 +52,10 @@ struct HostUses : clang::RecursiveASTVisitor<HostUses> {
     return true;
   }
   bool VisitCallExpr(clang::CallExpr* c) {
-    if (Function && memory_call(c->getDirectCallee()) == MemoryCall::Alloca) AllocaUsers.insert(Function);
+    const clang::FunctionDecl* callee = c->getDirectCallee();
+    if (!Function || !callee) return true;
+    if (memory_call(callee) == MemoryCall::Alloca) AllocaUsers.insert(Function);
+    Calls[Function->getCanonicalDecl()].insert(callee->getCanonicalDecl());
     return true;
   }
   bool VisitDeclStmt(clang::DeclStmt* d) {
@@ -90,7 +93,26 @@ struct HostUses : clang::RecursiveASTVisitor<HostUses> {
   std::vector<Ref> Refs;
   std::map<const clang::VarDecl*, const clang::DeclStmt*> Declared;
   std::set<const clang::FunctionDecl*> AllocaUsers;  // host functions calling alloca
+  std::map<const clang::FunctionDecl*, std::set<const clang::FunctionDecl*>> Calls;  // canonical, direct
 };
+
+// The host functions (canonical) that may run a graph while they are active: those calling a
+// Cilk function, and their callers.
+std::set<const clang::FunctionDecl*> run_graphs(const HostUses& uses, const CilkProgram& program) {
+  std::set<const clang::FunctionDecl*> out;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& [f, callees] : uses.Calls) {
+      if (out.count(f)) continue;
+      for (const clang::FunctionDecl* c : callees)
+        if (program.cilk_function(c) || out.count(c)) {
+          grew = out.insert(f).second || grew;
+          break;
+        }
+    }
+  }
+  return out;
+}
 
 // The location just past the `;` that ends the declaration ending at `end`.
 clang::SourceLocation after_semicolon(clang::SourceLocation end, const clang::SourceManager& sm, const clang::LangOptions& lo) {
@@ -193,12 +215,15 @@ std::string place_host_variables_in_svm(clang::ASTContext& ctx, const CilkProgra
     if (!redirected.insert(loc).second) continue;  // a macro's body, redirected at another expansion
     rewriter.ReplaceText(loc, static_cast<unsigned>(r.var->getName().size()), it->second);
   }
-  // alloca's blocks are SVM too (cilk_host.h), released when the function that took them returns.
+  // alloca's blocks are SVM (cilk_host.h) in a function that may run a graph while it is active,
+  // the only one whose blocks device code can reach, released when it returns; elsewhere they stay
+  // on the stack, as fast as C's.
+  const std::set<const clang::FunctionDecl*> drivers = run_graphs(uses, program);
   for (const clang::FunctionDecl* f : uses.AllocaUsers) {
     const clang::SourceLocation at = sm.getExpansionLoc(llvm::cast<clang::CompoundStmt>(f->getBody())->getLBracLoc());
-    if (sm.isInMainFile(at))
-      rewriter.InsertTextAfterToken(at, " size_t cf_alloca_mark __attribute__((cleanup(chanflow_cilk_alloca_release))) "
-                                        "= chanflow_cilk_alloca_mark();");
+    if (sm.isInMainFile(at) && drivers.count(f->getCanonicalDecl()))
+      rewriter.InsertTextAfterToken(at, " const int cf_alloca_svm = 1; size_t cf_alloca_mark "
+                                        "__attribute__((cleanup(chanflow_cilk_alloca_release))) = chanflow_cilk_alloca_mark();");
   }
   if (program.device_globals.empty()) return "";
   // The addresses of the globals device code shares, in its order: its kernel nodes' arguments.

@@ -20,8 +20,9 @@ void* chanflow_cilk_realloc(void* block, size_t bytes);
 void chanflow_cilk_free(void* block);
 /* alloca's block, of SVM (magic.cilk's main passes its grid, from Cilk_alloca, to a Cilk
  * function), kept until the function that took it returns: chanflowc opens each host function
- * calling alloca with a mark (how many blocks this thread holds) whose cleanup releases the
- * blocks taken since. */
+ * that calls alloca and may run a graph while it is active with `cf_alloca_svm` (1, hiding the
+ * file's 0 below) and a mark (how many blocks this thread holds) whose cleanup releases the
+ * blocks taken since. Other functions' blocks stay on the stack. */
 void* chanflow_cilk_alloca(size_t bytes);
 size_t chanflow_cilk_alloca_mark(void);
 void chanflow_cilk_alloca_release(const size_t* mark);
@@ -44,7 +45,8 @@ long __chanflow_loop_grain(long n);
 #define calloc(count, bytes) chanflow_cilk_calloc(count, bytes)
 #define realloc(block, bytes) chanflow_cilk_realloc(block, bytes)
 #define free(block) chanflow_cilk_free(block)
+enum { cf_alloca_svm = 0 };
 #undef alloca
-#define alloca(bytes) chanflow_cilk_alloca(bytes)
+#define alloca(bytes) (cf_alloca_svm ? chanflow_cilk_alloca(bytes) : __builtin_alloca(bytes))
 
 #endif /* CHANFLOW_CILK_HOST_H */
