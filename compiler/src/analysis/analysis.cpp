@@ -434,10 +434,9 @@ bool Analyzer::classify_destination(SpawnSite& site, const clang::Expr* lhs, Cil
   }
   if (auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
     if (auto* v = llvm::dyn_cast<clang::VarDecl>(ref->getDecl())) {
-      if (v->hasGlobalStorage()) {
-        error(lhs->getBeginLoc(), "a spawn's result assigned to global '" + v->getNameAsString() +
-                                      "': Cilk functions cannot write globals");
-        return false;
+      if (v->hasGlobalStorage()) {  // a global device code shares: stored through its address
+        site.result = ResultKind::Memory;
+        return true;
       }
       site.root = v;
       site.result = ResultKind::Local;

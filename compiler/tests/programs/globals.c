@@ -4,7 +4,8 @@
 // right whatever order they see), a generator's state written by the code that fills the input, a
 // global array of counters each task writes its own element of, a struct of parameters; and the
 // size named in a macro's body that host code expands inside another macro's arguments; and host
-// code naming globals after a function declared inside its body (magic.cilk's compile_program).
+// code naming globals after a function declared inside its body (magic.cilk's compile_program);
+// and spawns' results stored and added into globals (`spawned_total += cilk_spawn f()`).
 #include <cilk/cilk.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@ unsigned long seed = 12345;   // the input generator's state
 int visits[64];               // each leaf counts its own block
 typedef struct { int lo, hi; double scale; } Params;
 Params params = {0, 100, 0.5};  // a struct of parameters
+long spawned_total, last_cost;  // children's results added and stored into globals
 #define CELL(m, i, j) ((m)[(i) * n_blocks + (j)])
 #define TWICE(x) (2 * (x))
 
@@ -52,6 +54,12 @@ long scaled(int n) {
   return x + 1;
 }
 
+void into_globals(int n) {
+  for (int b = 0; b < n; b++) spawned_total += cilk_spawn search(b, b + 1);
+  last_cost = cilk_spawn search(n - 1, n);
+  cilk_sync;
+}
+
 static void fill_matrix(void) {
   long first_cell(void);  // declared in the body; defined below
   for (int i = 0; i < n_blocks * n_blocks; i++) matrix[i] = (long)(next_random() % 1000);
@@ -71,6 +79,8 @@ int main(int argc, char** argv) {
   params.hi = 300;
   printf("corner cells: %ld\n", TWICE(CELL(matrix, 1, 1)) + CELL(matrix, n_blocks - 1, 0));
   printf("scaled: %ld, next random %lu\n", scaled(20), next_random());
+  into_globals(n_blocks);
+  printf("into globals: %ld, %ld\n", spawned_total, last_cost);
   free(matrix);
   return 0;
 }
