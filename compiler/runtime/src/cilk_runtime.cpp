@@ -450,33 +450,6 @@ class Process {
 
 }  // namespace
 
-// The most one talloc may reserve: the channels' default, or a work-group's largest request where
-// that is more (a batch of 32 and one more spawn, by 256 work-items), within the capacity.
-std::uint32_t ProgramGraph::max_reservation() const {
-  return std::min(capacity_, std::max(request_, kDefaultMaxReservation));
-}
-
-ChannelStackNode& ProgramGraph::task_stack(const char* name, std::size_t ce_bytes) {
-  ChannelStackNode& s = graph_.channel_stack(name, static_cast<std::uint32_t>(ce_bytes), capacity_, StackKind::Tasks,
-                                             max_reservation());
-  stacks_.push_back(&s);
-  return s;
-}
-
-ChannelStackNode& ProgramGraph::continuation_stack(const char* name, std::size_t ce_bytes) {
-  ChannelStackNode& s =
-      graph_.channel_stack(name, static_cast<std::uint32_t>(ce_bytes), capacity_, StackKind::Continuations,
-                           max_reservation());
-  stacks_.push_back(&s);
-  return s;
-}
-
-KernelNode& ProgramGraph::kernel(const char* name, std::size_t input_ce_bytes) {
-  KernelNode& k = graph_.kernel(name, name, static_cast<std::uint32_t>(input_ce_bytes));
-  kernels_.push_back(&k);
-  return k;
-}
-
 std::uint64_t call(BuildFunction build, const char* root_stack, const void* task, std::size_t task_bytes,
                    ProgramTraits traits) {
   return Process::get().call(build, root_stack, task, task_bytes, traits);

@@ -312,14 +312,6 @@ unsigned Analyzer::array_elements(const SpawnSite& s, const CilkFunction& f) {
   return static_cast<unsigned>(array->getSize().getZExtValue());
 }
 
-bool Analyzer::has_goto(const clang::Stmt* s) {
-  if (!s) return false;
-  if (llvm::isa<clang::GotoStmt, clang::IndirectGotoStmt>(s)) return true;
-  for (const clang::Stmt* c : s->children())
-    if (has_goto(c)) return true;
-  return false;
-}
-
 bool Analyzer::inside_loop(const clang::Stmt* s, const clang::FunctionDecl* f) {
   for (const clang::Stmt* p = parent_stmt(s); p; p = parent_stmt(p)) {
     if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt>(p)) return true;

@@ -61,7 +61,6 @@ class Analyzer {
   // For `a[i] = cilk_spawn f()` with `a` a local one-dimensional array that no other site
   // stores into: its length; otherwise 0.
   static unsigned array_elements(const SpawnSite& s, const CilkFunction& f);
-  static bool has_goto(const clang::Stmt* s);
   bool inside_loop(const clang::Stmt* s, const clang::FunctionDecl* f);
   const clang::Stmt* parent_stmt(const clang::Stmt* s) { return compiler::parent_stmt(Ctx, s); }
   // Climbs from an expression through casts and parentheses to the node that uses its value.

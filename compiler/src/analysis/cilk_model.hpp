@@ -285,6 +285,15 @@ inline ProcessEnd process_end(const clang::FunctionDecl* callee) {
   return ProcessEnd::None;
 }
 
+/// Whether `s` holds a goto (or a computed one).
+inline bool has_goto(const clang::Stmt* s) {
+  if (!s) return false;
+  if (llvm::isa<clang::GotoStmt, clang::IndirectGotoStmt>(s)) return true;
+  for (const clang::Stmt* c : s->children())
+    if (has_goto(c)) return true;
+  return false;
+}
+
 /// `fprintf(stdout, ...)` or `fprintf(stderr, ...)`: its stream, which device code leaves out,
 /// printing the call as OpenCL C's printf (whose output reaches standard output); else null.
 inline const clang::DeclRefExpr* printed_stream(const clang::CallExpr* c) {

@@ -200,11 +200,11 @@ bool DevicePrinter::handledStmt(clang::Stmt* s, llvm::raw_ostream& os) {
       os << ")";
       return true;
     }
-    if (const clang::FunctionDecl* callee = call->getDirectCallee();
-        printed_stream(call) || (callee && !callee->hasBody() && callee->getName() == "printf" && call->getNumArgs())) {
+    const clang::FunctionDecl* direct = call->getDirectCallee();
+    if (const unsigned first = printed_stream(call) ? 1 : 0;
+        first || (direct && !direct->hasBody() && direct->getName() == "printf" && call->getNumArgs())) {
       // fprintf(stderr, ...) too: OpenCL C's printf, standard output its only stream; C's format
       // in OpenCL C's words.
-      const unsigned first = printed_stream(call) ? 1 : 0;
       os << "printf(";
       for (unsigned i = first; i < call->getNumArgs(); ++i) {
         if (i > first) os << ", ";

@@ -363,17 +363,6 @@ class RecursivePrinter : public ResumablePrinter {
         if (has_call(c)) return true;
       return false;
     };
-    // A call in an expression that may pass it by: a branch of ?:, the right of && or ||.
-    std::function<bool(const clang::Stmt*)> skippable = [&](const clang::Stmt* s) {
-      if (!s) return false;
-      if (const auto* c = llvm::dyn_cast<clang::AbstractConditionalOperator>(s))
-        if (has_call(c->getTrueExpr()) || has_call(c->getFalseExpr())) return true;
-      if (const auto* b = llvm::dyn_cast<clang::BinaryOperator>(s); b && b->isLogicalOp() && has_call(b->getRHS()))
-        return true;
-      for (const clang::Stmt* c : s->children())
-        if (skippable(c)) return true;
-      return false;
-    };
     // Where control may come from at a point: the top (no call made yet), a resume point.
     struct From {
       bool top = false, resumed = false;
@@ -398,18 +387,11 @@ class RecursivePrinter : public ResumablePrinter {
         two = true;
         return in;
       }
-      const From out{skippable(s) && in.top, true};  // the code after the call, and a path past it
-      two = two || (out.top && out.resumed);
-      return llvm::isa<clang::ReturnStmt>(s) ? From{} : out;
+      // A statement making a call makes it on every path through it: the analysis refuses a call
+      // of itself in a branch of ?: or right of && and ||, and splits a return's ?: into an if.
+      return llvm::isa<clang::ReturnStmt>(s) ? From{} : From{false, true};
     };
-    std::function<bool(const clang::Stmt*)> jumps = [&](const clang::Stmt* s) {
-      if (!s) return false;
-      if (llvm::isa<clang::GotoStmt, clang::IndirectGotoStmt>(s)) return true;
-      for (const clang::Stmt* c : s->children())
-        if (jumps(c)) return true;
-      return false;
-    };
-    if (jumps(H.decl->getBody())) return false;
+    if (has_goto(H.decl->getBody())) return false;
     flow(H.decl->getBody(), From{true, false});
     return !two;
   }
