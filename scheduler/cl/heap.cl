@@ -226,6 +226,100 @@ __attribute__((noinline)) void chanflow_release_allocas(__global const chanflow_
   }
 }
 
+/* A LIFO of blocks: those of one explicit stack's activations (a Cilk function's serial form whose
+ * locals its calls get pointers to, or that calls alloca; chanflowc). Each activation takes its
+ * blocks above its caller's and gives them all back as it returns, by resetting the LIFO to the
+ * mark it took first: no atomics, no heap call per activation. The chunks come from the heap the
+ * first time the stack goes that deep, each twice the one below it (up to
+ * CHANFLOW_LIFO_CHUNK_MAX), and stay, linked both ways, until the serial call ends
+ * (chanflow_lifo_release): memory bounded by the deepest point's blocks, as the frames are. */
+#define CHANFLOW_LIFO_CHUNK_MIN 512ul
+#define CHANFLOW_LIFO_CHUNK_MAX 65536ul
+
+typedef struct chanflow_lifo_chunk {
+  __global struct chanflow_lifo_chunk* below; /* the chunk before it (0: the first) */
+  __global struct chanflow_lifo_chunk* above; /* the one after it, kept once taken (0: none) */
+  ulong end;                                   /* the address past its last byte */
+  ulong bytes;                                 /* its size, header included */
+} chanflow_lifo_chunk;                        /* 32 bytes: the blocks after it are 16-byte aligned */
+
+typedef struct {
+  __global chanflow_lifo_chunk* chunk; /* the newest chunk in use (0: none yet) */
+  ulong top, end;                       /* its next free byte, and its end */
+} chanflow_lifo;
+
+/* A chunk for a block of `bytes` that the newest one cannot hold: the one kept above it if that is
+ * large enough, else a new one from the heap. No room: reported as a full heap (the run fails,
+ * naming the heap's setting), and the heap's sink or 0 handed back with the LIFO unchanged. */
+__attribute__((noinline)) __global void* chanflow_lifo_grow(__global const chanflow_node_env* env, chanflow_lifo* a,
+                                                             ulong bytes) {
+  __global chanflow_lifo_chunk* c = a->chunk ? a->chunk->above : 0;
+  if (c && c->end - (ulong)(c + 1) < bytes) { /* too small for this block: it and those above go back */
+    a->chunk->above = 0;
+    while (c) {
+      __global chanflow_lifo_chunk* next = c->above;
+      chanflow_free(env, c);
+      c = next;
+    }
+  }
+  if (!c) {
+    ulong size = a->chunk ? min(a->chunk->bytes * 2ul, CHANFLOW_LIFO_CHUNK_MAX) : CHANFLOW_LIFO_CHUNK_MIN;
+    while (size - sizeof(chanflow_lifo_chunk) < bytes) size *= 2ul;
+    c = (__global chanflow_lifo_chunk*)chanflow_malloc(env, size);
+    if (!c || (ulong)c == env->heap->sink) return c;
+    c->below = a->chunk;
+    c->above = 0;
+    c->end = (ulong)c + size;
+    c->bytes = size;
+    if (a->chunk) a->chunk->above = c;
+  }
+  a->chunk = c;
+  a->top = (ulong)(c + 1) + bytes;
+  a->end = c->end;
+  return c + 1;
+}
+
+/* `bytes` (rounded up to 16) above the LIFO's last block; 0 bytes: the mark an activation resets
+ * the LIFO to when it returns. */
+__global void* chanflow_lifo_take(__global const chanflow_node_env* env, chanflow_lifo* a, ulong bytes) {
+  bytes = (bytes + 15ul) & ~15ul;
+  if (a->chunk && a->top + bytes <= a->end) {
+    const ulong p = a->top;
+    a->top += bytes;
+    return (__global void*)p;
+  }
+  return chanflow_lifo_grow(env, a, bytes);
+}
+
+/* Everything taken since `mark` (the returning activation's first block) given back. A mark no
+ * chunk holds (the sink, after a reported failure) changes nothing. */
+void chanflow_lifo_reset(chanflow_lifo* a, __global const void* mark) {
+  const ulong m = (ulong)mark;
+  if (a->chunk && m >= (ulong)(a->chunk + 1) && m <= a->end) {
+    a->top = m;
+    return;
+  }
+  __global chanflow_lifo_chunk* c = a->chunk;
+  while (c && !(m >= (ulong)(c + 1) && m <= c->end)) c = c->below;
+  if (!c) return;
+  a->chunk = c;
+  a->top = m;
+  a->end = c->end;
+}
+
+/* The serial call's end: every chunk back to the heap. */
+__attribute__((noinline)) void chanflow_lifo_release(__global const chanflow_node_env* env, chanflow_lifo* a) {
+  __global chanflow_lifo_chunk* c = a->chunk;
+  while (c && c->above) c = c->above;
+  while (c) {
+    __global chanflow_lifo_chunk* below = c->below;
+    chanflow_free(env, c);
+    c = below;
+  }
+  a->chunk = 0;
+  a->top = a->end = 0ul;
+}
+
 /* memcpy, memmove and memset per address space of their pointers (g: __global, p: __private,
  * c: __constant for a source): word by word where both ends and the length allow. */
 #define CHANFLOW_MEMCPY(name, dst_space, src_space)                                              \

@@ -85,16 +85,19 @@ class Analyzer {
   // ---- helpers that call themselves (recursive_helpers.cpp): their calls of themselves, the
   // statements those sit in, and what such a helper may not do
   void describe_recursive_helper(const clang::FunctionDecl* def);
-  RecursiveHelper recursive_form(const clang::FunctionDecl* def);
+  /// `serial`: the Cilk function whose serial form this is, whose boxed locals and alloca blocks
+  /// its activations take from an arena (recursive_helper.cpp); null: a helper, which may have none.
+  RecursiveHelper recursive_form(const clang::FunctionDecl* def, const CilkFunction* serial = nullptr);
   /// The serial forms --serial-cutoff asks for: of each Cilk function that spawns and calls only
-  /// itself and functions with serial forms, and could be a recursive helper (no boxed locals,
-  /// alloca, address of a local, call of itself the explicit stack cannot stop at), callees first.
+  /// itself and functions with serial forms, and could be a recursive helper but for its boxed
+  /// locals and alloca blocks (no other address of a local, no goto, no call of itself the explicit
+  /// stack cannot stop at), callees first.
   /// Others keep spawning at every depth.
   void describe_serial_forms();
   void apply_serial_below();  ///< `#pragma chanflow serial_below` to the functions they precede
   const clang::Stmt* carrier_of(const clang::CallExpr* call, const clang::FunctionDecl* def);
   bool calls_first_in(const clang::DeclStmt* d, const clang::FunctionDecl* def) const;
-  void check_recursive_addresses(const clang::FunctionDecl* def, const clang::Stmt* s);
+  void check_recursive_addresses(const clang::FunctionDecl* def, const clang::Stmt* s, const CilkFunction* serial);
 
   // ---- the node's environment: which functions reach the device heap or a recursive helper
   void find_env_users();

@@ -3,7 +3,9 @@
 // has no recursion, so the emitter (emit/recursive_helper.cpp) runs the helper as one loop over an
 // explicit stack of its activations: every call of itself must be one the loop can stop at and
 // come back to (a statement's part, evaluated whatever the rest of the statement does), and no
-// pointer may name its locals (its activations take turns in one copy of them).
+// pointer may name its locals (its activations take turns in one copy of them), but a Cilk
+// function's serial form may point its calls to its boxed locals and alloca blocks: each
+// activation takes those from a LIFO of blocks that never move.
 #include "analysis/analyzer.hpp"
 
 #include <algorithm>
@@ -22,7 +24,7 @@ void Analyzer::describe_serial_forms() {
   for (bool grew = true; grew;) {
     grew = false;
     for (const CilkFunction& f : Program.functions) {
-      if (formed.count(&f) || f.spawns.empty() || !f.boxed.empty() || f.group || f.has_goto) continue;
+      if (formed.count(&f) || f.spawns.empty() || f.group || f.has_goto) continue;
       if (!std::all_of(f.callees.begin(), f.callees.end(), [&](const CilkFunction* c) { return c == &f || formed.count(c); }))
         continue;
       RecursiveHelper h;
@@ -33,7 +35,7 @@ void Analyzer::describe_serial_forms() {
           ~Probe() { probing = false; }
         } probe(Probing);
         Refused = false;
-        h = recursive_form(f.decl);
+        h = recursive_form(f.decl, &f);
       }
       // A void function's call of itself in a statement of its own: one returning nothing has no
       // temporary to print in a larger statement (`return f(x);`, `(void)f(x);`).
@@ -96,15 +98,15 @@ void Analyzer::apply_serial_below() {
     if (!Program.serial_form(f->decl)) {
       error(pragma.loc, "'" + f->name + "' has no serial form for '#pragma chanflow serial_below' to run: a Cilk "
                         "function has one where it spawns only itself and functions that have one, and could be a "
-                        "helper on an explicit stack (no local whose address a child gets, no alloca, no "
-                        "pointer to a local, no goto, no cilk_for)");
+                        "helper on an explicit stack (no pointer to a local but those its children get, no "
+                        "goto, no cilk_for)");
       continue;
     }
     f->serial_below = std::move(condition);
   }
 }
 
-RecursiveHelper Analyzer::recursive_form(const clang::FunctionDecl* def) {
+RecursiveHelper Analyzer::recursive_form(const clang::FunctionDecl* def, const CilkFunction* serial) {
   RecursiveHelper h;
   h.decl = def;
   h.id = static_cast<unsigned>(Program.recursive_helpers.size());
@@ -114,7 +116,7 @@ RecursiveHelper Analyzer::recursive_form(const clang::FunctionDecl* def) {
   for (const clang::CallExpr* c : facts.calls) {
     const clang::FunctionDecl* callee = c->getDirectCallee();
     if (callee && callee->getCanonicalDecl() == def->getCanonicalDecl()) h.calls.push_back(c);
-    if (memory_call(callee) == MemoryCall::Alloca)
+    if (memory_call(callee) == MemoryCall::Alloca && !serial)
       error(c->getBeginLoc(), "alloca in '" + def->getNameAsString() +
                                   "', a helper that calls itself: its activations share one frame of locals on an "
                                   "explicit stack, so chanflowc cannot release their blocks apart; use malloc and free");
@@ -135,7 +137,7 @@ RecursiveHelper Analyzer::recursive_form(const clang::FunctionDecl* def) {
     else if (auto* w = llvm::dyn_cast<clang::SwitchStmt>(s)) walk(w->getCond());
     else walk(s);
   }
-  check_recursive_addresses(def, def->getBody());
+  check_recursive_addresses(def, def->getBody(), serial);
   return h;
 }
 
@@ -211,7 +213,7 @@ bool Analyzer::calls_first_in(const clang::DeclStmt* d, const clang::FunctionDec
 // No pointer may name a local or parameter of a helper that calls itself: they live once, and its
 // activations take turns in them. A local array indexed, or handed to a call that returns no
 // pointer (memcpy into it, a helper filling it), is fine: the pointer ends with that expression.
-void Analyzer::check_recursive_addresses(const clang::FunctionDecl* def, const clang::Stmt* s) {
+void Analyzer::check_recursive_addresses(const clang::FunctionDecl* def, const clang::Stmt* s, const CilkFunction* serial) {
   if (!s) return;
   const clang::Expr* pointer = nullptr;
   if (auto* u = llvm::dyn_cast<clang::UnaryOperator>(s); u && u->getOpcode() == clang::UO_AddrOf) pointer = u;
@@ -220,6 +222,8 @@ void Analyzer::check_recursive_addresses(const clang::FunctionDecl* def, const c
   if (pointer) {
     std::set<const clang::VarDecl*> named;
     addressed_variables(pointer, named, false);
+    if (serial)  // a serial form's boxed locals live in its activation's block on the arena: their addresses hold
+      for (const clang::VarDecl* v : serial->boxed) named.erase(v);
     const clang::Stmt* user = parent_stmt(pointer);
     while (user && llvm::isa<clang::ParenExpr, clang::ImplicitCastExpr>(user)) user = parent_stmt(user);
     const auto* index = llvm::dyn_cast_or_null<clang::ArraySubscriptExpr>(user);
@@ -236,7 +240,7 @@ void Analyzer::check_recursive_addresses(const clang::FunctionDecl* def, const c
                                         "from malloc or the caller");
     }
   }
-  for (const clang::Stmt* c : s->children()) check_recursive_addresses(def, c);
+  for (const clang::Stmt* c : s->children()) check_recursive_addresses(def, c, serial);
 }
 
 }  // namespace chanflow::compiler

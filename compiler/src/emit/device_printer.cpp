@@ -277,10 +277,11 @@ void DevicePrinter::print_memory_call(const clang::CallExpr* call, MemoryCall m,
       {MemoryCall::Realloc, "chanflow_realloc"}, {MemoryCall::Free, "chanflow_free"},
       {MemoryCall::Alloca, "chanflow_alloca"},   {MemoryCall::Memcpy, "chanflow_memcpy_"},
       {MemoryCall::Memmove, "chanflow_memmove_"}, {MemoryCall::Memset, "chanflow_memset_"}};
-  os << names.at(m);
+  const bool lifo = m == MemoryCall::Alloca && AllocasOnLifo;
+  os << (lifo ? "chanflow_lifo_take" : names.at(m));
   if (auto it = Spaces.memory.find(call); it != Spaces.memory.end()) os << it->second;
   os << "(";
-  if (allocates(m)) os << (m == MemoryCall::Alloca ? "cf_env, &cf_allocas" : "cf_env");
+  if (allocates(m)) os << (m != MemoryCall::Alloca ? "cf_env" : lifo ? "cf_env, &cf_lifo" : "cf_env, &cf_allocas");
   for (unsigned i = 0; i < call->getNumArgs(); ++i) {
     if (i || allocates(m)) os << ", ";
     print_expr(call->getArg(i), os);

@@ -89,6 +89,7 @@ class DevicePrinter : public clang::PrinterHelper {
 
  public:
   bool ReleasesAllocas = false;  // a helper that calls alloca: its returns release the blocks
+  bool AllocasOnLifo = false;  // a serial form: alloca takes from its activations' LIFO of blocks (cf_lifo)
   bool Group = false;  // printing a work-group task (a cilk_for's leaf)
 };
 

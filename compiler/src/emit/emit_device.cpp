@@ -101,17 +101,7 @@ class FunctionPrinter : public ResumablePrinter {
     const auto* v = llvm::dyn_cast<clang::VarDecl>(decl);
     if (!v || !F.is_boxed(v)) return DevicePrinter::print_declaration(decl, os);
     if (!BoxAtEntry && !BoxTaken) os << take_box();
-    const clang::Expr* init = v->getInit();
-    if (!init) return;
-    if (!v->getType()->isArrayType() && !llvm::isa<clang::InitListExpr>(init->IgnoreImplicit())) {
-      os << ref(v) << " = ";
-      print_expr(init, os);
-      os << ";\n";
-      return;
-    }
-    os << "{\n" << type_of(v, "cf_init") << " = ";  // an initializer list (an array's, a struct's): through a private copy
-    print_expr(init, os);
-    os << ";\n" << copy(ref(v), "cf_init", false, v->getType(), true) << "}\n";
+    print_boxed_init(v, ref(v), os);
   }
 
   bool handledStmt(clang::Stmt* s, llvm::raw_ostream& os) override {

@@ -31,6 +31,14 @@
 // helper, the depth reached) and the run stops with that error, naming the heap's setting: never
 // a wrong result.
 //
+// A serial form whose calls get pointers to its locals (a Cilk function's boxed locals: `cilk_spawn
+// f(&x)`) or that calls alloca keeps those where they cannot move as frames spill and fill: each
+// activation takes a block for its boxed locals (F__box) from a LIFO of blocks on the heap as it
+// starts (cf_lifo, heap.cl), its alloca blocks above it, and resets the LIFO to that first block
+// as it returns; a frame saves the block's address (cf_box). No atomics and no heap call per
+// activation: the LIFO's chunks are taken the first time the stack goes that deep and kept until
+// the serial call ends, so its memory is that of the deepest point, as the frames' is.
+//
 // A call inside a loop is resumed through the loop's head instead (resumable_printer.hpp): the
 // return path sets cf_resuming and the top of the pass goes on from there. So is a body the top of
 // which can reach the code after a call without making one (a call in an if: one_entry). On
@@ -63,7 +71,15 @@ class RecursivePrinter : public ResumablePrinter {
       used.insert(name);
       Field[v] = name;
     }
-    Names = &Field;
+    // A serial form's boxed locals (those its calls get pointers to) live in its activation's block,
+    // which stays where it is while the frames move between private memory and the heap.
+    if (h.serial) Cilk = program.cilk_function(h.decl);
+    Lifo = Cilk && (!Cilk->boxed.empty() || program.calls_alloca(h.decl));
+    AllocasOnLifo = Lifo;
+    Printed = Field;
+    if (Cilk)
+      for (const clang::VarDecl* v : Cilk->boxed) Printed[v] = "cf_box->" + Cilk->field.at(v);
+    Names = &Printed;
     for (unsigned k = 0; k < h.calls.size(); ++k)
       if (!h.decl->getReturnType()->isVoidType()) Temp[h.calls[k]] = fmt::format("cf_r{}", k + 1);
     ResumeLoops = &Found;
@@ -88,6 +104,10 @@ class RecursivePrinter : public ResumablePrinter {
     for (const SavedField& f : fields()) out += "  " + f.declared(*this, slot(f.name) + dims) + ";\n";
     out += fmt::format("  {} cf_s_resume_at{}; /* the call each frame goes on from */\n  uint cf_depth = 0;\n",
                        resume_type(), dims);
+    if (Lifo)
+      out += fmt::format("  chanflow_lifo cf_lifo = {{0, 0ul, 0ul}}; /* the activations' blocks, on the heap */\n"
+                         "  {} cf_box = 0; /* this activation's first block: {} */\n",
+                         box_type(), Cilk->boxed.empty() ? "where its alloca blocks start" : "its boxed locals");
     out += fmt::format("  __global {0} *cf_spilled = 0; /* the frames below these: the newest chunk on the heap */\n"
                        "  __global {0} *cf_chunks = 0;  /* the chunks this call took, the oldest first */\n",
                        chunk_name());
@@ -96,15 +116,24 @@ class RecursivePrinter : public ResumablePrinter {
     if (!Direct) out += "  volatile uint cf_resuming = 0; /* until the call resumed at: loops are entered at their head */\n";
     // The heap's calls come between passes of the loop of activations, never inside it (above).
     out += "  for (;;) { /* around the loop of activations: a chunk taken, or the call's end */\n  for (;;) {\n";
+    const std::string give_back = Lifo ? "  chanflow_lifo_reset(&cf_lifo, cf_box); /* its blocks */\n" : "";
     if (Direct) {
-      out += body + fmt::format("  cf_return:\n{}  --cf_depth;\n{}", fill(frames / 2), dispatch(nullptr));
+      out += entry(value) + body +
+             fmt::format("  cf_return:\n{}{}  --cf_depth;\n{}", give_back, fill(frames / 2), dispatch(nullptr));
     } else {
-      out += "  if (cf_resuming) {\n" + dispatch(nullptr) + "  }\n" + body;
-      out += fmt::format("  cf_return:\n{}  --cf_depth;\n  cf_resuming = 1;\n", fill(frames / 2));
+      out += "  if (cf_resuming) {\n" + dispatch(nullptr) + "  }\n" + entry(value) + body;
+      out += fmt::format("  cf_return:\n{}{}  --cf_depth;\n  cf_resuming = 1;\n", give_back, fill(frames / 2));
     }
     out += fmt::format("  cf_call:\n  if (cf_depth == {}u) break;\n  }}\n", frames);
     return out + fmt::format("  if (cf_depth == {}u) {{\n{}  }} else {{\n{}    return{};\n  }}\n  }}\n}}\n", frames,
                              spill(frames, value), release(), value);
+  }
+
+  // A boxed local's declaration: its initial value stored in its activation's block.
+  void print_declaration(const clang::Decl* decl, llvm::raw_ostream& os) override {
+    const auto* v = llvm::dyn_cast<clang::VarDecl>(decl);
+    if (!v || !Cilk || !Cilk->is_boxed(v)) return DevicePrinter::print_declaration(decl, os);
+    print_boxed_init(v, Printed.at(v), os);
   }
 
   bool handledStmt(clang::Stmt* s, llvm::raw_ostream& os) override {
@@ -226,12 +255,17 @@ class RecursivePrinter : public ResumablePrinter {
       os << "  " << slot(t) << "[cf_depth] = " << t << ";\n";
       Saved.insert(t);
     }
+    if (Lifo) {
+      os << "  " << slot("cf_box") << "[cf_depth] = cf_box;\n";
+      Saved.insert("cf_box");
+    }
     os << fmt::format("  cf_s_resume_at[cf_depth] = {};\n  ++cf_depth;\n", k);
     for (unsigned i = 0; i < call->getNumArgs() && i < H.decl->getNumParams(); ++i)
       os << "  " << Field.at(H.decl->getParamDecl(i)) << " = cf_a" << i << ";\n";
     os << "  goto cf_call;\n}\n" << fmt::format("cf_resume_{}:\n{}", k, Direct ? "" : "  cf_resuming = 0;\n");
     for (const clang::VarDecl* v : scope) os << copy(Field.at(v), slot(Field.at(v)) + "[cf_depth]", false, v->getType());
     for (const std::string& t : made) os << "  " << t << " = " << slot(t) << "[cf_depth];\n";
+    if (Lifo) os << "  cf_box = " << slot("cf_box") << "[cf_depth];\n";
     if (Temp.count(call)) os << "  " << Temp.at(call) << " = cf_value;\n";
   }
 
@@ -256,7 +290,7 @@ class RecursivePrinter : public ResumablePrinter {
     }
     std::vector<const clang::VarDecl*> out;
     for (const clang::VarDecl* v : H.variables)
-      if (seen.count(v)) out.push_back(v);
+      if (seen.count(v) && !(Cilk && Cilk->is_boxed(v))) out.push_back(v);  // boxed: its block stays
     return out;
   }
 
@@ -264,21 +298,42 @@ class RecursivePrinter : public ResumablePrinter {
   static std::string slot(const std::string& field) { return "cf_s_" + field; }
 
   // The fields some call saves, in the helper's order: its variables, then its calls' results
-  // (`var` null).
+  // (`var` null), then the activation's block (`pointer`: its type).
   struct SavedField {
     std::string name;
     const clang::VarDecl* var;
+    std::string pointer;
     std::string declared(const RecursivePrinter& p, const std::string& as) const {
-      return var ? p.type_of(var, as) : p.value_type(as);
+      return !pointer.empty() ? pointer + " " + as : var ? p.type_of(var, as) : p.value_type(as);
     }
-    clang::QualType type(const RecursivePrinter& p) const { return var ? var->getType() : p.H.decl->getReturnType(); }
+    std::string copy(const RecursivePrinter& p, const std::string& to, const std::string& from, bool from_global,
+                     bool to_global = false) const {
+      if (!pointer.empty()) return "  " + to + " = " + from + ";\n";
+      return p.copy(to, from, from_global, var ? var->getType() : p.H.decl->getReturnType(), to_global);
+    }
   };
   std::vector<SavedField> fields() const {
     std::vector<SavedField> out;
     for (const clang::VarDecl* v : H.variables)
-      if (Saved.count(Field.at(v))) out.push_back({Field.at(v), v});
+      if (Saved.count(Field.at(v))) out.push_back({Field.at(v), v, ""});
     for (const clang::CallExpr* call : H.calls)
-      if (Temp.count(call) && Saved.count(Temp.at(call))) out.push_back({Temp.at(call), nullptr});
+      if (Temp.count(call) && Saved.count(Temp.at(call))) out.push_back({Temp.at(call), nullptr, ""});
+    if (Saved.count("cf_box")) out.push_back({"cf_box", nullptr, box_type()});
+    return out;
+  }
+
+  // The type of an activation's first block (a serial form's with boxed locals or alloca).
+  std::string box_type() const { return Cilk->boxed.empty() ? "__global uchar*" : "__global " + Cilk->name + "__box*"; }
+
+  // An activation's start: its first block taken (its boxed locals, a parameter's value copied
+  // in; or, 0 bytes, the mark its alloca blocks start at). A heap without room has reported.
+  std::string entry(const std::string& value) const {
+    if (!Lifo) return "";
+    std::string out = fmt::format("  cf_box = ({})chanflow_lifo_take(cf_env, &cf_lifo, {});\n"
+                                  "  if (!cf_box) return{}; /* the heap had no room: reported */\n",
+                                  box_type(), Cilk->boxed.empty() ? "0" : "sizeof(" + Cilk->name + "__box)", value);
+    for (const clang::VarDecl* v : Cilk->boxed)
+      if (llvm::isa<clang::ParmVarDecl>(v)) out += "  " + Printed.at(v) + " = " + Field.at(v) + ";\n";
     return out;
   }
   std::string resume_type() const { return TotalResumes < 256 ? "uchar" : "uint"; }
@@ -288,8 +343,8 @@ class RecursivePrinter : public ResumablePrinter {
   std::string chunk_name() const { return Fs.name + "__frames"; }
   std::string chunk_type(unsigned half) const {
     std::string out = fmt::format("/* {0} frames of '{1}' spilled from its private ones to the device heap */\ntypedef struct {2} {{\n"
-                                  "  __global struct {2} *below; /* the chunk before it (0: none) */\n"
-                                  "  __global struct {2} *above; /* the one after it, kept once taken (0: none) */\n",
+                                  "  __global struct {2} *cf_below; /* the chunk before it (0: none) */\n"
+                                  "  __global struct {2} *cf_above; /* the one after it, kept once taken (0: none) */\n",
                                   half, H.decl->getName().str(), chunk_name());
     for (const SavedField& f : fields()) out += "  " + f.declared(*this, fmt::format("{}[{}]", f.name, half)) + ";\n";
     return out + fmt::format("  {} resume_at[{}];\n}} {};\n\n", resume_type(), half, chunk_name());
@@ -302,19 +357,19 @@ class RecursivePrinter : public ResumablePrinter {
     const unsigned half = frames / 2;
     std::string out = fmt::format(
         "    /* the private frames are full: the older half to the device heap */\n"
-        "    __global {0} *cf_chunk = cf_spilled ? cf_spilled->above : cf_chunks;\n"
+        "    __global {0} *cf_chunk = cf_spilled ? cf_spilled->cf_above : cf_chunks;\n"
         "    if (!cf_chunk) {{\n"
         "      cf_chunk = (__global {0} *)chanflow_stack_chunk(cf_env, sizeof({0}));\n"
         "      if (!cf_chunk) {{ /* the depth reached: these frames and the spilled ones */\n"
-        "        uint cf_deep = {1}u;\n        for (__global {0} *cf_c = cf_spilled; cf_c; cf_c = cf_c->below) cf_deep += {4}u;\n"
+        "        uint cf_deep = {1}u;\n        for (__global {0} *cf_c = cf_spilled; cf_c; cf_c = cf_c->cf_below) cf_deep += {4}u;\n"
         "        chanflow_report(cf_env, CHANFLOW_ERR_HELPER_STACK, cf_deep, {2}u);\n        return{3};\n      }}\n"
-        "      cf_chunk->below = cf_spilled;\n      cf_chunk->above = 0;\n"
-        "      if (cf_spilled) cf_spilled->above = cf_chunk;\n      else cf_chunks = cf_chunk;\n    }}\n"
+        "      cf_chunk->cf_below = cf_spilled;\n      cf_chunk->cf_above = 0;\n"
+        "      if (cf_spilled) cf_spilled->cf_above = cf_chunk;\n      else cf_chunks = cf_chunk;\n    }}\n"
         "    for (uint cf_k = 0; cf_k < {4}u; ++cf_k) {{\n",
         chunk_name(), frames, H.id, value, half);
     for (const SavedField& f : fields()) {
-      out += "  " + copy(fmt::format("cf_chunk->{}[cf_k]", f.name), slot(f.name) + "[cf_k]", false, f.type(*this), true);
-      out += "  " + copy(slot(f.name) + "[cf_k]", fmt::format("{}[cf_k + {}u]", slot(f.name), half), false, f.type(*this));
+      out += "  " + f.copy(*this, fmt::format("cf_chunk->{}[cf_k]", f.name), slot(f.name) + "[cf_k]", false, true);
+      out += "  " + f.copy(*this, slot(f.name) + "[cf_k]", fmt::format("{}[cf_k + {}u]", slot(f.name), half), false);
     }
     out += fmt::format("      cf_chunk->resume_at[cf_k] = cf_s_resume_at[cf_k];\n"
                        "      cf_s_resume_at[cf_k] = cf_s_resume_at[cf_k + {0}u];\n    }}\n"
@@ -331,17 +386,18 @@ class RecursivePrinter : public ResumablePrinter {
         "    for (uint cf_k = 0; cf_k < {}u; ++cf_k) {{\n",
         half);
     for (const SavedField& f : fields())
-      out += "  " + copy(slot(f.name) + "[cf_k]", fmt::format("cf_spilled->{}[cf_k]", f.name), true, f.type(*this));
+      out += "  " + f.copy(*this, slot(f.name) + "[cf_k]", fmt::format("cf_spilled->{}[cf_k]", f.name), true);
     out += fmt::format("      cf_s_resume_at[cf_k] = cf_spilled->resume_at[cf_k];\n    }}\n"
-                       "    cf_spilled = cf_spilled->below;\n    cf_depth = {0}u;\n  }}\n",
+                       "    cf_spilled = cf_spilled->cf_below;\n    cf_depth = {0}u;\n  }}\n",
                        half);
     return out;
   }
 
   // The call's end: its chunks back to the heap.
-  static std::string release() {
-    return "    while (cf_chunks) { /* the chunks back to the device heap */\n      __global void *cf_chunk = cf_chunks;\n"
-           "      cf_chunks = cf_chunks->above;\n      chanflow_free(cf_env, cf_chunk);\n    }\n";
+  std::string release() const {
+    return std::string("    while (cf_chunks) { /* the chunks back to the device heap */\n      __global void *cf_chunk = cf_chunks;\n"
+                       "      cf_chunks = cf_chunks->cf_above;\n      chanflow_free(cf_env, cf_chunk);\n    }\n") +
+           (Lifo ? "    chanflow_lifo_release(cf_env, &cf_lifo);\n" : "");
   }
 
   std::string value_type(const std::string& name) const {
@@ -412,6 +468,9 @@ class RecursivePrinter : public ResumablePrinter {
 
  private:
   std::map<const clang::VarDecl*, std::string> Field;  // every parameter's and local's name
+  std::map<const clang::VarDecl*, std::string> Printed;  // as the body names them: boxed ones in cf_box
+  const CilkFunction* Cilk = nullptr;  // the function whose serial form this is
+  bool Lifo = false;  // a serial form with boxed locals or alloca: its activations' blocks on cf_lifo
   std::map<const clang::CallExpr*, std::string> Temp;  // each call's result, where it has one
   std::vector<std::vector<const clang::Stmt*>> Found;  // per call, the loops around it
   std::set<const clang::Stmt*> Printing;  // carriers being printed after their calls

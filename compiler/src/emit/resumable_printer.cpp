@@ -99,4 +99,18 @@ std::string ResumablePrinter::copy(const std::string& to, const std::string& fro
                      to, e, from, from_global ? "__global " : "", to_global ? "__global " : "");
 }
 
+void ResumablePrinter::print_boxed_init(const clang::VarDecl* v, const std::string& ref, llvm::raw_ostream& os) {
+  const clang::Expr* init = v->getInit();
+  if (!init) return;
+  if (!v->getType()->isArrayType() && !llvm::isa<clang::InitListExpr>(init->IgnoreImplicit())) {
+    os << ref << " = ";
+    print_expr(init, os);
+    os << ";\n";
+    return;
+  }
+  os << "{\n" << type_of(v, "cf_init") << " = ";
+  print_expr(init, os);
+  os << ";\n" << copy(ref, "cf_init", false, v->getType(), true) << "}\n";
+}
+
 }  // namespace chanflow::compiler

@@ -34,6 +34,10 @@ class ResumablePrinter : public DevicePrinter {
   std::string copy(const std::string& to, const std::string& from, bool from_global, clang::QualType t,
                    bool to_global = false) const;
 
+  /// A boxed local's initializer (where it has one) stored at `ref`, its place in global memory: an
+  /// initializer list (an array's, a struct's) through a private copy.
+  void print_boxed_init(const clang::VarDecl* v, const std::string& ref, llvm::raw_ostream& os);
+
   /// Per resume point (K - 1), the loops around it, outermost first (found by a first pass over
   /// the body; empty during it).
   const std::vector<std::vector<const clang::Stmt*>>* ResumeLoops = nullptr;

@@ -2,7 +2,11 @@
 // its rest, a skewed tree (a spine whose every node holds a small subtree) searched by spawning
 // both children, and plain helpers recursing down the list and the spine. The depth is the
 // list's length (20,000 by default; 100,000 runs too): below the serial depth chanflowc runs each
-// on an explicit stack whose older frames go to the device heap, so no limit is set by hand.
+// on an explicit stack whose older frames go to the device heap, so no limit is set by hand. Two
+// walks keep memory their children point to at every level: a local the child writes through a
+// pointer (a boxed local), and a block from alloca the child reads; their serial forms take those
+// from a LIFO of blocks on the heap.
+#include <alloca.h>
 #include <cilk/cilk.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +54,41 @@ static int height(const tree* t) {
   return 1 + (l > r ? l : r);
 }
 
+// The rest's result written by the child into its parent's local, through a pointer; a local
+// array the child fills too. `below` and `above` name nothing of chanflowc's (its stack's chunks
+// once had fields of those names).
+static void mix(long* acc, long v) { *acc = (*acc * 31 + v) % 1000003; }
+
+void walk_into(const cell* c, long* out, long above[2]) {
+  if (!c) {
+    *out = 7;
+    above[0] += 1;
+    return;
+  }
+  long below;
+  long counts[2] = {0, c->value % 2};
+  cilk_spawn walk_into(c->next, &below, counts);
+  cilk_sync;
+  mix(&below, c->value + counts[0]);
+  above[0] += counts[0] + 1;
+  above[1] += counts[1];
+  *out = below;
+}
+
+// A block per level from alloca, each child reading its parent's and filling its own.
+long prefix(const cell* c, const char* above, int n) {
+  if (!c) {
+    long s = 0;
+    for (int i = 0; i < n; i++) s += above[i];
+    return s;
+  }
+  char* here = alloca(n);
+  for (int i = 0; i < n; i++) here[i] = (char)((above[i] + c->value + i) % 101);
+  long r = cilk_spawn prefix(c->next, here, n);
+  cilk_sync;
+  return (r * 3 + here[n - 1]) % 1000003;
+}
+
 long measure(const cell* c, const tree* t) {
   long a = cilk_spawn rising(c, 0, 0);
   long b = height(t);
@@ -82,6 +121,11 @@ int main(int argc, char** argv) {
   printf("fold %ld\n", fold(cells));
   printf("search %ld\n", search(nodes, 0));
   printf("measure %ld\n", measure(cells, nodes));
+  long into = 0, levels[2] = {0, 0};
+  walk_into(cells, &into, levels);
+  printf("walk_into %ld %ld %ld\n", into, levels[0], levels[1]);
+  const char start[5] = {1, 2, 3, 4, 5};
+  printf("prefix %ld\n", prefix(cells, start, 5));
   free(cells);
   free(nodes);
   return 0;
