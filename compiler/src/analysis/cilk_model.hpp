@@ -164,6 +164,9 @@ struct RecursiveHelper {
   /// The serial form of a Cilk function (F__serial, --serial-cutoff): its spawns are calls, its
   /// syncs nothing.
   bool serial = false;
+  /// A serial form of a Cilk function that spawns nothing (a leaf others spawn): its body as a
+  /// plain function, so that its spawners get serial forms; its tasks never run it themselves.
+  bool leaf = false;
 };
 
 /// The definition of a global: its one with an initializer, or else its tentative one (`int n;`);

@@ -19,12 +19,14 @@ void Analyzer::describe_recursive_helper(const clang::FunctionDecl* def) {
 
 void Analyzer::describe_serial_forms() {
   // Callees first: a function whose other callees all have serial forms calls theirs, so the
-  // forms are found until a pass finds none (functions that spawn each other never get one).
+  // forms are found until a pass finds none (functions that spawn each other never get one). A
+  // leaf (spawned, spawning nothing) has one as it is: its spawners' forms call it.
   std::set<const CilkFunction*> formed;
   for (bool grew = true; grew;) {
     grew = false;
     for (const CilkFunction& f : Program.functions) {
-      if (formed.count(&f) || f.spawns.empty() || f.group || f.has_goto) continue;
+      const bool leaf = f.spawns.empty();
+      if (formed.count(&f) || f.group || (f.has_goto && !leaf)) continue;
       if (!std::all_of(f.callees.begin(), f.callees.end(), [&](const CilkFunction* c) { return c == &f || formed.count(c); }))
         continue;
       RecursiveHelper h;
@@ -44,6 +46,7 @@ void Analyzer::describe_serial_forms() {
           if (calls.size() != 1 || statement != calls.front()) Refused = true;
       if (Refused) continue;
       h.serial = true;  // find_env_users gives the function the environment its form reports through
+      h.leaf = leaf;
       Program.recursive_helpers.push_back(std::move(h));
       formed.insert(&f);
       grew = true;
@@ -137,7 +140,7 @@ RecursiveHelper Analyzer::recursive_form(const clang::FunctionDecl* def, const C
     else if (auto* w = llvm::dyn_cast<clang::SwitchStmt>(s)) walk(w->getCond());
     else walk(s);
   }
-  check_recursive_addresses(def, def->getBody(), serial);
+  if (!h.calls.empty()) check_recursive_addresses(def, def->getBody(), serial);  // else one activation: no other to name
   return h;
 }
 

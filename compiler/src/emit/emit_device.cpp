@@ -82,7 +82,7 @@ class FunctionPrinter : public ResumablePrinter {
       if (TotalResumes) out += "  if (cf_frame)\n" + dispatch(nullptr);
     }
     for (const clang::ParmVarDecl* p : F.decl->parameters()) out += "  " + ref(p) + " = cf_task->" + F.field.at(p) + ";\n";
-    if (Program.serial_form(F.decl)) out += serial_below_cutoff();
+    if (const RecursiveHelper* s = Program.serial_form(F.decl); s && !s->leaf) out += serial_below_cutoff();
     return out + body + release() + "}\n";
   }
 

@@ -125,7 +125,7 @@ std::string emit_graph_cpp(const CilkProgram& program, const std::string& types_
   }
   std::vector<std::string> serial, conditional;  // functions with serial forms: granularity control
   for (const RecursiveHelper& h : program.recursive_helpers)
-    if (h.serial) {
+    if (h.serial && !h.leaf) {
       const CilkFunction& f = *program.cilk_function(h.decl);
       (f.serial_below.empty() ? serial : conditional).push_back("\"" + f.name + "\"");
     }

@@ -95,6 +95,7 @@ class RecursivePrinter : public ResumablePrinter {
     const clang::QualType result = H.decl->getReturnType();
     const unsigned frames = Program.helper_stack_frames;
     const std::string value = result->isVoidType() ? "" : " cf_value";
+    if (H.calls.empty()) return leaf_code(body, value);
     std::string out = chunk_type(frames / 2) + Heading + helper_signature(Ctx, Program, Fs) + " {\n";
     out += fmt::format("  /* '{}' calls itself: its activations run on an explicit stack (OpenCL C has no recursion), "
                        "a field an array, the newest {} frames in private memory and older ones on the device heap "
@@ -134,6 +135,24 @@ class RecursivePrinter : public ResumablePrinter {
     const auto* v = llvm::dyn_cast<clang::VarDecl>(decl);
     if (!v || !Cilk || !Cilk->is_boxed(v)) return DevicePrinter::print_declaration(decl, os);
     print_boxed_init(v, Printed.at(v), os);
+  }
+
+  // A form with no call of itself (a leaf's, or one that spawns only others): one activation, no stack.
+  std::string leaf_code(const std::string& body, const std::string& value) const {
+    const clang::QualType result = H.decl->getReturnType();
+    std::string out = Heading + helper_signature(Ctx, Program, Fs) + " {\n";
+    if (!result->isVoidType())
+      out += "  " + value_type("cf_value") + (result->isScalarType() ? " = 0" : "") + "; /* what it returns */\n";
+    // Its boxed locals' block and alloca blocks all go back as it returns.
+    if (Lifo) out += "  chanflow_lifo cf_lifo = {0, 0ul, 0ul}; /* its blocks, on the heap */\n";
+    if (Lifo && !Cilk->boxed.empty()) out += fmt::format("  {} cf_box = 0;\n", box_type()) + entry(value);
+    std::function<bool(const clang::Stmt*)> returns = [&](const clang::Stmt* s) {
+      if (!s || llvm::isa<clang::ReturnStmt>(s)) return s != nullptr;
+      return std::any_of(s->child_begin(), s->child_end(), returns);
+    };
+    out += body + (returns(H.decl->getBody()) ? "  cf_return:\n" : "");  // no label unused: PoCL warns at run time
+    if (Lifo) out += "  chanflow_lifo_release(cf_env, &cf_lifo);\n";
+    return out + "  return" + value + ";\n}\n";
   }
 
   bool handledStmt(clang::Stmt* s, llvm::raw_ostream& os) override {
@@ -493,8 +512,9 @@ std::string serial_form_code(clang::ASTContext& ctx, const CilkProgram& program,
   FunctionSpaces named = fs;
   named.name = program.cilk_function(h.decl)->name + "__serial";  // as F__run calls it
   RecursivePrinter printer(ctx, program, h, named);
-  printer.Heading = "/* " + program.cilk_function(h.decl)->name + "'s serial form, run by its tasks from the run's serial " +
-                    "depth on (granularity control) */\n";
+  const std::string& name = program.cilk_function(h.decl)->name;
+  printer.Heading = h.leaf ? "/* " + name + " as its spawners' serial forms call it (it spawns nothing) */\n"
+                           : "/* " + name + "'s serial form, run by its tasks from the run's serial depth on (granularity control) */\n";
   return printer.code();
 }
 

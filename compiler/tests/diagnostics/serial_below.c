@@ -16,6 +16,7 @@ long twice(long k) { return 2 * k; }
 
 void add(long* into, long v) { *into += v; }
 
+/* A boxed local and a spawned leaf: it has a serial form (its activations' blocks on a LIFO). */
 #pragma chanflow serial_below(n < 3)
 long boxed(long n) {
   long local = 0;
@@ -26,4 +27,21 @@ long boxed(long n) {
   return local + y;
 }
 
-long use(long n) { return fib(n) + boxed(n) + twice(n); }
+/* Functions that spawn each other have none. */
+long pong(long n);
+
+#pragma chanflow serial_below(n < 3)
+long ping(long n) {
+  if (n < 2) return n;
+  long y = cilk_spawn pong(n - 1);
+  cilk_sync;
+  return y + 1;
+}
+
+long pong(long n) {
+  long y = cilk_spawn ping(n / 2);
+  cilk_sync;
+  return y;
+}
+
+long use(long n) { return fib(n) + boxed(n) + twice(n) + ping(n); }

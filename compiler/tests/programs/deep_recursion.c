@@ -55,9 +55,16 @@ static int height(const tree* t) {
 }
 
 // The rest's result written by the child into its parent's local, through a pointer; a local
-// array the child fills too. `below` and `above` name nothing of chanflowc's (its stack's chunks
-// once had fields of those names).
-static void mix(long* acc, long v) { *acc = (*acc * 31 + v) % 1000003; }
+// array the child fills too; leaves spawned beside it (one with an alloca block) and after it,
+// writing the same local. `below` and `above` name nothing of chanflowc's (its stack's chunks once
+// had fields of those names).
+void mix(long* acc, long v) { *acc = (*acc * 31 + v) % 1000003; }
+
+long weight(long v) {
+  char* digits = alloca(4);
+  for (int i = 0; i < 4; i++, v /= 10) digits[i] = (char)(v % 10);
+  return digits[0] + 2 * digits[1] + 3 * digits[2];
+}
 
 void walk_into(const cell* c, long* out, long above[2]) {
   if (!c) {
@@ -68,8 +75,10 @@ void walk_into(const cell* c, long* out, long above[2]) {
   long below;
   long counts[2] = {0, c->value % 2};
   cilk_spawn walk_into(c->next, &below, counts);
+  long w = cilk_spawn weight(c->value);
   cilk_sync;
-  mix(&below, c->value + counts[0]);
+  cilk_spawn mix(&below, c->value + counts[0] + w);
+  cilk_sync;
   above[0] += counts[0] + 1;
   above[1] += counts[1];
   *out = below;
