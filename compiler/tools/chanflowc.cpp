@@ -23,7 +23,8 @@ int usage(int status) {
   fmt::print(status ? stderr : stdout,
              "usage: chanflowc FILE.c|FILE.cilk|FILE.o... [-c] [-o OUTPUT] [--emit=cl,cpp,c,h,dot] [-I DIR] [-D NAME[=VALUE]]\n"
              "                 [-U NAME] [-include FILE] [-std=STD] [-O...] [-g] [-l LIB] [-L DIR] [-Wl,...]\n"
-             "                 [--max-loop-spawns=N] [--helper-stack=N] [--serial-cutoff=N|auto|off] [--elision] [--keep] [-v]\n"
+             "                 [--max-loop-spawns=N] [--helper-stack=N] [--serial-cutoff=N|auto|off] [-Rserial-form]\n"
+             "                 [--elision] [--keep] [-v]\n"
              "  FILE...              the program's files: each is translated alone (a Cilk function spawns only\n"
              "                       functions of its own file); one holds main. Objects (.o, .a, .so) are linked\n"
              "  -o OUTPUT            the executable (default: the first input's stem); with --emit, a directory\n"
@@ -41,6 +42,8 @@ int usage(int status) {
              "                       call serially in their work-item, where the function spawns and calls only\n"
              "                       itself and functions that can; auto (default): the runtime picks the depth\n"
              "                       each run (CHANFLOW_SERIAL_CUTOFF overrides either); off: every spawn a task\n"
+             "  -Rserial-form        a remark at each Cilk function that spawns and has no serial form, saying why\n"
+             "                       (its tasks spawn at every depth: the channel table bounds how deep it recurses)\n"
              "  --elision            build the serial elision instead (the keywords defined away; the reference)\n"
              "  --keep               keep the build directory and say where it is\n");
   return status;
@@ -114,6 +117,7 @@ int main(int argc, char** argv) {
     else if (a == "--serial-cutoff=auto") options.serial_cutoff.reset(), options.serial_forms = true;
     else if (a == "--serial-cutoff=off") options.serial_forms = false;
     else if (const auto n = count_option(a, "--serial-cutoff", 0, 4096)) options.serial_cutoff = *n, options.serial_forms = true;
+    else if (a == "-Rserial-form") options.remark_serial_forms = true;
     else if (a == "--keep") keep = true;
     else if (a == "--elision") elision = true;
     else if (a == "-v") verbose = true;

@@ -28,6 +28,8 @@ struct TranslateOptions {
   bool serial_forms = true;
   /// The program's own cut-off depth (--serial-cutoff=N); nullopt: the runtime chooses (auto).
   std::optional<unsigned> serial_cutoff;
+  /// -Rserial-form: a remark at each Cilk function that spawns and gets no serial form, saying why.
+  bool remark_serial_forms = false;
   /// The input's text, read from `text` instead of the file `input` names (which need not
   /// exist; its name still says .c or .cilk): the fuzz target's way in.
   std::optional<std::string> text;

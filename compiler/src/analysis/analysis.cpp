@@ -35,6 +35,7 @@ std::optional<CilkProgram> Analyzer::run() {
 // ---- diagnostics
 void Analyzer::error(clang::SourceLocation loc, llvm::StringRef message) {
   if (Probing) {
+    if (!Refused) ProbeWhy = message.str(), ProbeAt = loc;  // the first reason: -Rserial-form's
     Refused = true;
     return;
   }

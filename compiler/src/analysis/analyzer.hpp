@@ -94,6 +94,8 @@ class Analyzer {
   /// stack cannot stop at), callees first.
   /// Others keep spawning at every depth.
   void describe_serial_forms();
+  /// `f`'s serial form as recursive_form makes it, errors refusing it (Refused, ProbeWhy).
+  RecursiveHelper probe_serial_form(const CilkFunction& f);
   void apply_serial_below();  ///< `#pragma chanflow serial_below` to the functions they precede
   const clang::Stmt* carrier_of(const clang::CallExpr* call, const clang::FunctionDecl* def);
   bool calls_first_in(const clang::DeclStmt* d, const clang::FunctionDecl* def) const;
@@ -119,6 +121,8 @@ class Analyzer {
   // While probing whether a form can be made (describe_serial_forms), errors refuse it instead
   // of being reported.
   bool Probing = false, Refused = false;
+  std::string ProbeWhy;  // the first error that refused a probed form, and where
+  clang::SourceLocation ProbeAt;
   std::vector<const clang::FunctionDecl*> Order;
   std::vector<const clang::FunctionDecl*> CilkOrder;
 };

@@ -288,14 +288,17 @@ inline ProcessEnd process_end(const clang::FunctionDecl* callee) {
   return ProcessEnd::None;
 }
 
-/// Whether `s` holds a goto (or a computed one).
-inline bool has_goto(const clang::Stmt* s) {
-  if (!s) return false;
-  if (llvm::isa<clang::GotoStmt, clang::IndirectGotoStmt>(s)) return true;
+/// The first goto (or computed one) in `s`, or null.
+inline const clang::Stmt* first_goto(const clang::Stmt* s) {
+  if (!s) return nullptr;
+  if (llvm::isa<clang::GotoStmt, clang::IndirectGotoStmt>(s)) return s;
   for (const clang::Stmt* c : s->children())
-    if (has_goto(c)) return true;
-  return false;
+    if (const clang::Stmt* g = first_goto(c)) return g;
+  return nullptr;
 }
+
+/// Whether `s` holds a goto (or a computed one).
+inline bool has_goto(const clang::Stmt* s) { return first_goto(s) != nullptr; }
 
 /// `fprintf(stdout, ...)` or `fprintf(stderr, ...)`: its stream, which device code leaves out,
 /// printing the call as OpenCL C's printf (whose output reaches standard output); else null.

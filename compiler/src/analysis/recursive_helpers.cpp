@@ -29,21 +29,7 @@ void Analyzer::describe_serial_forms() {
       if (formed.count(&f) || f.group || (f.has_goto && !leaf)) continue;
       if (!std::all_of(f.callees.begin(), f.callees.end(), [&](const CilkFunction* c) { return c == &f || formed.count(c); }))
         continue;
-      RecursiveHelper h;
-      {
-        struct Probe {  // errors refuse the form instead of being reported, until the probe ends
-          bool& probing;
-          explicit Probe(bool& p) : probing(p) { probing = true; }
-          ~Probe() { probing = false; }
-        } probe(Probing);
-        Refused = false;
-        h = recursive_form(f.decl, &f);
-      }
-      // A void function's call of itself in a statement of its own: one returning nothing has no
-      // temporary to print in a larger statement (`return f(x);`, `(void)f(x);`).
-      if (!f.returns_value())
-        for (const auto& [statement, calls] : h.carriers)
-          if (calls.size() != 1 || statement != calls.front()) Refused = true;
+      RecursiveHelper h = probe_serial_form(f);
       if (Refused) continue;
       h.serial = true;  // find_env_users gives the function the environment its form reports through
       h.leaf = leaf;
@@ -52,6 +38,53 @@ void Analyzer::describe_serial_forms() {
       grew = true;
     }
   }
+  if (!Options.remark_serial_forms) return;
+  // -Rserial-form: why each function that spawns has none (its tasks spawn at every depth, a
+  // channel level each).
+  for (const CilkFunction& f : Program.functions) {
+    if (formed.count(&f) || f.group) continue;
+    std::string why;
+    clang::SourceLocation at = f.decl->getLocation();
+    const auto formless = std::find_if(f.callees.begin(), f.callees.end(),
+                                       [&](const CilkFunction* c) { return c != &f && !formed.count(c); });
+    if (f.has_goto) {
+      why = "it has a goto, which its explicit stack cannot follow";
+      at = first_goto(f.decl->getBody())->getBeginLoc();
+    } else if (formless != f.callees.end()) {
+      const auto& theirs = (*formless)->callees;
+      why = std::find(theirs.begin(), theirs.end(), &f) != theirs.end()
+                ? "it and '" + (*formless)->name + "' spawn each other (functions that do have none)"
+                : "it spawns or calls '" + (*formless)->name + "', which has none";
+    } else {
+      probe_serial_form(f);
+      why = ProbeWhy.empty() ? "it returns nothing and calls itself inside a larger statement" : ProbeWhy;
+      if (ProbeAt.isValid()) at = ProbeAt;
+    }
+    Diags.Report(at, Diags.getCustomDiagID(clang::DiagnosticsEngine::Remark, "%0"))
+        << ("'" + f.name + "' has no serial form: " + why +
+            "; its tasks spawn at every depth, a channel level each (CHANFLOW_MAX_CHANNELS bounds the depth)");
+  }
+}
+
+RecursiveHelper Analyzer::probe_serial_form(const CilkFunction& f) {
+  RecursiveHelper h;
+  {
+    struct Probe {  // errors refuse the form instead of being reported, until the probe ends
+      bool& probing;
+      explicit Probe(bool& p) : probing(p) { probing = true; }
+      ~Probe() { probing = false; }
+    } probe(Probing);
+    Refused = false;
+    ProbeWhy.clear();
+    ProbeAt = {};
+    h = recursive_form(f.decl, &f);
+  }
+  // A void function's call of itself in a statement of its own: one returning nothing has no
+  // temporary to print in a larger statement (`return f(x);`, `(void)f(x);`).
+  if (!f.returns_value())
+    for (const auto& [statement, calls] : h.carriers)
+      if (calls.size() != 1 || statement != calls.front()) Refused = true;
+  return h;
 }
 
 // Each `#pragma chanflow serial_below(EXPR)` belongs to the function defined next in its file,
@@ -236,7 +269,12 @@ void Analyzer::check_recursive_addresses(const clang::FunctionDecl* def, const c
     const bool memory = call && memory_call(call->getDirectCallee()) != MemoryCall::None;
     if (!named.empty() && !(index && strip(index->getBase()) == strip(pointer)) && !passes && !memory) {
       const clang::VarDecl* v = *named.begin();
-      error(pointer->getBeginLoc(), "a pointer to '" + v->getNameAsString() + "' in '" + def->getNameAsString() +
+      if (serial)
+        error(pointer->getBeginLoc(), "a pointer to '" + v->getNameAsString() + "', which no child of '" +
+                                          def->getNameAsString() + "' gets: the activations of its serial form "
+                                          "take turns in one copy of such locals");
+      else
+        error(pointer->getBeginLoc(), "a pointer to '" + v->getNameAsString() + "' in '" + def->getNameAsString() +
                                         "', a helper that calls itself: chanflowc runs it on an explicit stack, "
                                         "where its activations take turns in one copy of its locals, so the "
                                         "pointer would name another activation's; pass the value, or use memory "
