@@ -39,10 +39,16 @@ void Analyzer::describe_serial_forms() {
     }
   }
   if (!Options.remark_serial_forms) return;
-  // -Rserial-form: why each function that spawns has none (its tasks spawn at every depth, a
-  // channel level each).
+  // -Rserial-form: why each function of the user's that spawns has none (its tasks spawn at every
+  // depth, a channel level each). A cilk_for's functions (cilk_for.cpp: STEM__cilk_for_LINE,
+  // with __part and __leaf) are named by the loop's line.
+  const auto named = [](const std::string& name) {
+    const std::size_t at = name.find("__cilk_for_");
+    if (at == std::string::npos) return "'" + name + "'";
+    return "the cilk_for at line " + name.substr(at + 11, name.find_first_not_of("0123456789", at + 11) - at - 11);
+  };
   for (const CilkFunction& f : Program.functions) {
-    if (formed.count(&f) || f.group) continue;
+    if (formed.count(&f) || f.group || f.name.find("__cilk_for_") != std::string::npos) continue;
     std::string why;
     clang::SourceLocation at = f.decl->getLocation();
     const auto formless = std::find_if(f.callees.begin(), f.callees.end(),
@@ -53,8 +59,8 @@ void Analyzer::describe_serial_forms() {
     } else if (formless != f.callees.end()) {
       const auto& theirs = (*formless)->callees;
       why = std::find(theirs.begin(), theirs.end(), &f) != theirs.end()
-                ? "it and '" + (*formless)->name + "' spawn each other (functions that do have none)"
-                : "it spawns or calls '" + (*formless)->name + "', which has none";
+                ? "it and " + named((*formless)->name) + " spawn each other (functions that do have none)"
+                : "it spawns or calls " + named((*formless)->name) + ", which has none";
     } else {
       probe_serial_form(f);
       why = ProbeWhy.empty() ? "it returns nothing and calls itself inside a larger statement" : ProbeWhy;
