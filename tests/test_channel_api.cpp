@@ -333,8 +333,6 @@ TEST_CASE("Channel: bad arguments give clear errors") {
   CHECK_THROWS_AS(build_channel_program(runtime(), "", {.wg_size = 0}), ChannelError);
 }
 
-}  // TEST_SUITE
-
 TEST_CASE("Channel table: the control area hands out aligned, disjoint, zeroed blocks beside the headers, until full") {
   constexpr std::uint32_t kSlots = 8;
   ChannelTable table(runtime(), kSlots);
@@ -361,3 +359,5 @@ TEST_CASE("Channel table: the control area hands out aligned, disjoint, zeroed b
   // No allocation of its own: launches name the table's allocations as before.
   CHECK(table.svm_allocations().size() == 1);
 }
+
+}  // TEST_SUITE

@@ -1,7 +1,9 @@
 // `chanflow soak compiled`: Cilk programs compiled with chanflowc, each run under randomly drawn
 // capacities, work-group sizes, policies, dispatch modes and serial cut-offs, its output compared with its serial
-// elision's. A run must print what the elision prints, or stop with a diagnostic that says what
-// did not fit; a wrong output, a crash or a hang fails the soak.
+// elision's. A run must print what the elision prints and exit as it does, or be refused before it
+// runs by the one diagnostic the runtime documents for settings too small for a program (a
+// channel that cannot hold one work-group's request); anything else (a wrong output, another
+// exit status, any other error, a crash, a hang) fails the soak.
 #include "soak.hpp"
 
 #include "chanflow/run_settings.hpp"
@@ -33,6 +35,7 @@ struct Program {
   std::vector<std::string> args;
   fs::path executable, elision;
   std::string expected;  // the elision's output
+  int expected_status = 0;  // and exit status
 };
 
 struct Outcome {
@@ -99,7 +102,34 @@ std::vector<Program> read_manifest(const fs::path& manifest) {
   return programs;
 }
 
-// A refusal's first line (and a graph's first problem), or empty if the run said nothing.
+// The settings' refusal, as the runtime words it before a run (scheduler/src/validate.cpp, a
+// compiled program's `chanflow: ` line): a malformed graph every problem of which is a channel
+// too small for one work-group's request. Its reason, numbers taken out; empty if `err` is not
+// exactly that (another problem, another error, or none).
+std::string refusal_of(const std::string& err) {
+  static const std::string kLead = "chanflow: malformed channel-flow graph:";
+  static const std::string kProblem = "cannot hold one work-group's request";
+  std::istringstream lines(err);
+  std::string line;
+  while (std::getline(lines, line) && line.rfind(kLead, 0) != 0) {
+  }
+  if (line.rfind(kLead, 0) != 0) return {};
+  std::string first;
+  while (std::getline(lines, line) && line.rfind("  - ", 0) == 0) {
+    if (line.find(kProblem) == std::string::npos) return {};  // another problem: the compiler's or the runtime's
+    if (first.empty()) first = line;
+  }
+  if (first.empty()) return {};
+  std::string reason;
+  for (char c : kLead + first) {
+    const bool digit = c >= '0' && c <= '9';
+    if (!digit) reason += c;
+    else if (reason.empty() || reason.back() != '#') reason += '#';
+  }
+  return reason.size() > 150 ? reason.substr(0, 150) + "..." : reason;
+}
+
+// A run's first `chanflow: ` line (and a graph's first problem), or empty if the run said nothing.
 std::string message_of(const std::string& err) {
   std::istringstream lines(err);
   std::string first, line;
@@ -110,17 +140,6 @@ std::string message_of(const std::string& err) {
       break;
     }
   return first;
-}
-
-// The same with its numbers taken out, so that the summary can count refusals by kind.
-std::string reason_of(const std::string& err) {
-  std::string reason;
-  for (char c : message_of(err)) {
-    const bool digit = c >= '0' && c <= '9';
-    if (!digit) reason += c;
-    else if (reason.empty() || reason.back() != '#') reason += '#';
-  }
-  return reason.size() > 150 ? reason.substr(0, 150) + "..." : reason;
 }
 
 // The number written before `word` in a compiled program's statistics ("143 yields"), or 0.
@@ -157,9 +176,10 @@ nlohmann::json run_compiled_soak(const CompiledSoakOptions& options, std::FILE* 
     std::vector<std::string> argv{p.elision};
     argv.insert(argv.end(), p.args.begin(), p.args.end());
     const Outcome reference = run(argv, {}, work, 600);
-    if (reference.status != 0)
+    if (reference.status < 0 || reference.timed_out)
       throw std::runtime_error(fmt::format("the serial elision of {} failed: {}", p.source.string(), reference.err));
     p.expected = reference.out;
+    p.expected_status = reference.status;
   }
   static const char* const kPolicies[] = {"levelized", "greedy"};
   static const char* const kDispatch[] = {"auto", "claimed", "planned", "host"};
@@ -168,7 +188,7 @@ nlohmann::json run_compiled_soak(const CompiledSoakOptions& options, std::FILE* 
   // Granularity control: off a third of the time (every spawn a task: the most yields), else the
   // runtime's choice or a fixed depth (from the root: the whole call in one work-item).
   static const char* const kSerial[] = {"off", "off", "auto", "0", "2", "5"};
-  std::uint64_t correct = 0, refused = 0, wrong = 0, crashed = 0, hung = 0, yields = 0, resumed = 0;
+  std::uint64_t correct = 0, refused = 0, wrong = 0, errors = 0, crashed = 0, hung = 0, yields = 0, resumed = 0;
   std::map<std::string, std::uint64_t> refusals;
   nlohmann::json failures = nlohmann::json::array();
   for (std::uint32_t i = options.first; i < options.first + options.configs; ++i) {
@@ -190,25 +210,30 @@ nlohmann::json run_compiled_soak(const CompiledSoakOptions& options, std::FILE* 
                                            fmt::format("{}{}", p.args.empty() ? "" : " ", fmt::join(p.args, " ")),
                                            capacity, wg, policy, dispatch, serial);
     std::string verdict;
+    const bool so_far = p.expected.compare(0, o.out.size(), o.out) == 0;  // what it printed, the elision printed first
     if (o.timed_out) {
       ++hung;
       verdict = fmt::format("HANG (killed after {} s)", options.timeout_s);
     } else if (o.status < 0) {
       ++crashed;
       verdict = fmt::format("CRASH (signal {})", -o.status);
-    } else if (o.status == 0 && o.out == p.expected) {
+    } else if (o.status == p.expected_status && o.out == p.expected) {
       ++correct;
       yields += count_before(o.err, "yields");
       const std::uint64_t r = count_before(o.err, "restarts");
       resumed += r;
       verdict = fmt::format("correct ({} yields, {} resumed)", count_before(o.err, "yields"), r);
-    } else if (o.status != 0 && !reason_of(o.err).empty()) {
+    } else if (o.status == 1 && so_far && !refusal_of(o.err).empty()) {  // its output right until it was refused
       ++refused;
-      ++refusals[reason_of(o.err)];
+      ++refusals[refusal_of(o.err)];
       verdict = "refused: " + message_of(o.err);
+    } else if (o.status != p.expected_status && !message_of(o.err).empty() && so_far) {
+      ++errors;  // stopped with another error, its output so far right
+      verdict = fmt::format("ERROR (exit {}): {}", o.status, message_of(o.err));
     } else {
       ++wrong;
-      verdict = fmt::format("WRONG (exit {}): expected\n{}got\n{}{}", o.status, p.expected, o.out, o.err);
+      verdict = fmt::format("WRONG (exit {}, the elision's {}): expected\n{}got\n{}{}", o.status, p.expected_status,
+                            p.expected, o.out, o.err);
     }
     if (verdict.rfind("correct", 0) != 0 && verdict.rfind("refused", 0) != 0)
       failures.push_back({{"config", config}, {"verdict", verdict}, {"rerun", fmt::format("--first {} --configs 1", i)}});
@@ -216,14 +241,14 @@ nlohmann::json run_compiled_soak(const CompiledSoakOptions& options, std::FILE* 
     std::fflush(out);
   }
   fs::remove_all(work);
-  fmt::print(out, "\n{} configurations over {} programs: {} correct ({} yields, {} tasks resumed), {} refused with a "
-                  "diagnostic, {} wrong, {} crashed, {} hung\n",
-             options.configs, programs.size(), correct, yields, resumed, refused, wrong, crashed, hung);
+  fmt::print(out, "\n{} configurations over {} programs: {} correct ({} yields, {} tasks resumed), {} refused before the "
+                  "run (settings too small), {} wrong, {} stopped by another error, {} crashed, {} hung\n",
+             options.configs, programs.size(), correct, yields, resumed, refused, wrong, errors, crashed, hung);
   for (const auto& [reason, n] : refusals) fmt::print(out, "  refused {}x: {}\n", n, reason);
   return {{"totals",
            {{"configs", options.configs}, {"programs", programs.size()}, {"correct", correct}, {"refused", refused},
-            {"wrong", wrong}, {"crashed", crashed}, {"hung", hung}, {"yields", yields}, {"resumed", resumed},
-            {"failed", wrong + crashed + hung}}},
+            {"wrong", wrong}, {"errors", errors}, {"crashed", crashed}, {"hung", hung}, {"yields", yields},
+            {"resumed", resumed}, {"failed", wrong + errors + crashed + hung}}},
           {"refusals", refusals},
           {"failures", failures}};
 }
