@@ -167,6 +167,9 @@ struct RecursiveHelper {
   /// A serial form of a Cilk function that spawns nothing (a leaf others spawn): its body as a
   /// plain function, so that its spawners get serial forms; its tasks never run it themselves.
   bool leaf = false;
+  /// No code after a call of itself is reached both from the top without a call and from a
+  /// resume point: the emitter may resume each call directly (recursive_helpers.cpp).
+  bool one_entry = false;
 };
 
 /// The definition of a global: its one with an initializer, or else its tentative one (`int n;`);

@@ -5,13 +5,65 @@
 // come back to (a statement's part, evaluated whatever the rest of the statement does), and no
 // pointer may name its locals (its activations take turns in one copy of them), but a Cilk
 // function's serial form may point its calls to its boxed locals and alloca blocks: each
-// activation takes those from a LIFO of blocks that never move.
+// activation takes those from a LIFO of blocks that never move. Also which bodies the emitter may
+// resume directly at each call (one_entry), and why a function has no serial form (-Rserial-form).
 #include "analysis/analyzer.hpp"
 
 #include <algorithm>
 #include <functional>
 
 namespace chanflow::compiler {
+namespace {
+
+// Whether no code after a call of itself is reached both from the body's top without a call and
+// from a call's resume point (fib's body: a base case returns, then each call is made on every
+// path). Else, in the emitter's direct form, that code is entered both from the top and from the
+// return's dispatch, a loop of two entries (cholesky's mul_and_subT, whose calls each sit in an
+// if): PoCL 3.1's kernel compiler recursed on it without end. The form that resumes through the
+// top of the pass has one entry (emit/recursive_helper.cpp).
+bool one_entry(const RecursiveHelper& h) {
+  const std::set<const clang::Stmt*> calls(h.calls.begin(), h.calls.end());
+  std::function<bool(const clang::Stmt*)> has_call = [&](const clang::Stmt* s) {
+    if (!s) return false;
+    if (calls.count(s)) return true;
+    for (const clang::Stmt* c : s->children())
+      if (has_call(c)) return true;
+    return false;
+  };
+  // Where control may come from at a point: the top (no call made yet), a resume point.
+  struct From {
+    bool top = false, resumed = false;
+  };
+  bool two = false;
+  std::function<From(const clang::Stmt*, From)> flow = [&](const clang::Stmt* s, From in) -> From {
+    two = two || (in.top && in.resumed);
+    if (!s || two) return in;
+    if (const auto* block = llvm::dyn_cast<clang::CompoundStmt>(s)) {
+      for (const clang::Stmt* c : block->body()) in = flow(c, in);
+      return in;
+    }
+    if (const auto* i = llvm::dyn_cast<clang::IfStmt>(s)) {
+      const From cond = flow(i->getCond(), in);
+      const From then = flow(i->getThen(), cond), otherwise = flow(i->getElse(), cond);
+      const From out{then.top || otherwise.top, then.resumed || otherwise.resumed};
+      two = two || (out.top && out.resumed);
+      return out;
+    }
+    if (!has_call(s)) return llvm::isa<clang::ReturnStmt>(s) ? From{} : in;  // a return ends the activation
+    if (!llvm::isa<clang::Expr, clang::DeclStmt, clang::ReturnStmt>(s)) {  // a switch, a label: not followed
+      two = true;
+      return in;
+    }
+    // A statement making a call makes it on every path through it: the analysis refuses a call
+    // of itself in a branch of ?: or right of && and ||, and splits a return's ?: into an if.
+    return llvm::isa<clang::ReturnStmt>(s) ? From{} : From{false, true};
+  };
+  if (has_goto(h.decl->getBody())) return false;
+  flow(h.decl->getBody(), From{true, false});
+  return !two;
+}
+
+}  // namespace
 
 void Analyzer::describe_recursive_helper(const clang::FunctionDecl* def) {
   Program.recursive_helpers.push_back(recursive_form(def));
@@ -180,6 +232,7 @@ RecursiveHelper Analyzer::recursive_form(const clang::FunctionDecl* def, const C
     else walk(s);
   }
   if (!h.calls.empty()) check_recursive_addresses(def, def->getBody(), serial);  // else one activation: no other to name
+  h.one_entry = one_entry(h);
   return h;
 }
 

@@ -41,8 +41,9 @@
 //
 // A call inside a loop is resumed through the loop's head instead (resumable_printer.hpp): the
 // return path sets cf_resuming and the top of the pass goes on from there. So is a body the top of
-// which can reach the code after a call without making one (a call in an if: one_entry). On
-// PoCL 3.1 the direct form ran fib(30)'s serial form in 1.8 ms where that one took 3.1.
+// which can reach the code after a call without making one (a call in an if:
+// RecursiveHelper::one_entry). On PoCL 3.1 the direct form ran fib(30)'s serial form in 1.8 ms
+// where that one took 3.1.
 //
 // Not done: running the guards a body opens with (`if (n <= 2) return ...;`) at each call on its
 // arguments, so that a call ending there pushes no frame. In the direct form that took fib(30)'s
@@ -53,6 +54,9 @@
 #include "emit/resumable_printer.hpp"
 
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
 
 namespace chanflow::compiler {
 namespace {
@@ -89,7 +93,7 @@ class RecursivePrinter : public ResumablePrinter {
   std::string code() {
     print_body();  // the first pass finds the calls' resume points and the loops around them
     TotalResumes = static_cast<unsigned>(Found.size());
-    Direct = !in_loops() && one_entry();
+    Direct = !in_loops() && H.one_entry;
     Layout = false;
     const std::string body = print_body();
     const clang::QualType result = H.decl->getReturnType();
@@ -421,54 +425,6 @@ class RecursivePrinter : public ResumablePrinter {
 
   std::string value_type(const std::string& name) const {
     return device_type_in(Ctx, H.decl->getReturnType().getUnqualifiedType(), Fs.result, name);
-  }
-
-  // Whether no code after a call is reached both from the body's top without a call and from a
-  // call's resume point (fib's body: a base case returns, then each call is made on every path).
-  // Else, in the direct form, that code is entered both from the top and from cf_return's
-  // dispatch, a loop of two entries (cholesky's mul_and_subT, whose calls each sit in an if):
-  // PoCL 3.1's kernel compiler recursed on it without end. The form that resumes through the top
-  // of the pass has one entry.
-  bool one_entry() const {
-    const std::set<const clang::Stmt*> calls(H.calls.begin(), H.calls.end());
-    std::function<bool(const clang::Stmt*)> has_call = [&](const clang::Stmt* s) {
-      if (!s) return false;
-      if (calls.count(s)) return true;
-      for (const clang::Stmt* c : s->children())
-        if (has_call(c)) return true;
-      return false;
-    };
-    // Where control may come from at a point: the top (no call made yet), a resume point.
-    struct From {
-      bool top = false, resumed = false;
-    };
-    bool two = false;
-    std::function<From(const clang::Stmt*, From)> flow = [&](const clang::Stmt* s, From in) -> From {
-      two = two || (in.top && in.resumed);
-      if (!s || two) return in;
-      if (const auto* block = llvm::dyn_cast<clang::CompoundStmt>(s)) {
-        for (const clang::Stmt* c : block->body()) in = flow(c, in);
-        return in;
-      }
-      if (const auto* i = llvm::dyn_cast<clang::IfStmt>(s)) {
-        const From cond = flow(i->getCond(), in);
-        const From then = flow(i->getThen(), cond), otherwise = flow(i->getElse(), cond);
-        const From out{then.top || otherwise.top, then.resumed || otherwise.resumed};
-        two = two || (out.top && out.resumed);
-        return out;
-      }
-      if (!has_call(s)) return llvm::isa<clang::ReturnStmt>(s) ? From{} : in;  // a return goes to cf_return
-      if (!llvm::isa<clang::Expr, clang::DeclStmt, clang::ReturnStmt>(s)) {  // a switch, a label: not followed
-        two = true;
-        return in;
-      }
-      // A statement making a call makes it on every path through it: the analysis refuses a call
-      // of itself in a branch of ?: or right of && and ||, and splits a return's ?: into an if.
-      return llvm::isa<clang::ReturnStmt>(s) ? From{} : From{false, true};
-    };
-    if (has_goto(H.decl->getBody())) return false;
-    flow(H.decl->getBody(), From{true, false});
-    return !two;
   }
 
   std::string print_body() {
