@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 using namespace chanflow;
@@ -11,7 +12,7 @@ using chanflow::test::runtime;
 
 TEST_SUITE("opencl") {
 
-TEST_CASE("OpenCL: an SVM buffer dropped while a queued copy still writes it is freed after the copy") {
+TEST_CASE("OpenCL: an SVM buffer dropped while a queued copy still writes it is freed after the copy (AddressSanitizer: tests/sanitize.sh)") {
   // Without an enqueued free, the copy below would write freed memory (AddressSanitizer reports
   // it in tests/sanitize.sh). The copy's source stays alive; its destination is dropped at once.
   std::vector<std::uint64_t> host(4096, 7);
@@ -23,6 +24,9 @@ TEST_CASE("OpenCL: an SVM buffer dropped while a queued copy still writes it is 
   runtime().finish();
   SvmBuffer check_buffer(runtime(), 64);
   runtime().svm_fill_zero(check_buffer.get(), 64);  // the queue still works
+  std::vector<std::uint8_t> back(64, 0xff);
+  runtime().svm_read(back.data(), check_buffer.get(), back.size());
+  CHECK(std::all_of(back.begin(), back.end(), [](std::uint8_t b) { return b == 0; }));
 }
 
 TEST_CASE("OpenCL: status codes are named") {
