@@ -86,7 +86,7 @@ class Analyzer {
   // statements those sit in, and what such a helper may not do
   void describe_recursive_helper(const clang::FunctionDecl* def);
   /// `serial`: the Cilk function whose serial form this is, whose boxed locals and alloca blocks
-  /// its activations take from an arena (recursive_helper.cpp); null: a helper, which may have none.
+  /// its activations take from a LIFO of blocks on the heap (recursive_helper.cpp); null: a helper, which may have none.
   RecursiveHelper recursive_form(const clang::FunctionDecl* def, const CilkFunction* serial = nullptr);
   /// The serial forms --serial-cutoff asks for: of each Cilk function that spawns and calls only
   /// itself and functions with serial forms, and could be a recursive helper but for its boxed

@@ -317,7 +317,7 @@ void Analyzer::check_recursive_addresses(const clang::FunctionDecl* def, const c
   if (pointer) {
     std::set<const clang::VarDecl*> named;
     addressed_variables(pointer, named, false);
-    if (serial)  // a serial form's boxed locals live in its activation's block on the arena: their addresses hold
+    if (serial)  // a serial form's boxed locals live in its activation's block, which never moves
       for (const clang::VarDecl* v : serial->boxed) named.erase(v);
     const clang::Stmt* user = parent_stmt(pointer);
     while (user && llvm::isa<clang::ParenExpr, clang::ImplicitCastExpr>(user)) user = parent_stmt(user);
