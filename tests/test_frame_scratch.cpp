@@ -106,6 +106,34 @@ struct PairTree {
   }
 };
 
+// 2^15 tasks add i % 8 + 1 into one float and i + 1 into one double, through
+// chanflow_atomic_add_float/_double: the sums must be exact.
+void every_atomic_add_counts() {
+  constexpr std::uint32_t kItems = 1 << 15;
+  Graph g(runtime(), {.wg_size = 64});
+  g.add_source(std::string(tests_cl::scratch_test_kernels_cl()));
+  auto& items = g.channel<std::uint32_t>("items", kItems);
+  auto& add = g.kernel<std::uint32_t>("fp_add", "fp_add");
+  make_edge(items, add);
+  SvmBuffer f(runtime(), sizeof(float)), d(runtime(), sizeof(double));
+  runtime().svm_fill_zero(f.get(), f.size());
+  runtime().svm_fill_zero(d.get(), d.size());
+  struct {
+    void* f;
+    void* d;
+  } args{f.get(), d.get()};
+  add.set_args(args).uses(f).uses(d);
+  for (std::uint32_t i = 0; i < kItems; ++i) items.push(i);
+  Levelized levelized;
+  g.run(levelized);
+  float fsum = 0;
+  double dsum = 0;
+  runtime().svm_read(&fsum, f.get(), sizeof fsum);
+  runtime().svm_read(&dsum, d.get(), sizeof dsum);
+  CHECK(fsum == 4.5f * kItems);  // every partial sum is an integer below 2^24: exact in float
+  if (runtime().caps().fp64) CHECK(dsum == static_cast<double>(kItems) * (kItems + 1) / 2);
+}
+
 }  // namespace
 
 TEST_SUITE("ports") {
@@ -185,29 +213,16 @@ TEST_SUITE("ports") {
                          doctest::Contains("already has frame scratch"), GraphError);
   }
 
-  TEST_CASE("atomic floating-point addition loses no update") {
-    constexpr std::uint32_t kItems = 1 << 15;
-    Graph g(runtime(), {.wg_size = 64});
-    g.add_source(std::string(tests_cl::scratch_test_kernels_cl()));
-    auto& items = g.channel<std::uint32_t>("items", kItems);
-    auto& add = g.kernel<std::uint32_t>("fp_add", "fp_add");
-    make_edge(items, add);
-    SvmBuffer f(runtime(), sizeof(float)), d(runtime(), sizeof(double));
-    runtime().svm_fill_zero(f.get(), f.size());
-    runtime().svm_fill_zero(d.get(), d.size());
-    struct {
-      void* f;
-      void* d;
-    } args{f.get(), d.get()};
-    add.set_args(args).uses(f).uses(d);
-    for (std::uint32_t i = 0; i < kItems; ++i) items.push(i);
-    Levelized levelized;
-    g.run(levelized);
-    float fsum = 0;
-    double dsum = 0;
-    runtime().svm_read(&fsum, f.get(), sizeof fsum);
-    runtime().svm_read(&dsum, d.get(), sizeof dsum);
-    CHECK(fsum == 4.5f * kItems);  // every partial sum is an integer below 2^24: exact in float
-    if (runtime().caps().fp64) CHECK(dsum == static_cast<double>(kItems) * (kItems + 1) / 2);
-  }
+  TEST_CASE("atomic floating-point addition loses no update") { every_atomic_add_counts(); }
 }
+
+TEST_SUITE("gpu_only") {
+
+TEST_CASE("GPU only: floating-point atomic addition in the device's own instruction (PTX red.add, cl_ext_float_atomics) loses no update") {
+  const DeviceCaps& caps = runtime().caps();
+  CAPTURE(caps.name);
+  REQUIRE((caps.fp32_atomic_add || device_order(caps) == DeviceOrder::Ptx));
+  every_atomic_add_counts();
+}
+
+}  // TEST_SUITE

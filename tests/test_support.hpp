@@ -6,6 +6,11 @@
 #include "chanflow/opencl.hpp"
 
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -53,6 +58,33 @@ class QueueStall {
  private:
   cl_event event_ = nullptr;
   std::thread release_;
+};
+
+/// While it lives, the notes of GPU builds (CHANFLOW_CACHE_DIR; opencl/src/build_notes.cpp) go to
+/// a directory of its own, empty at first: a test of what a machine's first build does then holds
+/// on a machine that ran the suites before. The setting is restored and the directory removed.
+class FreshBuildNotes {
+ public:
+  FreshBuildNotes() {
+    if (const char* saved = std::getenv("CHANFLOW_CACHE_DIR")) saved_ = saved;
+    std::string dir = (std::filesystem::temp_directory_path() / "chanflow-notes-XXXXXX").string();
+    if (!::mkdtemp(dir.data())) throw std::runtime_error("FreshBuildNotes: mkdtemp failed");
+    dir_ = dir;
+    ::setenv("CHANFLOW_CACHE_DIR", dir_.c_str(), 1);
+  }
+  ~FreshBuildNotes() {
+    if (saved_) ::setenv("CHANFLOW_CACHE_DIR", saved_->c_str(), 1);
+    else ::unsetenv("CHANFLOW_CACHE_DIR");
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+  }
+  FreshBuildNotes(const FreshBuildNotes&) = delete;
+  FreshBuildNotes& operator=(const FreshBuildNotes&) = delete;
+  const std::string& dir() const noexcept { return dir_; }
+
+ private:
+  std::optional<std::string> saved_;
+  std::string dir_;
 };
 
 }  // namespace chanflow::test

@@ -384,6 +384,10 @@ class Graph {
 
   /// The channel-flow graph in Graphviz DOT.
   std::string to_dot() const;
+  /// The options the device took its paths from when the graph's program was last built
+  /// (validate): the device's atomics, whether idle work-groups leave a node kernel at once
+  /// (-DCHANFLOW_IDLE_GROUPS_LEAVE, not on a CPU device), and so on. Empty before the first build.
+  const std::string& device_build_options() const noexcept { return build_extra_; }
 
   const Runtime& runtime() const noexcept { return runtime_; }
   const GraphOptions& options() const noexcept { return options_; }
