@@ -1,0 +1,145 @@
+// The devices a run spans (multidevice/, device_set.hpp): a spec chooses them as a user writes it,
+// and every spec that cannot run is refused before anything runs, naming the device and why; the
+// chosen devices each get a runtime of their own, and graphs run on all of them at once from host
+// threads of their own, each one right. ctest runs this suite on the default device and again on
+// PoCL presenting the CPU as three devices (POCL_DEVICES).
+#include "chanflow/chanflow.hpp"
+#include "chanflow/device_set.hpp"
+#include "fib/fib.hpp"
+#include "test_support.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace chanflow;
+
+namespace {
+
+DeviceCaps device(unsigned index, std::string name, std::string platform, cl_device_type type, std::string vendor = "") {
+  DeviceCaps d;
+  d.index = index;
+  d.name = std::move(name);
+  d.platform = std::move(platform);
+  d.vendor = std::move(vendor);
+  d.type = type;
+  d.svm_coarse = true;
+  d.int64_atomics = true;
+  d.address_bits = 64;
+  return d;
+}
+
+// A host of four H100s beside PoCL's CPU device and an older GPU.
+std::vector<DeviceCaps> host() {
+  std::vector<DeviceCaps> listed{device(0, "pthread-haswell", "Portable Computing Language", CL_DEVICE_TYPE_CPU, "AuthenticAMD")};
+  for (unsigned i = 1; i <= 4; ++i) {
+    listed.push_back(device(i, "NVIDIA H100 80GB HBM3", "NVIDIA CUDA", CL_DEVICE_TYPE_GPU, "NVIDIA Corporation"));
+    listed.back().nv_compute_major = 9;
+  }
+  listed.push_back(device(5, "Tesla P100", "NVIDIA CUDA", CL_DEVICE_TYPE_GPU, "NVIDIA Corporation"));
+  listed.back().nv_compute_major = 6;  // no PTX release/acquire
+  return listed;
+}
+
+std::vector<unsigned> indices(const std::vector<DeviceCaps>& chosen) {
+  std::vector<unsigned> out;
+  for (const auto& d : chosen) out.push_back(d.index);
+  return out;
+}
+
+}  // namespace
+
+TEST_SUITE("devices") {
+
+TEST_CASE("Device sets: a spec names devices by index, range, name part or 'all', in the order named") {
+  const auto listed = host();
+  CHECK(indices(choose_devices("all", listed)) == std::vector<unsigned>{1, 2, 3, 4});  // the GPUs that can take part
+  CHECK(indices(choose_devices(" ALL ", listed)) == std::vector<unsigned>{1, 2, 3, 4});
+  CHECK(indices(choose_devices("2,1", listed)) == std::vector<unsigned>{2, 1});
+  CHECK(indices(choose_devices("1-3", listed)) == std::vector<unsigned>{1, 2, 3});
+  CHECK(indices(choose_devices("4, 1 - 2", listed)) == std::vector<unsigned>{4, 1, 2});
+  CHECK(indices(choose_devices("h100", listed)) == std::vector<unsigned>{1, 2, 3, 4});
+  CHECK(indices(choose_devices("0", listed)) == std::vector<unsigned>{0});
+  CHECK(indices(choose_devices("pthread", listed)) == std::vector<unsigned>{0});
+  // One device runs as it always has: an older GPU alone is not asked for device-scope order.
+  CHECK(indices(choose_devices("5", listed)) == std::vector<unsigned>{5});
+  // Without a GPU that can take part, "all" is PoCL's CPU devices.
+  std::vector<DeviceCaps> cpus{device(0, "pthread-a", "Portable Computing Language", CL_DEVICE_TYPE_CPU),
+                               device(1, "pthread-b", "Portable Computing Language", CL_DEVICE_TYPE_CPU)};
+  CHECK(indices(choose_devices("all", cpus)) == std::vector<unsigned>{0, 1});
+}
+
+TEST_CASE("Device sets: a spec that cannot run is refused before the run, naming the device and why") {
+  const auto listed = host();
+  CHECK_THROWS_WITH_AS(choose_devices("", listed), doctest::Contains("no device named"), DeviceSetError);
+  CHECK_THROWS_WITH_AS(choose_devices("7", listed), doctest::Contains("there is no device 7; this machine lists 6"), DeviceSetError);
+  CHECK_THROWS_WITH_AS(choose_devices("1,,2", listed), doctest::Contains("an empty item"), DeviceSetError);
+  CHECK_THROWS_WITH_AS(choose_devices("3-1", listed), doctest::Contains("the range 3-1 runs backwards"), DeviceSetError);
+  CHECK_THROWS_WITH_AS(choose_devices("2-9", listed), doctest::Contains("there is no device 6"), DeviceSetError);
+  CHECK_THROWS_WITH_AS(choose_devices("radeon", listed), doctest::Contains("no device matches 'radeon'"), DeviceSetError);
+  CHECK_THROWS_WITH_AS(choose_devices("1,0-2", listed), doctest::Contains("names device [1] NVIDIA H100 80GB HBM3 twice"),
+                       DeviceSetError);
+  CHECK_THROWS_WITH_AS(choose_devices("0,1", listed),
+                       doctest::Contains("[0] pthread-haswell (Portable Computing Language) and [1] NVIDIA H100 80GB HBM3 "
+                                         "(NVIDIA CUDA) are of different platforms"),
+                       DeviceSetError);
+  CHECK_THROWS_WITH_AS(choose_devices("1,5", listed),
+                       doctest::Contains("[5] Tesla P100 cannot take part in a run across devices; it lacks:\n  - device-scope store order"),
+                       DeviceSetError);
+  auto no_svm = listed;
+  no_svm[2].svm_coarse = false;
+  CHECK_THROWS_WITH_AS(choose_devices("2", no_svm), doctest::Contains("[2] NVIDIA H100 80GB HBM3 cannot take part; it lacks:\n  - coarse-grain SVM"),
+                       DeviceSetError);
+  CHECK(indices(choose_devices("all", no_svm)) == std::vector<unsigned>{1, 3, 4});  // "all" leaves it out
+  std::vector<DeviceCaps> none{listed[5]};
+  none[0].index = 0;
+  CHECK_THROWS_WITH_AS(choose_devices("all", none), doctest::Contains("no device can take part"), DeviceSetError);
+  CHECK_THROWS_WITH_AS(choose_devices("all", {}), doctest::Contains("lists no OpenCL device"), DeviceSetError);
+}
+
+TEST_CASE("Device sets: the devices that can run together, by platform") {
+  const auto groups = device_groups(host());
+  REQUIRE(groups.size() == 2);
+  CHECK(groups[0].platform == "Portable Computing Language");
+  CHECK(groups[0].indices == std::vector<unsigned>{0});
+  CHECK(groups[1].platform == "NVIDIA CUDA");
+  CHECK(groups[1].indices == std::vector<unsigned>{1, 2, 3, 4});  // not the P100
+}
+
+TEST_CASE("Device sets: every device of 'all' gets a runtime of its own, and graphs run on all of them at once, each right" *
+          doctest::timeout(900)) {
+  const DeviceSet set("all");
+  MESSAGE(set.describe());
+  REQUIRE(set.size() >= 1);
+  CHECK(set.describe().starts_with(std::to_string(set.size()) + " device"));
+  for (std::size_t i = 0; i < set.size(); ++i) {
+    CHECK(multi_device_missing(set.caps(i)).empty());
+    for (std::size_t j = 0; j < i; ++j) CHECK(&set.runtime(i) != &set.runtime(j));
+  }
+  // A fib per device, each from a host thread of its own, at once.
+  std::vector<std::uint64_t> got(set.size());
+  std::vector<std::string> errors(set.size());
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < set.size(); ++i)
+    threads.emplace_back([&, i] {
+      try {
+        Levelized levelized;
+        const std::uint32_t n = 16 + static_cast<std::uint32_t>(i);
+        got[i] = workloads::fib_cilk(set.runtime(i), n, levelized, RunSettings{.capacity = 1u << 12, .wg_size = 16,
+                                                                               .scheduler = Scheduler::Rounds})
+                     .value;
+      } catch (const std::exception& e) {
+        errors[i] = e.what();
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (std::size_t i = 0; i < set.size(); ++i) {
+    CAPTURE(i);
+    CHECK(errors[i] == "");
+    CHECK(got[i] == workloads::fib_serial(16 + static_cast<std::uint32_t>(i)));
+  }
+}
+
+}  // TEST_SUITE
