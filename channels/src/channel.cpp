@@ -2,6 +2,7 @@
 #include "chanflow/channel.hpp"
 
 #include "chanflow_channels_sources.hpp"
+#include "channel_words.hpp"
 
 #include <fmt/format.h>
 
@@ -10,6 +11,9 @@
 #include <cstring>
 
 namespace chanflow {
+
+using detail::ctrl_entry;
+using detail::live_words;
 
 namespace {
 
@@ -24,8 +28,6 @@ struct StorageLayout {
   std::size_t data_offset = 0;
   std::size_t bytes = 0;
 };
-
-std::size_t live_words(const ChannelConfig& c) { return (std::size_t{c.capacity} + 31) / 32; }
 
 bool check_frees_from_environment() {
   const char* v = std::getenv("CHANFLOW_CHECK_FREES");
@@ -60,11 +62,6 @@ void validate(const ChannelConfig& c) {
   if (c.max_reservation > c.capacity)
     throw ChannelError(fmt::format("{}: max_reservation {} exceeds the capacity {}", who,
                                    c.max_reservation, c.capacity));
-}
-
-std::uint64_t ctrl_entry(std::uint64_t cpos, std::uint32_t ctrl_capacity, std::uint32_t index) {
-  const auto tag = static_cast<std::uint32_t>(cpos / ctrl_capacity + 1);
-  return (std::uint64_t{tag} << CHANFLOW_CTRL_TAG_SHIFT) | index;
 }
 
 }  // namespace

@@ -265,6 +265,11 @@ void Aggregator::admit(RunStats& stats) {
   });
   if (launches.empty()) {
     check_device_status();  // a device-side error explains a stall better
+    // A shared run may be waiting for its frames' children on other devices: a round skipped.
+    if (options_.sharing && options_.sharing->wait_for_returns(graph_)) {
+      waited_ = true;
+      return;
+    }
     no_progress(Stall::NothingDispatchable);
   }
 }

@@ -92,6 +92,9 @@ void Aggregator::start_run(SchedulingPolicy& policy, const RunOptions& options) 
     case SchedulingPolicy::DeviceForm::Kind::Source: sched_policy_ = CHANFLOW_POLICY_USER; break;
     default: sched_policy_ = CHANFLOW_POLICY_LEVELIZED; break;
   }
+  if (options.sharing && device_)
+    throw RunError("a run that shares its work with other devices goes in rounds (the host sees the channels only "
+                   "between launches of the device scheduler): make its graph with GraphOptions::scheduler = Rounds");
   policy_ = &policy;
   options_ = options;
   trace_ = Trace(!options.trace_path.empty());
@@ -159,8 +162,10 @@ RunStats Aggregator::run() {
       launch_device(stats);
       collect_device(stats);
     } else {
+      waited_ = false;
       admit(stats);
       step(stats.host.admit_ms, step_end);
+      if (waited_) continue;  // a shared run that waited for results from elsewhere looks again
       lay_out();
       step(stats.host.lay_out_ms, step_end);
       launch_passes(stats);
@@ -208,42 +213,60 @@ double Aggregator::levels_us() const {
 }
 
 bool Aggregator::observe(RunStats& stats) {
-  collect_watched();
-  // Every channel's counters in one transfer (behind a device-scheduler launch: already read).
-  if (!readback_.read) graph_.table_.refresh();
-  graph_.table_.check_errors();
-  live_bytes_ = 0;
-  for (auto& w : watched_) {
-    const auto& h = w.channel->counters();
-    live_bytes_ += (h.data_tail - h.data_head) * w.channel->config().ce_bytes;
-  }
-  stats.peak_live_bytes = std::max(stats.peak_live_bytes, live_bytes_);
-
-  // Structural freedom from hangs: rounds that leave every channel and restart context as it
-  // was would repeat for ever. (Two stalled sweep rounds are caught first, with their reason.)
-  auto state = fingerprint();
-  unchanged_ = state == last_fingerprint_ ? unchanged_ + 1 : 0;
-  last_fingerprint_ = std::move(state);
-
-  build_views();
-  const bool any_work =
-      std::any_of(views_.begin(), views_.end(), [](const ChannelView& v) { return v.ready > 0 || v.blocked > 0; });
-  if (!any_work) {  // quiescent: nothing ready, nothing in flight, nothing blocked
-    if (live_bytes_ > 0) lost_work();
-    if (readback_.read) {
-      check_resumable(readback_.resumable);
-      check_scratch_census(readback_.taken);
-    } else {
-      check_resumable_counts();
-      check_scratch_released();
+  for (;;) {
+    // A shared run takes and gives work first (no kernel is in flight between rounds).
+    if (options_.sharing) options_.sharing->at_round(graph_);
+    collect_watched();
+    // Every channel's counters in one transfer (behind a device-scheduler launch: already read).
+    if (!readback_.read) graph_.table_.refresh();
+    graph_.table_.check_errors();
+    live_bytes_ = 0;
+    std::uint64_t live_ces = 0;
+    for (auto& w : watched_) {
+      const auto& h = w.channel->counters();
+      live_bytes_ += (h.data_tail - h.data_head) * w.channel->config().ce_bytes;
+      live_ces += h.data_tail - h.data_head;
     }
-    return false;
+    stats.peak_live_bytes = std::max(stats.peak_live_bytes, live_bytes_);
+
+    // Structural freedom from hangs: rounds that leave every channel and restart context as it
+    // was would repeat for ever. (Two stalled sweep rounds are caught first, with their reason.)
+    auto state = fingerprint();
+    unchanged_ = state == last_fingerprint_ ? unchanged_ + 1 : 0;
+    last_fingerprint_ = std::move(state);
+
+    build_views();
+    const bool any_work =
+        std::any_of(views_.begin(), views_.end(), [](const ChannelView& v) { return v.ready > 0 || v.blocked > 0; });
+    if (!any_work) {  // quiescent: nothing ready, nothing in flight, nothing blocked
+      // A shared run waits for work from the other devices (its frames' children, say) until the
+      // run across them is over; rounds spent waiting are no stall.
+      if (options_.sharing && options_.sharing->wait_for_work(graph_, live_ces)) {
+        unchanged_ = 0;
+        last_fingerprint_.clear();
+        continue;
+      }
+      if (live_bytes_ > 0) lost_work();
+      if (readback_.read) {
+        check_resumable(readback_.resumable);
+        check_scratch_census(readback_.taken);
+      } else {
+        check_resumable_counts();
+        check_scratch_released();
+      }
+      return false;
+    }
+    if (unchanged_ >= kUnchangedRounds) {
+      check_device_status();
+      if (options_.sharing && options_.sharing->wait_for_returns(graph_)) {
+        unchanged_ = 0;
+        last_fingerprint_.clear();
+        continue;
+      }
+      no_progress(Stall::NothingChanged);
+    }
+    return true;
   }
-  if (unchanged_ >= kUnchangedRounds) {
-    check_device_status();
-    no_progress(Stall::NothingChanged);
-  }
-  return true;
 }
 
 void Aggregator::collect(RunStats& stats) {

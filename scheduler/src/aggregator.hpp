@@ -373,6 +373,7 @@ class Aggregator {
   std::uint32_t stalled_ = 0;                  // consecutive sweep rounds that finished no CE
   std::vector<std::uint64_t> last_fingerprint_;
   std::uint32_t unchanged_ = 0;                // consecutive rounds that changed nothing
+  bool waited_ = false;  // this round, a shared run waited for results from elsewhere instead of launching
 
   std::optional<cl::CommandQueue> watch_queue_;  // the watchdog's reads on a device that is not the host's
   cl::Event sched_launch_event_;                 // the scheduler's launch in progress (watched runs)

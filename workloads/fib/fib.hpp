@@ -44,6 +44,10 @@ class FibCilk {
   explicit FibCilk(const Runtime& runtime, const RunSettings& options = {});
   FibResult run(std::uint32_t n, SchedulingPolicy& policy, const RunOptions& run_options = {});
   Graph& graph() noexcept { return graph_; }
+  /// run()'s parts, for a run that drives the graph itself (across devices, say): the root task
+  /// of fib(n) placed, and its result once the run has ended.
+  void seed(std::uint32_t n);
+  std::uint64_t result() const;
 
  private:
   const Runtime& runtime_;

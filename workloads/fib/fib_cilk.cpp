@@ -23,16 +23,26 @@ FibCilk::FibCilk(const Runtime& runtime, const RunSettings& options)
   sync.uses(result_);
 }
 
-FibResult FibCilk::run(std::uint32_t n, SchedulingPolicy& policy, const RunOptions& run_options) {
+void FibCilk::seed(std::uint32_t n) {
   if (settings_.preallocate_levels) {
     tasks_.level(n);
     conts_.level(n);
   }
   runtime_.svm_fill_zero_async(result_.get(), result_.size());
   tasks_.push(0, FibFrame{{reinterpret_cast<std::uint64_t>(result_.get()), 0, 0, 0}, n, 0});
+}
+
+std::uint64_t FibCilk::result() const {
+  std::uint64_t value = 0;
+  runtime_.svm_read(&value, result_.get(), sizeof value);
+  return value;
+}
+
+FibResult FibCilk::run(std::uint32_t n, SchedulingPolicy& policy, const RunOptions& run_options) {
+  seed(n);
   FibResult r;
   r.stats = graph_.run(policy, run_options);
-  runtime_.svm_read(&r.value, result_.get(), sizeof r.value);
+  r.value = result();
   return r;
 }
 

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -174,6 +175,21 @@ class Channel {
   /// Reads back the CE at physical data-array index `index` (< capacity + max_reservation),
   /// as found in a control entry (for tests and tools; one transfer each).
   std::vector<std::byte> read_ce(std::uint32_t index) const;
+
+  // Work that moves between devices (multidevice/; channel_handoff.cpp), host calls as above.
+  /// Takes the first ready CEs, up to `max` of them and as long as `may_go` accepts each (in
+  /// order; none: all may go): marks them dispatched, frees them, and returns them packed
+  /// (size / ce_bytes CEs, in order). Nothing else of the channel changes.
+  std::vector<std::byte> take_ready(std::uint32_t max,
+                                    const std::function<bool(std::span<const std::byte>)>& may_go = {});
+  /// Writes a reservation's CEs without making them ready: frames that a device's enq_at (the
+  /// last child returning into one) or the host's enq_at publishes later.
+  void place(HostReservation&& reservation);
+  /// Makes the CE at physical index `index`, reserved and placed earlier, ready: the host's
+  /// chanflow_enq_at.
+  void enq_at(std::uint32_t index);
+  /// The device address of the CE at physical index `index` (a frame's address, its result slots').
+  std::uint64_t ce_address(std::uint32_t index) const;
 
  private:
   void mark_live(std::uint32_t first_slot, std::uint32_t n);

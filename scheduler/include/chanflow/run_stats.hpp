@@ -1,4 +1,5 @@
-// What a graph run takes and gives back: RunOptions (trace, round limit, dispatch log, progress)
+// What a graph run takes and gives back: RunOptions (trace, round limit, dispatch log, progress,
+// work shared with other devices)
 // and RunStats (rounds, dispatches, CEs, yields, memory, and where the time went).
 #pragma once
 
@@ -81,6 +82,28 @@ struct RunStats {
   double mean_ces_per_dispatch() const { return dispatches ? double(ces) / dispatches : 0.0; }
 };
 
+class Graph;
+
+/// A run that shares its work with runs of the same graph on other devices (the multi-device
+/// layer, multidevice/). Its calls come on the run's host thread, while no kernel of the run is
+/// in flight.
+class WorkSharing {
+ public:
+  virtual ~WorkSharing() = default;
+  /// At the start of every round: take ready CEs out of the graph's channels, put arrived ones
+  /// in, publish frames whose children returned elsewhere (Channel's handoff calls).
+  virtual void at_round(Graph& graph) = 0;
+  /// The run found nothing ready, in flight or blocked, and `live_ces` CEs still allocated
+  /// (frames whose children run elsewhere). Blocks until work may have arrived (true: the run
+  /// looks again) or the run across devices is over (false: it ends, and a CE still allocated
+  /// is an error, as in a run alone).
+  virtual bool wait_for_work(Graph& graph, std::uint64_t live_ces) = 0;
+  /// The run has work it cannot dispatch (its levels are full of frames whose children run
+  /// elsewhere, say). Blocks until results of tasks it gave away come back (true: the run looks
+  /// again) or it is clear none will (false: the stall is reported as in a run alone).
+  virtual bool wait_for_returns(Graph& graph) = 0;
+};
+
 struct RunOptions {
   std::string trace_path;  ///< write a Chrome-trace JSON of the dispatches here
   std::uint64_t max_rounds = 0;  ///< 0: unlimited (no-progress detection still applies)
@@ -96,6 +119,10 @@ struct RunOptions {
   /// whole call in their work-item from this stack level on (chanflow_node_env::serial_depth);
   /// kSerialOff: every spawn goes through a channel. Nodes without a serial form ignore it.
   std::uint32_t serial_depth = kSerialOff;
+  /// Shares the run's work with runs on other devices; null: the run is alone. Under the
+  /// device scheduler the host sees the channels only between launches, so a shared run goes in
+  /// rounds (Graph::run refuses Scheduler::Device with it).
+  WorkSharing* sharing = nullptr;
 };
 
 }  // namespace chanflow

@@ -1,0 +1,83 @@
+// One run of a graph across several devices (DESIGN.md decision 16): each device runs its own
+// copy of the graph in rounds, and the router moves tasks from a busy device to an idle one
+// between rounds, returns their results to the frames that wait for them, and ends the run when
+// every device is idle and nothing is on its way.
+//
+// A task moves whole: its CE (a chanflow_task header, then its arguments) goes, packed with the
+// others taken at once, from the shallowest ready level of a movable stack of the busiest device
+// to the same level of the same stack on an idle one. There it returns into a proxy frame of the
+// router's (a frame in a channel of its own on that device, one pending child); when the proxy's
+// child has returned, the router carries the result back and the origin's frame counts the child
+// as returned (its join counter drops once, as for a child that ran at home). A stack is movable
+// when its tasks carry nothing that points into their device's memory but the header's result
+// slot and frame: each device has a context of its own, and an address means nothing elsewhere.
+#pragma once
+
+#include "chanflow/graph.hpp"
+#include "chanflow/run_stats.hpp"
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace chanflow {
+
+/// One device's copy of the graph: the graph (made on that device's runtime with
+/// GraphOptions::scheduler = Rounds) and the names of its stacks whose tasks may move.
+struct DeviceGraph {
+  Graph* graph = nullptr;
+  std::vector<std::string> movable;
+};
+
+/// What moved to and from one device during a run.
+struct DeviceTraffic {
+  std::uint64_t tasks_sent = 0;      ///< tasks taken from this device for another
+  std::uint64_t tasks_received = 0;  ///< tasks another device gave this one
+  std::uint64_t batches_sent = 0;    ///< packed transfers of tasks (one per take)
+  std::uint64_t returns_sent = 0;    ///< results of received tasks, carried back to their frames
+  std::uint64_t bytes_sent = 0;      ///< task CEs and results
+  std::uint64_t waits = 0;           ///< times the device ran dry and waited
+  double wait_ms = 0;                ///< host time it spent waiting
+};
+
+/// A run's statistics, device by device.
+struct DeviceRunStats {
+  std::vector<RunStats> runs;
+  std::vector<DeviceTraffic> traffic;
+  double wall_ms = 0;
+};
+
+/// Runs `graphs` (one per device, the same definition, seeded where the run starts) at once, one
+/// host thread each, moving work between them as they run. `make_policy` gives each device's run
+/// its policy. Throws the first device's error, naming the device, after every run has stopped.
+class WorkRouter {
+ public:
+  explicit WorkRouter(std::vector<DeviceGraph> graphs);
+  ~WorkRouter();
+  WorkRouter(const WorkRouter&) = delete;
+  WorkRouter& operator=(const WorkRouter&) = delete;
+
+  DeviceRunStats run(const std::function<std::unique_ptr<SchedulingPolicy>()>& make_policy);
+
+  /// Most tasks one take moves (a work-group's worth or a level's half, whichever is fewer).
+  static constexpr std::uint32_t kMostPerBatch = 1024;
+
+ private:
+  class Share;
+  struct Moved;
+  struct Return;
+  /// Every device waits, and nothing is on its way to any (under mutex_).
+  bool all_idle() const;
+  std::vector<std::unique_ptr<Share>> shares_;
+  std::mutex mutex_;
+  std::condition_variable arrived_;
+  bool over_ = false;
+  bool failed_ = false;
+};
+
+}  // namespace chanflow

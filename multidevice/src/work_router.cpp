@@ -1,0 +1,331 @@
+// The router of a run across devices (work_router.hpp): each device's share of the run takes and
+// gives work between its rounds; the router's lock guards what is on its way between devices.
+#include "chanflow/work_router.hpp"
+
+#include "chanflow/node_layout.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <exception>
+#include <map>
+#include <thread>
+
+namespace chanflow {
+
+namespace {
+
+// The frame a moved task returns into on its new device: a chanflow_frame whose one result slot
+// follows it, and the device the task came from. Its `ret` and `ret_frame` are the task's own,
+// addresses on that device, which the router carries back with the result.
+struct ProxyFrame {
+  chanflow_frame frame;
+  std::uint64_t slot;
+  std::uint32_t origin;
+  std::uint32_t unused;
+};
+static_assert(sizeof(ProxyFrame) == 56);
+
+constexpr std::uint32_t kProxyCapacity = 1u << 14;
+
+using Clock = std::chrono::steady_clock;
+
+}  // namespace
+
+struct WorkRouter::Moved {
+  std::size_t origin = 0;
+  std::string stack;
+  std::uint32_t level = 0;
+  std::vector<std::byte> ces;  // packed
+};
+
+struct WorkRouter::Return {
+  std::uint64_t ret = 0;
+  std::uint64_t ret_frame = 0;
+  std::uint64_t value = 0;
+};
+
+class WorkRouter::Share : public WorkSharing {
+ public:
+  Share(WorkRouter& router, std::size_t self, DeviceGraph g) : router_(router), self_(self), g_(std::move(g)) {
+    if (!g_.graph) throw std::invalid_argument(fmt::format("device {}: no graph", self));
+    if (g_.graph->options().scheduler == Scheduler::Device)
+      throw std::invalid_argument(fmt::format("device {} ({}): a graph shared across devices runs in rounds, not under "
+                                              "the device scheduler",
+                                              self, g_.graph->runtime().caps().name));
+    for (const auto& name : g_.movable)
+      if (!stack(name))
+        throw std::invalid_argument(fmt::format("device {}: the graph has no channel stack '{}' to move tasks of", self, name));
+    proxies_ = std::make_unique<Channel>(g_.graph->table(), ChannelConfig{.name = "chanflow_proxy_frames",
+                                                                          .ce_bytes = sizeof(ProxyFrame),
+                                                                          .capacity = kProxyCapacity});
+  }
+
+  void at_round(Graph& graph) override {
+    std::vector<Return> returns;
+    std::vector<Moved> tasks;
+    {
+      std::lock_guard lock(router_.mutex_);
+      if (router_.failed_) throw RunError("stopped: another device's run failed");
+      returns.swap(returns_in);
+      tasks.swap(tasks_in);
+    }
+    apply(graph, returns);
+    std::vector<Moved> later;
+    for (auto& m : tasks)
+      if (!take_in(m)) later.push_back(std::move(m));
+    if (!later.empty()) {
+      std::lock_guard lock(router_.mutex_);
+      tasks_in.insert(tasks_in.begin(), std::make_move_iterator(later.begin()), std::make_move_iterator(later.end()));
+    }
+    send_back();
+    give_away();
+  }
+
+  bool wait_for_work(Graph&, std::uint64_t) override {
+    std::unique_lock lock(router_.mutex_);
+    return !tasks_in.empty() || !returns_in.empty() || wait_idle(lock);
+  }
+
+  bool wait_for_returns(Graph&) override {
+    std::unique_lock lock(router_.mutex_);
+    if (!returns_in.empty()) return true;
+    if (lent == 0) return false;  // nothing of its own is away: the stall is its own
+    return wait_idle(lock);
+  }
+
+  Graph& graph() const { return *g_.graph; }
+
+  // What is on its way to this device, and what it lent (under the router's lock).
+  std::vector<Moved> tasks_in;
+  std::vector<Return> returns_in;
+  bool waiting = false;
+  std::uint64_t lent = 0;  // tasks taken from here whose results have not come back
+  DeviceTraffic traffic;
+
+ private:
+  ChannelStackNode* stack(const std::string& name) const {
+    for (const auto& s : g_.graph->stacks())
+      if (s->name() == name) return s.get();
+    return nullptr;
+  }
+
+  // Blocks, under the router's lock, until tasks or results arrive for this device (true) or
+  // the run is over (false): when every device waits and nothing is on its way to any, none will
+  // send anything again, and the last to wait says so.
+  bool wait_idle(std::unique_lock<std::mutex>& lock) {
+    const auto start = Clock::now();
+    waiting = true;
+    ++traffic.waits;
+    if (router_.all_idle()) {
+      router_.over_ = true;
+      router_.arrived_.notify_all();
+    }
+    router_.arrived_.wait(lock, [&] { return router_.over_ || !tasks_in.empty() || !returns_in.empty(); });
+    waiting = false;
+    traffic.wait_ms += std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    return !tasks_in.empty() || !returns_in.empty();
+  }
+
+  // Results of tasks this device lent: each written to its slot, and its frame told that one
+  // more child has returned; the child that was its last makes it ready, as chanflow_join does (a
+  // proxy frame made ready goes back further, in send_back).
+  void apply(Graph& graph, const std::vector<Return>& returns) {
+    if (returns.empty()) return;
+    const Runtime& rt = graph.runtime();
+    // A frame of the graph's stacks, or a proxy: a task this device was given and lent on.
+    std::map<std::uint64_t, Channel*> by_header{{reinterpret_cast<std::uint64_t>(proxies_->device_ptr()), proxies_.get()}};
+    for (const auto& s : graph.stacks())
+      for (std::uint32_t d = 0; d < s->depth(); ++d) by_header[reinterpret_cast<std::uint64_t>(s->level(d).device_ptr())] = &s->level(d);
+    for (const Return& r : returns) {
+      if (r.ret) rt.svm_write(reinterpret_cast<void*>(r.ret), &r.value, sizeof r.value);
+      if (!r.ret_frame) continue;
+      chanflow_frame f{};
+      rt.svm_read(&f, reinterpret_cast<const void*>(r.ret_frame), sizeof f);
+      if (f.pending == 0)
+        throw RunError(fmt::format("device {}: a result came back to a frame with no child pending", self_));
+      --f.pending;
+      rt.svm_write(reinterpret_cast<std::byte*>(r.ret_frame) + offsetof(chanflow_frame, pending), &f.pending, sizeof f.pending);
+      if (f.pending > 0) continue;
+      const auto channel = by_header.find(f.channel);
+      if (channel == by_header.end())
+        throw RunError(fmt::format("device {}: a frame whose child returned from another device lies in no channel of its graph", self_));
+      channel->second->enq_at(f.index);
+    }
+    std::lock_guard lock(router_.mutex_);
+    lent -= returns.size();
+  }
+
+  // Tasks another device gave this one, placed at their level, each returning into a proxy frame.
+  // False when there is no room yet (a later round tries again).
+  bool take_in(Moved& m) {
+    ChannelStackNode* s = stack(m.stack);
+    Channel& level = s->level(m.level);
+    const std::uint32_t bytes = level.config().ce_bytes;
+    const auto n = static_cast<std::uint32_t>(m.ces.size() / bytes);
+    const std::uint32_t step = std::min(level.config().max_reservation, proxies_->config().max_reservation);
+    std::uint32_t done = 0;
+    while (done < n) {
+      const std::uint32_t k = std::min(step, n - done);
+      // Both reservations or neither (a host reservation cannot be given back).
+      g_.graph->table().refresh();
+      if (level.counters().data_free < k || proxies_->counters().data_free < k) break;
+      auto frames = proxies_->talloc(k);
+      auto tasks = level.talloc(k);
+      if (!frames || !tasks) throw RunError(fmt::format("device {}: room for {} moved task(s) vanished", self_, k));
+      for (std::uint32_t i = 0; i < k; ++i) {
+        std::byte* ce = m.ces.data() + std::size_t{done + i} * bytes;
+        chanflow_task header;
+        std::memcpy(&header, ce, sizeof header);
+        ProxyFrame p{};
+        p.frame.ret = header.ret;
+        p.frame.ret_frame = header.ret_frame;
+        p.frame.channel = reinterpret_cast<std::uint64_t>(proxies_->device_ptr());
+        p.frame.index = frames->index + i;
+        p.frame.pending = 1;
+        p.origin = static_cast<std::uint32_t>(m.origin);
+        std::memcpy(frames->ces.data() + std::size_t{i} * sizeof p, &p, sizeof p);
+        header.ret = proxies_->ce_address(frames->index + i) + offsetof(ProxyFrame, slot);
+        header.ret_frame = proxies_->ce_address(frames->index + i);
+        std::memcpy(ce, &header, sizeof header);
+      }
+      proxies_->place(std::move(*frames));
+      std::memcpy(tasks->ces.data(), m.ces.data() + std::size_t{done} * bytes, std::size_t{k} * bytes);
+      level.enq(std::move(*tasks));
+      done += k;
+    }
+    {
+      std::lock_guard lock(router_.mutex_);
+      traffic.tasks_received += done;
+    }
+    m.ces.erase(m.ces.begin(), m.ces.begin() + std::size_t{done} * bytes);
+    return m.ces.empty();
+  }
+
+  // Results of tasks this device was given, whose proxies their last child made ready, sent back.
+  void send_back() {
+    const std::vector<std::byte> ready = proxies_->take_ready(kProxyCapacity);
+    if (ready.empty()) return;
+    proxies_->deallocate();
+    std::lock_guard lock(router_.mutex_);
+    for (std::size_t at = 0; at < ready.size(); at += sizeof(ProxyFrame)) {
+      ProxyFrame p;
+      std::memcpy(&p, ready.data() + at, sizeof p);
+      router_.shares_.at(p.origin)->returns_in.push_back({p.frame.ret, p.frame.ret_frame, p.slot});
+      ++traffic.returns_sent;
+      traffic.bytes_sent += sizeof(Return);
+    }
+    router_.arrived_.notify_all();
+  }
+
+  // Tasks of the shallowest level that has any ready, half of them (at least one), to a device
+  // that has run dry, where this one has two or more ready: the shallowest tasks hold the largest
+  // subtrees (as a Cilk thief steals the oldest frame).
+  void give_away() {
+    Share* to = nullptr;
+    {
+      std::lock_guard lock(router_.mutex_);
+      for (const auto& s : router_.shares_)
+        if (s.get() != this && s->waiting && s->tasks_in.empty() && s->returns_in.empty()) {
+          to = s.get();
+          break;
+        }
+    }
+    if (!to) return;
+    g_.graph->table().refresh();
+    // Keep one: a device with a single ready task runs it.
+    std::uint64_t total = 0;
+    for (const auto& name : g_.movable) {
+      ChannelStackNode* s = stack(name);
+      for (std::uint32_t d = 0; d < s->depth(); ++d) total += s->level(d).ready().count;
+    }
+    if (total < 2) return;
+    for (const auto& name : g_.movable) {
+      ChannelStackNode* s = stack(name);
+      for (std::uint32_t d = 0; d < s->depth(); ++d) {
+        Channel& level = s->level(d);
+        const std::uint64_t ready = level.ready().count;
+        if (ready == 0) continue;
+        const auto want = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(ready / 2, 1, kMostPerBatch));
+        // Only tasks that never ran: one that yielded keeps its place (its spawns are recorded here).
+        std::vector<std::byte> ces = level.take_ready(want, [](std::span<const std::byte> ce) {
+          chanflow_task header;
+          std::memcpy(&header, ce.data(), sizeof header);
+          return header.resume_port == 0;
+        });
+        if (ces.empty()) continue;
+        level.deallocate();
+        const std::uint64_t n = ces.size() / level.config().ce_bytes;
+        std::lock_guard lock(router_.mutex_);
+        traffic.tasks_sent += n;
+        ++traffic.batches_sent;
+        traffic.bytes_sent += ces.size();
+        lent += n;
+        to->tasks_in.push_back({self_, name, d, std::move(ces)});
+        router_.arrived_.notify_all();
+        return;
+      }
+    }
+  }
+
+  WorkRouter& router_;
+  std::size_t self_;
+  DeviceGraph g_;
+  std::unique_ptr<Channel> proxies_;
+};
+
+WorkRouter::WorkRouter(std::vector<DeviceGraph> graphs) {
+  if (graphs.empty()) throw std::invalid_argument("a run across devices needs at least one device's graph");
+  for (std::size_t i = 0; i < graphs.size(); ++i) shares_.push_back(std::make_unique<Share>(*this, i, std::move(graphs[i])));
+}
+
+WorkRouter::~WorkRouter() = default;
+
+bool WorkRouter::all_idle() const {
+  return std::all_of(shares_.begin(), shares_.end(), [](const auto& s) {
+    return s->waiting && s->tasks_in.empty() && s->returns_in.empty();
+  });
+}
+
+DeviceRunStats WorkRouter::run(const std::function<std::unique_ptr<SchedulingPolicy>()>& make_policy) {
+  const auto start = Clock::now();
+  over_ = failed_ = false;
+  DeviceRunStats out;
+  out.runs.resize(shares_.size());
+  std::vector<std::string> errors(shares_.size());
+  std::vector<Clock::time_point> failed_at(shares_.size());
+  std::vector<std::thread> threads;
+  for (std::size_t d = 0; d < shares_.size(); ++d)
+    threads.emplace_back([&, d] {
+      try {
+        const auto policy = make_policy();
+        out.runs[d] = shares_[d]->graph().run(*policy, RunOptions{.sharing = shares_[d].get()});
+      } catch (const std::exception& e) {
+        errors[d] = e.what();
+        failed_at[d] = Clock::now();
+        std::lock_guard lock(mutex_);
+        failed_ = over_ = true;
+        arrived_.notify_all();
+      }
+    });
+  for (auto& t : threads) t.join();
+  // The first device to fail says why; the others stopped because it did.
+  std::size_t first = shares_.size();
+  for (std::size_t d = 0; d < shares_.size(); ++d)
+    if (!errors[d].empty() && (first == shares_.size() || failed_at[d] < failed_at[first])) first = d;
+  if (first < shares_.size())
+    throw RunError(fmt::format("device {} ({}): {}", first, shares_[first]->graph().runtime().caps().name, errors[first]));
+  for (std::size_t d = 0; d < shares_.size(); ++d) {
+    if (shares_[d]->lent != 0)
+      throw RunError(fmt::format("device {}: the run ended with {} lent task(s) whose results never came back", d,
+                                 shares_[d]->lent));
+    out.traffic.push_back(shares_[d]->traffic);
+    shares_[d]->traffic = {};
+  }
+  out.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  return out;
+}
+
+}  // namespace chanflow
