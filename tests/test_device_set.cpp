@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <numeric>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -206,6 +207,46 @@ TEST_CASE("A run across devices is right under either policy at capacities that 
       for (const auto& r : stats.runs) yields += r.yields;
       if (capacity == 128) CHECK(yields > 0);  // the bounded case this runs is the one it means to
     }
+  }
+}
+
+TEST_CASE("A run across devices, soaked: random roots, sizes, capacities, work-group sizes and policies, every result right" *
+          doctest::timeout(900)) {
+  const DeviceSet set("all");
+  std::mt19937 random(20261129);
+  for (int config = 0; config < 12; ++config) {
+    const std::uint32_t wg = 8u << (random() % 4);                       // 8 .. 64
+    const std::uint32_t capacity = std::max(128u, wg * 4) << (random() % 4);  // a work-group's request and more
+    const auto root = static_cast<std::size_t>(random() % set.size());
+    const std::uint32_t n = 10 + random() % 10;
+    const bool greedy = random() % 2;
+    CAPTURE(config);
+    CAPTURE(wg);
+    CAPTURE(capacity);
+    CAPTURE(root);
+    CAPTURE(n);
+    CAPTURE(greedy);
+    std::vector<std::unique_ptr<workloads::FibCilk>> fibs;
+    std::vector<DeviceGraph> graphs;
+    for (std::size_t i = 0; i < set.size(); ++i) {
+      fibs.push_back(std::make_unique<workloads::FibCilk>(
+          set.runtime(i), RunSettings{.capacity = capacity, .wg_size = wg, .dispatch = Sweeps::Off, .scheduler = Scheduler::Rounds}));
+      graphs.push_back({&fibs.back()->graph(), {"fib"}});
+    }
+    WorkRouter router(std::move(graphs));
+    fibs[root]->seed(n);
+    const DeviceRunStats stats = router.run([greedy]() -> std::unique_ptr<SchedulingPolicy> {
+      if (greedy) return std::make_unique<Greedy>();
+      return std::make_unique<Levelized>();
+    });
+    CHECK(fibs[root]->result() == workloads::fib_serial(n));
+    std::uint64_t sent = 0, received = 0;
+    for (const auto& t : stats.traffic) {
+      sent += t.tasks_sent;
+      received += t.tasks_received;
+      CHECK(t.returns_sent == t.tasks_received);
+    }
+    CHECK(sent == received);
   }
 }
 
