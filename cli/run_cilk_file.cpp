@@ -169,6 +169,11 @@ int run_cilk_file(int argc, char** argv) {
   const std::vector<std::string>& defines = command.defines;
   const bool stats = command.stats, fresh = command.fresh;
   const unsigned helper_stack = command.helper_stack;
+  if (!settings.devices.empty()) {
+    fmt::print(stderr, "chanflow run: --devices: a compiled Cilk program runs on one device so far (fib's hand-built "
+                       "graph runs across devices: chanflow run fib N --devices {})\n", settings.devices);
+    return 2;
+  }
   std::vector<std::string> compile_flags;
   for (const std::string& d : includes) compile_flags.push_back("-I" + d);
   for (const std::string& d : defines) compile_flags.push_back("-D" + d);

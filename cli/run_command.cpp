@@ -3,6 +3,8 @@
 
 #include "peers/gpu_peers.hpp"
 
+#include <chanflow/device_set.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -51,6 +53,18 @@ void print_stats(std::FILE* out, const RunStats& st) {
              st.host.observe_ms, st.host.admit_ms, st.host.levels_ms, st.host.lay_out_ms, st.host.collect_ms);
 }
 
+// What a run across devices did on each: the CEs it ran, the tasks it gave and was given, the
+// results it carried back, and its waits.
+void print_traffic(std::FILE* out, const DeviceRunStats& across) {
+  for (std::size_t d = 0; d < across.traffic.size(); ++d) {
+    const DeviceTraffic& t = across.traffic[d];
+    fmt::print(out, "  device {}: {} CEs in {} rounds; tasks sent {} in {} batches, received {}, results returned {}; "
+               "waited {} times, {:.3f} ms\n",
+               d, across.runs[d].ces, across.runs[d].rounds, t.tasks_sent, t.batches_sent, t.tasks_received,
+               t.returns_sent, t.waits, t.wait_ms);
+  }
+}
+
 }  // namespace
 
 std::uint64_t fresh_seed() { return std::random_device{}() % 1000000000u; }
@@ -62,7 +76,25 @@ int run_workload(const RunRequest& request, std::FILE* out) {
     throw std::invalid_argument(
         fmt::format("{} has no implementation '{}' (there are: {})", w.name(), request.impl, fmt::join(impls, ", ")));
   const bool on_device = request.impl.rfind("chanflow", 0) == 0 || is_gpu_peer(request.impl);
-  const Runtime rt(DeviceSelection{request.device, /*profiling=*/!request.settings.trace_path.empty()});
+  // Across devices: the set checked before anything runs; its first device sizes the run.
+  std::string device = request.device, where;
+  if (const std::string& spec = request.settings.devices; !spec.empty()) {
+    if (!w.runs_across_devices(request.impl))
+      throw std::invalid_argument(fmt::format("--devices: {} {} runs on one device (across devices so far: fib's "
+                                              "chanflow, the hand-built Cilk graph)",
+                                              w.name(), request.impl));
+    if (!request.device.empty())
+      throw std::invalid_argument("--device and --devices both given: --devices names every device of the run");
+    if (request.settings.scheduler == Scheduler::Device)
+      throw std::invalid_argument("--devices runs in rounds (the router moves work between them): --scheduler device "
+                                  "cannot go with it");
+    const auto chosen = choose_devices(spec, list_devices());
+    device = std::to_string(chosen.front().index);
+    for (const auto& d : chosen) where += fmt::format("{}[{}] {}", where.empty() ? "" : ", ", d.index, d.name);
+    where = fmt::format("{} device{}: {}", chosen.size(), chosen.size() == 1 ? "" : "s", where);
+  }
+  const Runtime rt(DeviceSelection{device, /*profiling=*/!request.settings.trace_path.empty()});
+  if (where.empty()) where = on_device ? rt.caps().name : std::string("the host");
   w.check_size(request.size, rt.caps(), request.settings);
   auto instance = w.prepare(rt, request.size, request.seed, request.settings);
   bool correct = true;
@@ -81,10 +113,10 @@ int run_workload(const RunRequest& request, std::FILE* out) {
     times.push_back(m.ms);
     correct = correct && m.correct;
     const std::string which = request.reps > 1 ? fmt::format(" (run {} of {})", rep + 1, request.reps) : "";
-    fmt::print(out, "{} on {} ({}){}\n", m.result, on_device ? rt.caps().name : std::string("the host"),
-               m.correct ? "correct" : "WRONG", which);
+    fmt::print(out, "{} on {} ({}){}\n", m.result, where, m.correct ? "correct" : "WRONG", which);
     fmt::print(out, "{} {} {}: {:.3f} ms{}, input seed {}\n", w.name(), request.size, request.impl, m.ms,
                m.threads > 1 ? fmt::format(" on {} threads", m.threads) : std::string(), request.seed);
+    if (m.across) print_traffic(out, *m.across);
     if (m.stats && rep + 1 == std::max(1u, request.reps)) print_stats(out, *m.stats);
     std::fflush(out);
   }

@@ -54,6 +54,10 @@ void add_run_flags(CLI::App& cmd, RunSettings& s) {
       "--heap", [&s](const std::string& size) { s.heap_bytes = parse_bytes("--heap", size); },
       "the device heap of a compiled program whose device code allocates (malloc, alloca): 256M by default")
       ->check(parses([](const std::string& size) { parse_bytes("--heap", size); }, "SIZE"));
+  cmd.add_option("--devices", s.devices,
+                 "run across several devices of one platform: all, indices (1,2), ranges (0-3) or a name part "
+                 "(nvidia); `chanflow devices` lists them. Fib's chanflow implementation so far; in rounds")
+      ->type_name("SPEC");
   cmd.add_flag("--quiet", s.quiet,
                "no progress line (one is drawn only where standard error is a terminal, for a run past 2 s)");
   cmd.add_option_function<std::string>(

@@ -250,6 +250,36 @@ TEST_CASE("A run across devices, soaked: random roots, sizes, capacities, work-g
   }
 }
 
+TEST_CASE("A run across devices stops when one device's run fails, naming that device, and nothing hangs" *
+          doctest::timeout(600)) {
+  const DeviceSet set("all");
+  if (set.size() < 2) {
+    MESSAGE("one device: no other to fail beside it (ctest runs this suite on PoCL as 2-4 devices too)");
+    return;
+  }
+  // Every device but the first has room for three levels of each stack: a task it is given grows
+  // deeper than that, and its run fails there.
+  std::vector<std::unique_ptr<workloads::FibCilk>> fibs;
+  std::vector<DeviceGraph> graphs;
+  for (std::size_t i = 0; i < set.size(); ++i) {
+    fibs.push_back(std::make_unique<workloads::FibCilk>(
+        set.runtime(i), RunSettings{.capacity = 1u << 12, .wg_size = 16, .dispatch = Sweeps::Off, .scheduler = Scheduler::Rounds,
+                                    .max_channels = i == 0 ? 1024u : 6u}));
+    graphs.push_back({&fibs.back()->graph(), {"fib"}});
+  }
+  WorkRouter router(std::move(graphs));
+  fibs[0]->seed(20);
+  try {
+    router.run([] { return std::make_unique<Levelized>(); });
+    FAIL("the run did not fail");
+  } catch (const RunError& e) {
+    const std::string what = e.what();
+    CAPTURE(what);
+    CHECK(what.find("device 0 (") == std::string::npos);  // the first to fail is named, not one it stopped
+    CHECK(what.find("channel-table slots") != std::string::npos);
+  }
+}
+
 TEST_CASE("A run across devices refuses graphs it cannot share, naming the device") {
   const DeviceSet set("all");
   workloads::FibCilk on_device(set.runtime(0), RunSettings{.capacity = 1u << 10, .wg_size = 16, .scheduler = Scheduler::Device});

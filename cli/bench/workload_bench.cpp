@@ -183,6 +183,10 @@ nlohmann::json run_workload_bench(const Runtime& rt, const WorkloadBenchOptions&
       if (std::find(o.impls.begin(), o.impls.end(), impl) != o.impls.end()) out.push_back(impl);
     return out;
   };
+  if (!o.settings.devices.empty())
+    throw std::invalid_argument(fmt::format("--devices: chanflow bench runs on one device so far (chanflow run fib N "
+                                            "--devices {} runs fib's hand-built graph across them)",
+                                            o.settings.devices));
   std::vector<const Workload*> chosen;
   if (o.workloads.empty()) chosen = workloads::all_workloads();
   for (const auto& name : o.workloads) chosen.push_back(&workloads::find_workload(name));

@@ -67,7 +67,15 @@ class WorkRouter::Share : public WorkSharing {
     std::vector<Return> returns;
     std::vector<Moved> tasks;
     {
-      std::lock_guard lock(router_.mutex_);
+      std::unique_lock lock(router_.mutex_);
+      // The run starts when every device's graph is built (its program compiled): a device still
+      // compiling cannot take work, and the others would run it alone meanwhile.
+      if (!started_) {
+        started_ = true;
+        ++router_.started_;
+        router_.arrived_.notify_all();
+        router_.arrived_.wait(lock, [&] { return router_.failed_ || router_.started_ == router_.shares_.size(); });
+      }
       if (router_.failed_) throw RunError("stopped: another device's run failed");
       returns.swap(returns_in);
       tasks.swap(tasks_in);
@@ -97,6 +105,7 @@ class WorkRouter::Share : public WorkSharing {
   }
 
   Graph& graph() const { return *g_.graph; }
+  void restart() { started_ = false; }
 
   // What is on its way to this device, and what it lent (under the router's lock).
   std::vector<Moved> tasks_in;
@@ -274,6 +283,7 @@ class WorkRouter::Share : public WorkSharing {
   std::size_t self_;
   DeviceGraph g_;
   std::unique_ptr<Channel> proxies_;
+  bool started_ = false;  // this run's first round has begun (under the router's lock)
 };
 
 WorkRouter::WorkRouter(std::vector<DeviceGraph> graphs) {
@@ -292,6 +302,8 @@ bool WorkRouter::all_idle() const {
 DeviceRunStats WorkRouter::run(const std::function<std::unique_ptr<SchedulingPolicy>()>& make_policy) {
   const auto start = Clock::now();
   over_ = failed_ = false;
+  started_ = 0;
+  for (auto& share : shares_) share->restart();
   DeviceRunStats out;
   out.runs.resize(shares_.size());
   std::vector<std::string> errors(shares_.size());

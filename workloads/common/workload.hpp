@@ -5,6 +5,7 @@
 
 #include "chanflow/chanflow.hpp"
 #include "chanflow/cilk_runtime.hpp"
+#include "chanflow/work_router.hpp"
 #include "common/bench_common.hpp"
 
 #include <algorithm>
@@ -30,7 +31,8 @@ struct Measurement {
   double ms = 0;
   bool correct = false;
   std::string result;             ///< what it computed, for a person: "fib(24) = 46368"
-  std::optional<RunStats> stats;  ///< chanflow implementations only
+  std::optional<RunStats> stats;  ///< chanflow implementations only (across devices: the first device's)
+  std::optional<DeviceRunStats> across;  ///< a run across devices (RunSettings::devices): every device's
   unsigned threads = 1;           ///< host threads it used (0: the OpenCL device's)
 };
 
@@ -77,6 +79,11 @@ class Workload {
   virtual void check_size(std::uint64_t size, const DeviceCaps& caps, const RunSettings& settings) const = 0;
   virtual std::unique_ptr<Instance> prepare(const Runtime& runtime, std::uint64_t size, std::uint64_t seed,
                                             const RunSettings& settings) const = 0;
+  /// Whether `impl` runs across the devices RunSettings::devices names (its tasks can move).
+  virtual bool runs_across_devices(std::string_view impl) const {
+    (void)impl;
+    return false;
+  }
 };
 
 /// Every workload, in the order the benchmark reports them.

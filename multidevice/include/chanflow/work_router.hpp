@@ -78,6 +78,7 @@ class WorkRouter {
   std::condition_variable arrived_;
   bool over_ = false;
   bool failed_ = false;
+  std::size_t started_ = 0;  // devices whose run has begun its first round
 };
 
 }  // namespace chanflow

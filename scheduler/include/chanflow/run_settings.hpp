@@ -55,6 +55,9 @@ struct RunSettings {
   /// No progress line for long runs (RunOptions::progress_label); it is only ever drawn on a
   /// terminal's standard error.
   bool quiet = false;
+  /// The devices a run spans (a device set's spec: all, 1,2, 0-3, nvidia; multidevice/); empty:
+  /// the one device the runtime has. Across devices a graph runs in rounds.
+  std::string devices;
 
   bool operator==(const RunSettings&) const = default;
 
