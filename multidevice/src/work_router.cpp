@@ -308,6 +308,16 @@ DeviceRunStats WorkRouter::run(const std::function<std::unique_ptr<SchedulingPol
   out.runs.resize(shares_.size());
   std::vector<std::string> errors(shares_.size());
   std::vector<Clock::time_point> failed_at(shares_.size());
+  // Each device's program is built here, one device after another, before the runs start: a
+  // build error is this device's, said before anything runs elsewhere, and PoCL's caches of what
+  // it compiled are not filled by several threads at once.
+  for (std::size_t d = 0; d < shares_.size(); ++d) {
+    try {
+      shares_[d]->graph().validate();
+    } catch (const std::exception& e) {
+      throw RunError(fmt::format("device {} ({}): {}", d, shares_[d]->graph().runtime().caps().name, e.what()));
+    }
+  }
   std::vector<std::thread> threads;
   for (std::size_t d = 0; d < shares_.size(); ++d)
     threads.emplace_back([&, d] {
