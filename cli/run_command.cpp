@@ -85,6 +85,8 @@ int run_workload(const RunRequest& request, std::FILE* out) {
                                               w.name(), request.impl));
     if (!request.device.empty())
       throw std::invalid_argument("--device and --devices both given: --devices names every device of the run");
+    if (!request.settings.trace_path.empty())
+      throw std::invalid_argument("--trace records one device's dispatches: it cannot go with --devices yet");
     if (request.settings.scheduler == Scheduler::Device)
       throw std::invalid_argument("--devices runs in rounds (the router moves work between them): --scheduler device "
                                   "cannot go with it");

@@ -68,8 +68,8 @@ class WorkRouter::Share : public WorkSharing {
     std::vector<Moved> tasks;
     {
       std::unique_lock lock(router_.mutex_);
-      // The run starts when every device's graph is built (its program compiled): a device still
-      // compiling cannot take work, and the others would run it alone meanwhile.
+      // Work moves once every device has reached its first round (run() built the programs
+      // before): a device still starting cannot take work, and the others would run it alone.
       if (!started_) {
         started_ = true;
         ++router_.started_;
@@ -92,7 +92,7 @@ class WorkRouter::Share : public WorkSharing {
     give_away();
   }
 
-  bool wait_for_work(Graph&, std::uint64_t) override {
+  bool wait_for_work(Graph&) override {
     std::unique_lock lock(router_.mutex_);
     return !tasks_in.empty() || !returns_in.empty() || wait_idle(lock);
   }

@@ -221,11 +221,9 @@ bool Aggregator::observe(RunStats& stats) {
     if (!readback_.read) graph_.table_.refresh();
     graph_.table_.check_errors();
     live_bytes_ = 0;
-    std::uint64_t live_ces = 0;
     for (auto& w : watched_) {
       const auto& h = w.channel->counters();
       live_bytes_ += (h.data_tail - h.data_head) * w.channel->config().ce_bytes;
-      live_ces += h.data_tail - h.data_head;
     }
     stats.peak_live_bytes = std::max(stats.peak_live_bytes, live_bytes_);
 
@@ -241,7 +239,7 @@ bool Aggregator::observe(RunStats& stats) {
     if (!any_work) {  // quiescent: nothing ready, nothing in flight, nothing blocked
       // A shared run waits for work from the other devices (its frames' children, say) until the
       // run across them is over; rounds spent waiting are no stall.
-      if (options_.sharing && options_.sharing->wait_for_work(graph_, live_ces)) {
+      if (options_.sharing && options_.sharing->wait_for_work(graph_)) {
         unchanged_ = 0;
         last_fingerprint_.clear();
         continue;

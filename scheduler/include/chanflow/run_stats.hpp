@@ -93,11 +93,11 @@ class WorkSharing {
   /// At the start of every round: take ready CEs out of the graph's channels, put arrived ones
   /// in, publish frames whose children returned elsewhere (Channel's handoff calls).
   virtual void at_round(Graph& graph) = 0;
-  /// The run found nothing ready, in flight or blocked, and `live_ces` CEs still allocated
-  /// (frames whose children run elsewhere). Blocks until work may have arrived (true: the run
-  /// looks again) or the run across devices is over (false: it ends, and a CE still allocated
-  /// is an error, as in a run alone).
-  virtual bool wait_for_work(Graph& graph, std::uint64_t live_ces) = 0;
+  /// The run found nothing ready, in flight or blocked; CEs may still be allocated (frames whose
+  /// children run elsewhere). Blocks until work may have arrived (true: the run looks again) or
+  /// the run across devices is over (false: it ends, and a CE still allocated is an error, as in
+  /// a run alone).
+  virtual bool wait_for_work(Graph& graph) = 0;
   /// The run has work it cannot dispatch (its levels are full of frames whose children run
   /// elsewhere, say). Blocks until results of tasks it gave away come back (true: the run looks
   /// again) or it is clear none will (false: the stall is reported as in a run alone).
