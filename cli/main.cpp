@@ -11,6 +11,7 @@
 #include "run_command.hpp"
 #include "flag_checks.hpp"
 #include "run_flags.hpp"
+#include "chanflow/device_set.hpp"
 #include "chanflow/opencl.hpp"
 
 #include <CLI/CLI.hpp>
@@ -154,6 +155,10 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   bench_cmd->add_option("--reps", workload_bench.reps, "timed repetitions per implementation")
       ->capture_default_str()->check(cli::at_least_one());
+  bench_cmd->add_option("--device-counts", workload_bench.device_counts,
+                        "with --devices: how many of its devices each run across devices takes, comma-separated "
+                        "(default: 1, 2, 4, ... and all); each beside the run on one device")
+      ->delimiter(',');
   bench_cmd->add_option("--json", json_path, "also write the results as JSON to this file");
   bench_cmd->add_option("--plot", plot_path, "draw time against size into this PNG (python3-matplotlib)");
   bench_cmd->add_option("--seed", seed, "seed for the inputs (default: a fresh one, printed)");
@@ -312,6 +317,12 @@ int main(int argc, char** argv) {
     }
     if (*bench_cmd) {
       workload_bench.seed = seed ? *seed : workloads::fresh_seed();
+      // Across devices: the one-device rows run on the first device named.
+      if (const std::string& spec = workload_bench.settings.devices; !spec.empty()) {
+        if (!device.empty())
+          throw std::invalid_argument("--device and --devices both given: --devices names every device of the bench");
+        device = std::to_string(choose_devices(spec, list_devices()).front().index);
+      }
       const Runtime rt(DeviceSelection{device, /*profiling=*/false});
       const std::string path = json_path.empty() && !plot_path.empty() ? plot_path + ".json" : json_path;
       const nlohmann::json machine = bench::machine_info();

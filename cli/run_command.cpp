@@ -79,10 +79,14 @@ int run_workload(const RunRequest& request, std::FILE* out) {
   // Across devices: the set checked before anything runs; its first device sizes the run.
   std::string device = request.device, where;
   if (const std::string& spec = request.settings.devices; !spec.empty()) {
-    if (!w.runs_across_devices(request.impl))
-      throw std::invalid_argument(fmt::format("--devices: {} {} runs on one device (across devices so far: fib's "
-                                              "chanflow, the hand-built Cilk graph)",
-                                              w.name(), request.impl));
+    if (!w.runs_across_devices(request.impl)) {
+      std::vector<std::string> across;
+      for (const Workload* each : all_workloads())
+        for (const auto& impl : each->impls())
+          if (each->runs_across_devices(impl)) across.push_back(fmt::format("{} {}", each->name(), impl));
+      throw std::invalid_argument(fmt::format("--devices: {} {} runs on one device (across devices so far: {})",
+                                              w.name(), request.impl, fmt::join(across, ", ")));
+    }
     if (!request.device.empty())
       throw std::invalid_argument("--device and --devices both given: --devices names every device of the run");
     if (!request.settings.trace_path.empty())

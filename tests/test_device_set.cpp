@@ -6,15 +6,18 @@
 #include "chanflow/chanflow.hpp"
 #include "chanflow/device_set.hpp"
 #include "chanflow/work_router.hpp"
+#include "common/workload.hpp"
 #include "fib/fib.hpp"
 #include "test_support.hpp"
 
 #include <doctest/doctest.h>
 
+#include <map>
 #include <memory>
 #include <numeric>
 #include <random>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -181,6 +184,41 @@ TEST_CASE("A run across devices: fib's tasks move to the devices that run dry, a
     CHECK(sent == received);
     if (set.size() == 1) CHECK(sent == 0);
   }
+}
+
+TEST_CASE("A run across devices: every workload that can runs across all of them, twice, each result its serial one" *
+          doctest::timeout(900)) {
+  // A size each, small enough for PoCL as four devices on two cores; a workload that runs across
+  // devices without one here fails the case, so none is left out.
+  const std::map<std::string_view, std::uint64_t> sizes{{"fib", 18}, {"queens", 10}, {"nqueens", 11}};
+  const DeviceSet set("all");
+  const Runtime& first = set.runtime(0);
+  for (const workloads::Workload* w : workloads::all_workloads())
+    for (const auto& impl : w->impls()) {
+      if (!w->runs_across_devices(impl)) continue;
+      CAPTURE(w->name());
+      CAPTURE(impl);
+      const auto size = sizes.find(w->name());
+      REQUIRE_MESSAGE(size != sizes.end(), "no size to run this workload across devices at");
+      RunSettings settings{.capacity = 1u << 12, .wg_size = 16};
+      settings.devices = "all";
+      const auto instance = w->prepare(first, size->second, 7, settings);
+      for (int run = 0; run < 2; ++run) {  // the second reuses the devices' graphs
+        CAPTURE(run);
+        const workloads::Measurement m = instance->run(impl);
+        MESSAGE(m.result);
+        CHECK(m.correct);
+        REQUIRE(m.across);
+        CHECK(m.across->runs.size() == set.size());
+        std::uint64_t sent = 0, received = 0;
+        for (const DeviceTraffic& t : m.across->traffic) {
+          sent += t.tasks_sent;
+          received += t.tasks_received;
+          CHECK(t.returns_sent == t.tasks_received);
+        }
+        CHECK(sent == received);
+      }
+    }
 }
 
 TEST_CASE("A run across devices is right under either policy at capacities that make tasks yield" * doctest::timeout(900)) {

@@ -4,6 +4,8 @@
 #include "chanflow_cli_sources.hpp"
 #include "common/bench_common.hpp"
 
+#include <chanflow/device_set.hpp>
+
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -11,7 +13,9 @@
 #include <functional>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <stdexcept>
+#include <tuple>
 #include <unistd.h>
 
 namespace chanflow::bench {
@@ -92,6 +96,22 @@ nlohmann::json measure(workloads::Instance& instance, const Cell& cell, const st
   for (const char* key : {"tasks", "dispatches", "yields", "peak_live_bytes", "device_idle_on_aggregator", "run_ms",
                           "host_ms", "channel_bytes", "serial_depth"})
     j[key] = nullptr;
+  j["devices"] = m.across ? nlohmann::json(m.across->runs.size()) : nlohmann::json(nullptr);
+  if (m.across && correct) {
+    // Across devices: every device's CEs and what moved between them (the last run's).
+    std::uint64_t ces = 0;
+    nlohmann::json per_device = nlohmann::json::array();
+    for (std::size_t d = 0; d < m.across->runs.size(); ++d) {
+      const DeviceTraffic& t = m.across->traffic[d];
+      ces += m.across->runs[d].ces;
+      per_device.push_back({{"ces", m.across->runs[d].ces}, {"rounds", m.across->runs[d].rounds},
+                            {"tasks_sent", t.tasks_sent}, {"batches_sent", t.batches_sent},
+                            {"tasks_received", t.tasks_received}, {"returns_sent", t.returns_sent},
+                            {"bytes_sent", t.bytes_sent}, {"waits", t.waits}, {"wait_ms", t.wait_ms}});
+    }
+    j["per_device"] = per_device;
+    m.stats->ces = ces;
+  }
   if (m.stats && correct) {
     j["tasks"] = m.stats->ces;  // every task and continuation is one CE
     j["dispatches"] = m.stats->dispatches;
@@ -109,7 +129,55 @@ nlohmann::json measure(workloads::Instance& instance, const Cell& cell, const st
   return j;
 }
 
+// A row's implementation, with the devices it ran across: "chanflow ×2 dev".
+std::string impl_label(const nlohmann::json& r) {
+  const auto devices = r.value("devices", nlohmann::json());
+  return devices.is_null() ? r["impl"].get<std::string>()
+                           : fmt::format("{} ×{} dev", r["impl"].get<std::string>(), devices.get<unsigned>());
+}
+
 std::string ms_text(const nlohmann::json& v) { return v.is_null() ? "-" : fmt::format("{:.3f}", v.get<double>()); }
+
+using Medians = std::map<std::pair<std::string, std::uint64_t>, std::map<std::string, double>>;
+
+// Runs across devices: each device count's speed-up over the same implementation on one device
+// (the one-device run, as the workload runs alone) and over its own run on one device through the
+// router, with the tasks that moved.
+void print_speedups(std::FILE* out, const nlohmann::json& rows, const Medians& medians) {
+  std::map<std::tuple<std::string, std::uint64_t, std::string>, double> through_router;  // one device, routed
+  bool any = false;
+  for (const auto& r : rows) {
+    if (r.value("devices", nlohmann::json()).is_null() || r["median_ms"].is_null()) continue;
+    any = true;
+    if (r["devices"].get<unsigned>() == 1)
+      through_router[{r["workload"].get<std::string>(), r["size"].get<std::uint64_t>(), r["impl"].get<std::string>()}] =
+          r["median_ms"].get<double>();
+  }
+  if (!any) return;
+  fmt::print(out, "\nacross devices: speed-up over one device (above 1: faster)\n");
+  fmt::print(out, "{:<12} {:>8} {:<17} {:>11} {:>15} {:>15} {:>12} {:>10}\n", "workload", "size", "impl", "median ms",
+             "× one device", "× routed on 1", "tasks moved", "waits");
+  for (const auto& r : rows) {
+    if (r.value("devices", nlohmann::json()).is_null() || r["median_ms"].is_null()) continue;
+    const std::string w = r["workload"].get<std::string>(), impl = r["impl"].get<std::string>();
+    const std::uint64_t size = r["size"].get<std::uint64_t>();
+    const double ms = r["median_ms"].get<double>();
+    const auto over = [&](std::optional<double> base) {
+      return base && ms > 0 ? fmt::format("{:.2f}", *base / ms) : std::string("-");
+    };
+    std::optional<double> alone, routed;
+    if (const auto c = medians.find({w, size}); c != medians.end())
+      if (const auto b = c->second.find(impl); b != c->second.end()) alone = b->second;
+    if (const auto b = through_router.find({w, size, impl}); b != through_router.end()) routed = b->second;
+    std::uint64_t moved = 0, waits = 0;
+    for (const auto& d : r.value("per_device", nlohmann::json::array())) {
+      moved += d["tasks_sent"].get<std::uint64_t>();
+      waits += d["waits"].get<std::uint64_t>();
+    }
+    fmt::print(out, "{:<12} {:>8} {:<17} {:>11.3f} {:>15} {:>15} {:>12} {:>10}\n", w, size, impl_label(r), ms,
+               over(alone), over(routed), moved, waits);
+  }
+}
 
 void print_tables(std::FILE* out, const nlohmann::json& rows) {
   fmt::print(out, "{:<12} {:>8} {:<17} {:>11} {:>11} {:>11} {:>10} {:>10} {:>8} {:>6} {:>7} {:>13}\n", "workload", "size",
@@ -119,7 +187,7 @@ void print_tables(std::FILE* out, const nlohmann::json& rows) {
       return r[key].is_null() ? std::string("-") : fmt::format("{}", r[key].get<std::uint64_t>());
     };
     fmt::print(out, "{:<12} {:>8} {:<17} {:>11} {:>11} {:>11} {:>10} {:>10} {:>8} {:>6} {:>7} {:>13}\n",
-               r["workload"].get<std::string>(), r["size"].get<std::uint64_t>(), r["impl"].get<std::string>(),
+               r["workload"].get<std::string>(), r["size"].get<std::uint64_t>(), impl_label(r),
                ms_text(r["median_ms"]), ms_text(r["min_ms"]), ms_text(r["max_ms"]), opt("tasks"), opt("dispatches"),
                opt("yields"),
                r["device_idle_on_aggregator"].is_null()
@@ -129,12 +197,13 @@ void print_tables(std::FILE* out, const nlohmann::json& rows) {
                r.value("serial_depth", nlohmann::json()).is_null() ? std::string("-") : opt("serial_depth"));
   }
   // chanflow's time over each baseline's, per workload and size (< 1: chanflow is faster).
-  std::map<std::pair<std::string, std::uint64_t>, std::map<std::string, double>> medians;
+  Medians medians;
   std::vector<std::pair<std::string, std::uint64_t>> order;
   for (const auto& r : rows) {
     const auto key = std::pair(r["workload"].get<std::string>(), r["size"].get<std::uint64_t>());
     if (!medians.count(key)) order.push_back(key);
-    if (!r["median_ms"].is_null()) medians[key][r["impl"].get<std::string>()] = r["median_ms"].get<double>();
+    if (!r["median_ms"].is_null() && r.value("devices", nlohmann::json()).is_null())
+      medians[key][r["impl"].get<std::string>()] = r["median_ms"].get<double>();
   }
   fmt::print(out, "\nchanflow's time divided by each baseline's (below 1: chanflow is faster)\n");
   fmt::print(out, "{:<12} {:>8} {:<17} {:>13} {:>13} {:>13} {:>13} {:>13}\n", "workload", "size", "impl", "÷ tbb-fine",
@@ -154,6 +223,7 @@ void print_tables(std::FILE* out, const nlohmann::json& rows) {
                  ratio("tbb-fine"), ratio("tbb-cutoff"), ratio("serial"), impl == "chanflow" ? "-" : ratio("chanflow"), peer);
     }
   }
+  print_speedups(out, rows, medians);
 }
 
 }  // namespace
@@ -183,10 +253,28 @@ nlohmann::json run_workload_bench(const Runtime& rt, const WorkloadBenchOptions&
       if (std::find(o.impls.begin(), o.impls.end(), impl) != o.impls.end()) out.push_back(impl);
     return out;
   };
-  if (!o.settings.devices.empty())
-    throw std::invalid_argument(fmt::format("--devices: chanflow bench runs on one device so far (chanflow run fib N "
-                                            "--devices {} runs fib's hand-built graph across them)",
-                                            o.settings.devices));
+  // Across devices: the first 1, 2, 4, ... and all of the devices named (or the counts asked for).
+  std::vector<std::string> across;  // a device set's spec per device count
+  if (!o.settings.devices.empty()) {
+    const auto named = choose_devices(o.settings.devices, list_devices());
+    std::vector<unsigned> counts = o.device_counts;
+    if (counts.empty()) {
+      for (unsigned k = 1; k < named.size(); k *= 2) counts.push_back(k);
+      counts.push_back(static_cast<unsigned>(named.size()));
+    }
+    for (unsigned k : counts) {
+      if (k == 0 || k > named.size())
+        throw std::invalid_argument(fmt::format("--device-counts {}: --devices {} names {} device{}", k,
+                                                o.settings.devices, named.size(), named.size() == 1 ? "" : "s"));
+      std::string spec;
+      for (unsigned i = 0; i < k; ++i) spec += fmt::format("{}{}", i ? "," : "", named[i].index);
+      across.push_back(spec);
+    }
+  } else if (!o.device_counts.empty()) {
+    throw std::invalid_argument("--device-counts: counts of the devices --devices names, which it does not");
+  }
+  RunSettings alone = o.settings;
+  alone.devices.clear();
   std::vector<const Workload*> chosen;
   if (o.workloads.empty()) chosen = workloads::all_workloads();
   for (const auto& name : o.workloads) chosen.push_back(&workloads::find_workload(name));
@@ -197,7 +285,9 @@ nlohmann::json run_workload_bench(const Runtime& rt, const WorkloadBenchOptions&
       cells.push_back({w, size});
     }
   std::size_t runs = 0, done = 0;
-  for (const auto& c : cells) runs += impls_of(*c.workload).size();
+  for (const auto& c : cells)
+    for (const auto& impl : impls_of(*c.workload))
+      runs += 1 + (c.workload->runs_across_devices(impl) ? across.size() : 0);
 
   fmt::print(table, "chanflow bench --sizes {} on {} (host: {} threads for oneTBB), median of {}, input seed {}\n",
              o.sizes, rt.caps().name, workloads::tbb_threads(), o.reps, o.seed);
@@ -213,18 +303,31 @@ nlohmann::json run_workload_bench(const Runtime& rt, const WorkloadBenchOptions&
                  cell.size, ms_since(started) / 1e3);
       std::fflush(stderr);
     }
-    auto instance = cell.workload->prepare(rt, cell.size, o.seed, o.settings);
+    auto instance = cell.workload->prepare(rt, cell.size, o.seed, alone);
     for (const auto& impl : impls_of(*cell.workload)) {
-      ++done;
-      auto status = [&](const std::string& which) {
-        if (!tty) return;
-        fmt::print(stderr, "\r\033[Kbench: [{}/{}] {} {} {}: {}, {:.0f} s", done, runs, cell.workload->name(), cell.size,
-                   impl, which, ms_since(started) / 1e3);
-        std::fflush(stderr);
-      };
-      if (!tty && !quiet) fmt::print(stderr, "bench: [{}/{}] {} {} {}\n", done, runs, cell.workload->name(), cell.size, impl);
-      rows.push_back(measure(*instance, cell, impl, o.reps, status));
-      if (o.on_row) o.on_row(rows);
+      // On one device, then across each count of devices where the implementation can.
+      std::vector<std::string> specs{""};
+      if (cell.workload->runs_across_devices(impl)) specs.insert(specs.end(), across.begin(), across.end());
+      for (const auto& spec : specs) {
+        ++done;
+        const std::string label = spec.empty() ? impl : fmt::format("{} on devices {}", impl, spec);
+        auto status = [&](const std::string& which) {
+          if (!tty) return;
+          fmt::print(stderr, "\r\033[Kbench: [{}/{}] {} {} {}: {}, {:.0f} s", done, runs, cell.workload->name(),
+                     cell.size, label, which, ms_since(started) / 1e3);
+          std::fflush(stderr);
+        };
+        if (!tty && !quiet) fmt::print(stderr, "bench: [{}/{}] {} {} {}\n", done, runs, cell.workload->name(), cell.size, label);
+        if (spec.empty()) {
+          rows.push_back(measure(*instance, cell, impl, o.reps, status));
+        } else {
+          RunSettings settings = o.settings;
+          settings.devices = spec;
+          auto on_devices = cell.workload->prepare(rt, cell.size, o.seed, settings);
+          rows.push_back(measure(*on_devices, cell, impl, o.reps, status));
+        }
+        if (o.on_row) o.on_row(rows);
+      }
     }
   }
   if (tty) fmt::print(stderr, "\r\033[K");

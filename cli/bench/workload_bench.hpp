@@ -23,13 +23,17 @@ struct WorkloadBenchOptions {
   /// Implementations to run (those a workload lacks are skipped); empty: every one, or for the
   /// gpu sizes each workload's gpu_impls().
   std::vector<std::string> impls;
+  /// With RunSettings::devices (a device set's spec): how many of those devices each run across
+  /// devices takes, the first so many; empty: 1, 2, 4, ... and all of them.
+  std::vector<unsigned> device_counts;
   /// Called with every row so far after each row is measured (the command rewrites its JSON then,
   /// so a run cut short, by a time limit say, keeps what it measured).
   std::function<void(const nlohmann::json& rows)> on_row;
 };
 
 /// Runs the benchmark, prints the tables to `table` and progress to stderr; returns one JSON row
-/// per workload × size × implementation.
+/// per workload × size × implementation, and with RunSettings::devices, for each implementation
+/// that runs across devices, a row more per device count (its `devices` field: how many).
 nlohmann::json run_workload_bench(const Runtime& rt, const WorkloadBenchOptions& options, std::FILE* table);
 
 /// Draws median time against size per workload and implementation (log axes) from a benchmark

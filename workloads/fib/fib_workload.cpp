@@ -1,8 +1,9 @@
 // Fibonacci as a workload of `chanflow run` and `chanflow bench`.
 #include "fib.hpp"
 
+#include "common/across_devices.hpp"
+
 #include <chanflow/cilk_runtime.hpp>
-#include <chanflow/device_set.hpp>
 
 #include <fmt/format.h>
 
@@ -48,7 +49,8 @@ class FibInstance final : public Instance {
       const RunOptions options = settings_.run_options(fmt::format("fib {}", n_));
       FibResult r;
       if (impl == "chanflow" && !settings_.devices.empty()) {
-        m.ms = time_ms([&] { r = run_across_devices(m); });
+        r.value = across_.measure(m, [&](FibCilk& copy) { copy.seed(n_); });
+        r.stats = *m.stats;
       } else if (impl == "chanflow") {
         // The graph is built by the first run and reused by the next (as a user keeps it).
         m.ms = time_ms([&] {
@@ -81,38 +83,16 @@ class FibInstance final : public Instance {
             .max_width = fib_serial(n_ + 1)};
   }
 
-  // The hand-built graph on every device of RunSettings::devices, its tasks moved between them
-  // (a copy per device, in rounds, built by the first run and kept); the root on the first.
-  FibResult run_across_devices(Measurement& m) {
-    if (!router_) {
-      set_ = std::make_unique<DeviceSet>(settings_.devices, runtime_.profiling());
-      std::vector<DeviceGraph> graphs;
-      for (std::size_t i = 0; i < set_->size(); ++i) {
-        RunSettings s = settings_;
-        s.scheduler = Scheduler::Rounds;
-        if (s.dispatch == Sweeps::Auto) s.dispatch = Sweeps::Off;  // the router acts between rounds
-        across_.push_back(std::make_unique<FibCilk>(set_->runtime(i), s.for_device(set_->caps(i), footprint())));
-        graphs.push_back({&across_.back()->graph(), {"fib"}});
-      }
-      router_ = std::make_unique<WorkRouter>(std::move(graphs));
-    }
-    across_.front()->seed(n_);
-    DeviceRunStats stats = router_->run([this] { return settings_.make_policy(); });
-    FibResult r;
-    r.value = across_.front()->result();
-    r.stats = stats.runs.front();
-    m.across = std::move(stats);
-    return r;
-  }
-
   const Runtime& runtime_;
   std::uint32_t n_;
   RunSettings settings_;
   std::uint64_t expected_;
   std::unique_ptr<FibCilk> cilk_;
-  std::unique_ptr<DeviceSet> set_;
-  std::vector<std::unique_ptr<FibCilk>> across_;
-  std::unique_ptr<WorkRouter> router_;
+  // The hand-built graph on every device of RunSettings::devices, its tasks moved between them.
+  AcrossDevices<FibCilk> across_{settings_, runtime_.profiling(), {"fib"},
+                                 [this](const Runtime& rt, const DeviceCaps& caps, const RunSettings& s) {
+                                   return std::make_unique<FibCilk>(rt, s.for_device(caps, footprint()));
+                                 }};
 };
 
 class Fib final : public Workload {

@@ -40,6 +40,10 @@ class NQueensCilk {
               std::uint32_t spawn_rows = kNQueensSpawnRows);
   NQueensResult run(SchedulingPolicy& policy, const RunOptions& run_options = {});
   Graph& graph() noexcept { return graph_; }
+  /// run()'s parts, for a run that drives the graph itself (across devices, say): the root task
+  /// (the empty board) placed, and the count once the run has ended.
+  void seed();
+  std::uint64_t result() const;
 
  private:
   const Runtime& runtime_;

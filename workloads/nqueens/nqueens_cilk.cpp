@@ -40,12 +40,22 @@ NQueensCilk::NQueensCilk(const Runtime& runtime, std::uint32_t n, const RunSetti
   sync.uses(result_);
 }
 
-NQueensResult NQueensCilk::run(SchedulingPolicy& policy, const RunOptions& run_options) {
+void NQueensCilk::seed() {
   runtime_.svm_fill_zero_async(result_.get(), result_.size());
   tasks_.push(0, NQueensFrame{{reinterpret_cast<std::uint64_t>(result_.get()), 0, 0, 0}, n_, 0, 0, 0, 0, 0});
+}
+
+std::uint64_t NQueensCilk::result() const {
+  std::uint64_t value = 0;
+  runtime_.svm_read(&value, result_.get(), sizeof value);
+  return value;
+}
+
+NQueensResult NQueensCilk::run(SchedulingPolicy& policy, const RunOptions& run_options) {
+  seed();
   NQueensResult r;
   r.stats = graph_.run(policy, run_options);
-  runtime_.svm_read(&r.value, result_.get(), sizeof r.value);
+  r.value = result();
   return r;
 }
 

@@ -4,6 +4,8 @@
 
 #include "queens/queens.hpp"  // queens_known: the counts are the board's, whatever its encoding
 
+#include "common/across_devices.hpp"
+
 #include <chanflow/cilk_runtime.hpp>
 
 #include <fmt/format.h>
@@ -53,6 +55,8 @@ class NQueensInstance final : public Instance {
       if (impl == "tbb-fine" || impl == "tbb-cutoff") {
         m.threads = tbb_threads();
         m.ms = time_ms([&] { value = impl == "tbb-fine" ? nqueens_tbb_fine(n_) : nqueens_tbb_cutoff(n_); });
+      } else if (impl == "chanflow" && !settings_.devices.empty()) {
+        value = across_.measure(m, [](auto& copy) { copy.seed(); });
       } else if (impl == "chanflow") {
         m.threads = 0;
         const auto policy = settings_.make_policy();
@@ -102,6 +106,11 @@ class NQueensInstance final : public Instance {
   RunSettings settings_;
   std::optional<std::uint64_t> reference_;
   std::unique_ptr<NQueensCilk> cilk_;
+  // The hand-built graph on every device of RunSettings::devices, its tasks moved between them.
+  AcrossDevices<NQueensCilk> across_{settings_, runtime_.profiling(), {"nqueens"},
+                                  [this](const Runtime& rt, const DeviceCaps& caps, const RunSettings& s) {
+                                    return std::make_unique<NQueensCilk>(rt, n_, s.for_device(caps, footprint()));
+                                  }};
 };
 
 class NQueens final : public Workload {
@@ -124,6 +133,7 @@ class NQueens final : public Workload {
                                     const RunSettings& settings) const override {
     return std::make_unique<NQueensInstance>(runtime, static_cast<std::uint32_t>(size), settings);
   }
+  bool runs_across_devices(std::string_view impl) const override { return impl == "chanflow"; }
 };
 
 }  // namespace

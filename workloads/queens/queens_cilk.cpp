@@ -34,12 +34,22 @@ QueensCilk::QueensCilk(const Runtime& runtime, std::uint32_t n, const RunSetting
   sync.uses(result_);
 }
 
-QueensResult QueensCilk::run(SchedulingPolicy& policy, const RunOptions& run_options) {
+void QueensCilk::seed() {
   runtime_.svm_fill_zero_async(result_.get(), result_.size());
   tasks_.push(0, QueensFrame{{reinterpret_cast<std::uint64_t>(result_.get()), 0, 0, 0}, n_, 0, {}, {}});
+}
+
+std::uint64_t QueensCilk::result() const {
+  std::uint64_t value = 0;
+  runtime_.svm_read(&value, result_.get(), sizeof value);
+  return value;
+}
+
+QueensResult QueensCilk::run(SchedulingPolicy& policy, const RunOptions& run_options) {
+  seed();
   QueensResult r;
   r.stats = graph_.run(policy, run_options);
-  runtime_.svm_read(&r.value, result_.get(), sizeof r.value);
+  r.value = result();
   return r;
 }
 

@@ -3,6 +3,8 @@
 
 #include "nqueens/nqueens.hpp"
 
+#include "common/across_devices.hpp"
+
 #include <chanflow/cilk_runtime.hpp>
 
 #include <fmt/format.h>
@@ -34,6 +36,8 @@ class QueensInstance final : public Instance {
       if (impl == "tbb-fine" || impl == "tbb-cutoff") {
         m.threads = tbb_threads();
         m.ms = time_ms([&] { value = impl == "tbb-fine" ? queens_tbb_fine(n_) : queens_tbb_cutoff(n_); });
+      } else if (impl == "chanflow" && !settings_.devices.empty()) {
+        value = across_.measure(m, [](auto& copy) { copy.seed(); });
       } else if (impl == "chanflow") {
         m.threads = 0;
         const auto policy = settings_.make_policy();
@@ -81,6 +85,11 @@ class QueensInstance final : public Instance {
   RunSettings settings_;
   std::optional<std::uint64_t> reference_;
   std::unique_ptr<QueensCilk> cilk_;
+  // The hand-built graph on every device of RunSettings::devices, its tasks moved between them.
+  AcrossDevices<QueensCilk> across_{settings_, runtime_.profiling(), {"queens"},
+                                  [this](const Runtime& rt, const DeviceCaps& caps, const RunSettings& s) {
+                                    return std::make_unique<QueensCilk>(rt, n_, s.for_device(caps, footprint()));
+                                  }};
 };
 
 class Queens final : public Workload {
@@ -105,6 +114,7 @@ class Queens final : public Workload {
                                     const RunSettings& settings) const override {
     return std::make_unique<QueensInstance>(runtime, static_cast<std::uint32_t>(size), settings);
   }
+  bool runs_across_devices(std::string_view impl) const override { return impl == "chanflow"; }
 };
 
 }  // namespace

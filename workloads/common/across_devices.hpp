@@ -1,0 +1,77 @@
+// A hand-built graph run across the devices RunSettings::devices names: a copy per device, made
+// on that device's runtime, in rounds, and the router (multidevice/) moving tasks between them.
+// The root is placed on the first device, whose copy holds the result when the run ends.
+#pragma once
+
+#include "chanflow/device_set.hpp"
+#include "chanflow/run_settings.hpp"
+#include "chanflow/work_router.hpp"
+#include "common/workload.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace chanflow::workloads {
+
+/// A workload's settings for one device's copy of a graph run across devices: in rounds (the
+/// router acts between them), planned sweeps off unless asked for (they would run a round's
+/// many levels before the router sees any).
+RunSettings across_devices_settings(RunSettings settings);
+
+/// The copies of a hand-built graph class `Copy` (FibCilk, QueensCilk, ...: graph(), result()),
+/// one per device, and their router: opened and built by the first measure(), kept for the next.
+template <class Copy>
+class AcrossDevices {
+ public:
+  /// Builds one device's copy of the graph.
+  using Make = std::function<std::unique_ptr<Copy>(const Runtime&, const DeviceCaps&, const RunSettings&)>;
+
+  /// `movable` names the stacks whose tasks may move (their CEs carry values only:
+  /// work_router.hpp); `settings.devices` names the devices.
+  AcrossDevices(RunSettings settings, bool profiling, std::vector<std::string> movable, Make make)
+      : settings_(std::move(settings)), profiling_(profiling), movable_(std::move(movable)), make_(std::move(make)) {}
+
+  /// One timed run (the first opens the devices and builds the copies): `seed(copy)` places the
+  /// root on the first device's copy, whose result() is returned. `m` gets the time, every
+  /// device's statistics (m.across) and the first device's as the run's (m.stats).
+  template <class Seed>
+  std::uint64_t measure(Measurement& m, Seed&& seed) {
+    std::uint64_t value = 0;
+    m.threads = 0;
+    m.ms = time_ms([&] {
+      if (!router_) open();
+      seed(*copies_.front());
+      DeviceRunStats stats = router_->run([this] { return settings_.make_policy(); });
+      value = copies_.front()->result();
+      m.stats = stats.runs.front();
+      m.across = std::move(stats);
+    });
+    return value;
+  }
+
+ private:
+  void open() {
+    set_ = std::make_unique<DeviceSet>(settings_.devices, profiling_);
+    std::vector<DeviceGraph> graphs;
+    const RunSettings each = across_devices_settings(settings_);
+    for (std::size_t i = 0; i < set_->size(); ++i) {
+      copies_.push_back(make_(set_->runtime(i), set_->caps(i), each));
+      graphs.push_back({&copies_.back()->graph(), movable_});
+    }
+    router_ = std::make_unique<WorkRouter>(std::move(graphs));
+  }
+
+  RunSettings settings_;
+  bool profiling_;
+  std::vector<std::string> movable_;
+  Make make_;
+  std::unique_ptr<DeviceSet> set_;
+  std::vector<std::unique_ptr<Copy>> copies_;  // after set_: destroyed before its runtimes
+  std::unique_ptr<WorkRouter> router_;
+};
+
+}  // namespace chanflow::workloads
