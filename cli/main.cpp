@@ -58,7 +58,14 @@ int list_devices_command() {
     const auto missing = d.missing_requirements();
     fmt::print("    usable by chanflow:  {}\n",
                missing.empty() ? std::string("yes") : "no (lacks " + fmt::format("{}", fmt::join(missing, ", ")) + ")");
+    const auto across = multi_device_missing(d);
+    fmt::print("    across devices:      {}\n",
+               across.empty() ? std::string("yes") : "no (lacks " + fmt::format("{}", fmt::join(across, ", ")) + ")");
   }
+  // Which devices one run may span (--devices), platform by platform.
+  const auto groups = device_groups(devices);
+  if (!groups.empty()) fmt::print("\ndevices that can run together (--devices; all: the first GPU platform's, else PoCL's):\n");
+  for (const auto& g : groups) fmt::print("    {}: {}\n", g.platform, fmt::join(g.indices, ", "));
   if (const auto hint = unregistered_driver_hint(devices)) fmt::print("\n{}\n", *hint);
   return 0;
 }

@@ -107,7 +107,9 @@ nlohmann::json measure(workloads::Instance& instance, const Cell& cell, const st
       per_device.push_back({{"ces", m.across->runs[d].ces}, {"rounds", m.across->runs[d].rounds},
                             {"tasks_sent", t.tasks_sent}, {"batches_sent", t.batches_sent},
                             {"tasks_received", t.tasks_received}, {"returns_sent", t.returns_sent},
-                            {"bytes_sent", t.bytes_sent}, {"waits", t.waits}, {"wait_ms", t.wait_ms}});
+                            {"bytes_sent", t.bytes_sent}, {"waits", t.waits}, {"wait_ms", t.wait_ms},
+                            {"wakes", t.wakes}, {"wake_us_max", t.wake_us_max},
+                            {"wake_us_mean", t.wakes ? nlohmann::json(t.wake_us_total / t.wakes) : nlohmann::json(nullptr)}});
     }
     j["per_device"] = per_device;
     m.stats->ces = ces;

@@ -132,10 +132,24 @@ class WorkRouter::Share : public WorkSharing {
       router_.over_ = true;
       router_.arrived_.notify_all();
     }
+    const bool empty = tasks_in.empty() && returns_in.empty();
     router_.arrived_.wait(lock, [&] { return router_.over_ || !tasks_in.empty() || !returns_in.empty(); });
     waiting = false;
-    traffic.wait_ms += std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-    return !tasks_in.empty() || !returns_in.empty();
+    const auto now = Clock::now();
+    traffic.wait_ms += std::chrono::duration<double, std::milli>(now - start).count();
+    const bool got = !tasks_in.empty() || !returns_in.empty();
+    if (empty && got) {  // woken by work: how long after it was posted
+      const double us = std::chrono::duration<double, std::micro>(now - posted_).count();
+      ++traffic.wakes;
+      traffic.wake_us_total += us;
+      traffic.wake_us_max = std::max(traffic.wake_us_max, us);
+    }
+    return got;
+  }
+
+  // Marks the time work is posted to this device's empty inbox (under the router's lock).
+  void posting() {
+    if (tasks_in.empty() && returns_in.empty()) posted_ = Clock::now();
   }
 
   // Results of tasks this device lent: each written to its slot, and its frame told that one
@@ -222,7 +236,9 @@ class WorkRouter::Share : public WorkSharing {
     for (std::size_t at = 0; at < ready.size(); at += sizeof(ProxyFrame)) {
       ProxyFrame p;
       std::memcpy(&p, ready.data() + at, sizeof p);
-      router_.shares_.at(p.origin)->returns_in.push_back({p.frame.ret, p.frame.ret_frame, p.slot});
+      Share& origin = *router_.shares_.at(p.origin);
+      origin.posting();
+      origin.returns_in.push_back({p.frame.ret, p.frame.ret_frame, p.slot});
       ++traffic.returns_sent;
       traffic.bytes_sent += sizeof(Return);
     }
@@ -272,6 +288,7 @@ class WorkRouter::Share : public WorkSharing {
         ++traffic.batches_sent;
         traffic.bytes_sent += ces.size();
         lent += n;
+        to->posting();
         to->tasks_in.push_back({self_, name, d, std::move(ces)});
         router_.arrived_.notify_all();
         return;
@@ -284,6 +301,7 @@ class WorkRouter::Share : public WorkSharing {
   DeviceGraph g_;
   std::unique_ptr<Channel> proxies_;
   bool started_ = false;  // this run's first round has begun (under the router's lock)
+  Clock::time_point posted_;  // when work last arrived in an empty inbox (under the router's lock)
 };
 
 WorkRouter::WorkRouter(std::vector<DeviceGraph> graphs) {

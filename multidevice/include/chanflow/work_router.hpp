@@ -43,6 +43,9 @@ struct DeviceTraffic {
   std::uint64_t bytes_sent = 0;      ///< task CEs and results
   std::uint64_t waits = 0;           ///< times the device ran dry and waited
   double wait_ms = 0;                ///< host time it spent waiting
+  std::uint64_t wakes = 0;           ///< waits that work ended (tasks or results arriving)
+  double wake_us_total = 0;          ///< over those: from the work's posting to the device running again
+  double wake_us_max = 0;
 };
 
 /// A run's statistics, device by device.
