@@ -12,6 +12,7 @@
 
 #include <doctest/doctest.h>
 
+#include <array>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -248,7 +249,7 @@ TEST_CASE("A run across devices is right under either policy at capacities that 
   }
 }
 
-TEST_CASE("A run across devices, soaked: random roots, sizes, capacities, work-group sizes and policies, every result right" *
+TEST_CASE("A run across devices, soaked: random roots, sizes, capacities, work-group sizes, policies and sweeps, every result right" *
           doctest::timeout(900)) {
   const DeviceSet set("all");
   std::mt19937 random(20261129);
@@ -258,17 +259,19 @@ TEST_CASE("A run across devices, soaked: random roots, sizes, capacities, work-g
     const auto root = static_cast<std::size_t>(random() % set.size());
     const std::uint32_t n = 10 + random() % 10;
     const bool greedy = random() % 2;
+    const Sweeps sweeps = std::array{Sweeps::Off, Sweeps::Planned, Sweeps::Claimed}[random() % 3];
     CAPTURE(config);
     CAPTURE(wg);
     CAPTURE(capacity);
     CAPTURE(root);
     CAPTURE(n);
     CAPTURE(greedy);
+    CAPTURE(static_cast<int>(sweeps));
     std::vector<std::unique_ptr<workloads::FibCilk>> fibs;
     std::vector<DeviceGraph> graphs;
     for (std::size_t i = 0; i < set.size(); ++i) {
       fibs.push_back(std::make_unique<workloads::FibCilk>(
-          set.runtime(i), RunSettings{.capacity = capacity, .wg_size = wg, .dispatch = Sweeps::Off, .scheduler = Scheduler::Rounds}));
+          set.runtime(i), RunSettings{.capacity = capacity, .wg_size = wg, .dispatch = sweeps, .scheduler = Scheduler::Rounds}));
       graphs.push_back({&fibs.back()->graph(), {"fib"}});
     }
     WorkRouter router(std::move(graphs));

@@ -5,7 +5,6 @@ namespace chanflow::workloads {
 
 RunSettings across_devices_settings(RunSettings settings) {
   settings.scheduler = Scheduler::Rounds;
-  if (settings.dispatch == Sweeps::Auto) settings.dispatch = Sweeps::Off;
   return settings;
 }
 
