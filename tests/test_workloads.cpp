@@ -4,6 +4,7 @@
 #include "chanflow/chanflow.hpp"
 #include "common/workload.hpp"
 #include "fib/fib.hpp"
+#include "uts/uts.hpp"
 #include "queens/queens.hpp"
 #include "nqueens/nqueens.hpp"
 #include "sort/sort.hpp"
@@ -47,7 +48,8 @@ constexpr std::uint32_t kWg = 16;
 const SmallCase kCases[] = {{"fib", 18, 2 * kWg, true},          {"queens", 10, 10 * kWg, true, 18 * kWg},
                             {"nqueens", 10, 10 * kWg, true, 18 * kWg},
                             {"sort", 70000, 4 * kWg, true},       {"sort-u64", 70000, 4 * kWg, true},
-                            {"strassen", 256, 8 * kWg, false, 32 * kWg}, {"strassen-f64", 128, 8 * kWg, false}};
+                            {"strassen", 256, 8 * kWg, false, 32 * kWg}, {"strassen-f64", 128, 8 * kWg, false},
+                            {"uts", 20, 2 * kWg, true}};
 
 }  // namespace
 
@@ -60,7 +62,10 @@ TEST_SUITE("workloads") {
           for (const std::uint32_t capacity : {0u, c.tiny_capacity}) {
             for (const auto& impl : w.impls()) {
               if (impl.rfind("chanflow", 0) != 0) continue;
-              if (impl == "chanflow-naive" && capacity != 0) continue;  // one channel: tiny cannot hold the tree
+              // One channel (the naive Fibonacci, the tree search's graph): tiny cannot hold the tree.
+              const bool one_channel = impl == "chanflow-naive" ||
+                                       (std::string_view(c.workload) == "uts" && impl != "chanflow-compiled");
+              if (one_channel && capacity != 0) continue;
               // Compiled Sort and Strassen under one policy here (the CI's time; soak_compiled runs
               // sort.c under both, and their graphs' shape is the compiler's, tested with fib.c's).
               if (impl == "chanflow-compiled" && std::string_view(policy) == "greedy" &&
@@ -92,7 +97,7 @@ TEST_SUITE("workloads") {
               // holds (its own test below runs that shape at tiny capacities).
               const bool sort_in_groups = std::string_view(c.workload).starts_with("sort") &&
                                           workloads::work_group_data(workloads::DataTasks::ForDevice, runtime().caps());
-              if (c.yields_when_tiny && !sort_in_groups && capacity != 0 && mode == Sweeps::Off &&
+              if (c.yields_when_tiny && !sort_in_groups && !one_channel && capacity != 0 && mode == Sweeps::Off &&
                   (impl == "chanflow" || impl == "chanflow-compiled"))
                 CHECK(m.stats->yields > 0);
             }
@@ -160,6 +165,26 @@ TEST_SUITE("workloads") {
     for (std::uint32_t n = 1; n <= 12; ++n) CHECK(static_cast<std::uint64_t>(nqueens_solutions(static_cast<int>(n))) == workloads::queens_known(n));
     CHECK(workloads::nqueens_tbb_fine(12) == 14200);
     CHECK(workloads::nqueens_tbb_cutoff(12) == 14200);
+    // The tree search's elision against a count by another walk (an explicit stack, from
+    // uts_tree.h's functions); its tree pinned at one size, so a change to its shape is seen.
+    for (const std::uint64_t seed : {1u, 2u, 77u})
+      for (const std::uint32_t heavy : {1u, 20u, 300u}) {
+        const unsigned long root = uts_root(seed);
+        std::vector<std::pair<unsigned long, bool>> stack{{uts_child(root, 0), true}};  // (state, the heavy child)
+        for (std::uint32_t i = 1; i < workloads::kUtsRootChildren; ++i) stack.emplace_back(uts_child(root, i), false);
+        std::uint64_t nodes = 1;  // the root
+        while (!stack.empty()) {
+          const auto [at, heavy_child] = stack.back();
+          stack.pop_back();
+          ++nodes;
+          const unsigned n = heavy_child ? heavy : uts_binomial_children(at);
+          for (unsigned i = 0; i < n; ++i) stack.emplace_back(uts_child(at, i), false);
+        }
+        CAPTURE(seed);
+        CAPTURE(heavy);
+        CHECK(static_cast<std::uint64_t>(uts_tree(seed, heavy)) == nodes);
+      }
+    CHECK(uts_tree(1, 20) == 3513);
     // The sort elision sorts (its reference is std::sort on the same keys), down to one key.
     for (long n : {1L, 2L, 63L, 64L, 65L, 1000L, 4099L}) {
       std::vector<unsigned> keys(static_cast<std::size_t>(n)), tmp(keys.size());
@@ -311,6 +336,6 @@ TEST_SUITE("workloads") {
                          doctest::Contains("n is at most 16384"), std::invalid_argument);
     CHECK_NOTHROW(workloads::find_workload("strassen").check_size(512, caps, {}));
     CHECK_THROWS_WITH_AS(workloads::find_workload("nosuch"),
-                         doctest::Contains("there are: fib, queens, nqueens, sort, sort-u64, strassen, strassen-f64"), std::invalid_argument);
+                         doctest::Contains("there are: fib, queens, nqueens, sort, sort-u64, strassen, strassen-f64, uts"), std::invalid_argument);
   }
 }

@@ -36,7 +36,8 @@ using Clock = std::chrono::steady_clock;
 
 struct WorkRouter::Moved {
   std::size_t origin = 0;
-  std::string stack;
+  std::string stack;      // or a plain channel's name (level unused)
+  bool plain = false;     // from a movable plain channel: nothing returns
   std::uint32_t level = 0;
   std::vector<std::byte> ces;  // packed
 };
@@ -58,6 +59,9 @@ class WorkRouter::Share : public WorkSharing {
     for (const auto& name : g_.movable)
       if (!stack(name))
         throw std::invalid_argument(fmt::format("device {}: the graph has no channel stack '{}' to move tasks of", self, name));
+    for (const auto& name : g_.movable_channels)
+      if (!channel(name))
+        throw std::invalid_argument(fmt::format("device {}: the graph has no channel '{}' to move CEs of", self, name));
     proxies_ = std::make_unique<Channel>(g_.graph->table(), ChannelConfig{.name = "chanflow_proxy_frames",
                                                                           .ce_bytes = sizeof(ProxyFrame),
                                                                           .capacity = kProxyCapacity});
@@ -119,6 +123,36 @@ class WorkRouter::Share : public WorkSharing {
     for (const auto& s : g_.graph->stacks())
       if (s->name() == name) return s.get();
     return nullptr;
+  }
+  Channel* channel(const std::string& name) const {
+    for (const auto& c : g_.graph->channels())
+      if (c->name() == name) return &c->channel();
+    return nullptr;
+  }
+
+  // CEs of a plain channel another device gave this one, placed in the same channel as they
+  // are (nothing returns). False when there is no room yet.
+  bool take_in_plain(Moved& m) {
+    Channel& ch = *channel(m.stack);
+    const std::uint32_t bytes = ch.config().ce_bytes;
+    const auto n = static_cast<std::uint32_t>(m.ces.size() / bytes);
+    std::uint32_t done = 0;
+    while (done < n) {
+      const std::uint32_t k = std::min(ch.config().max_reservation, n - done);
+      g_.graph->table().refresh();
+      if (ch.counters().data_free < k) break;
+      auto ces = ch.talloc(k);
+      if (!ces) throw RunError(fmt::format("device {}: room for {} moved CE(s) vanished", self_, k));
+      std::memcpy(ces->ces.data(), m.ces.data() + std::size_t{done} * bytes, std::size_t{k} * bytes);
+      ch.enq(std::move(*ces));
+      done += k;
+    }
+    {
+      std::lock_guard lock(router_.mutex_);
+      traffic.tasks_received += done;
+    }
+    m.ces.erase(m.ces.begin(), m.ces.begin() + std::size_t{done} * bytes);
+    return m.ces.empty();
   }
 
   // Blocks, under the router's lock, until tasks or results arrive for this device (true) or
@@ -184,6 +218,7 @@ class WorkRouter::Share : public WorkSharing {
   // Tasks another device gave this one, placed at their level, each returning into a proxy frame.
   // False when there is no room yet (a later round tries again).
   bool take_in(Moved& m) {
+    if (m.plain) return take_in_plain(m);
     ChannelStackNode* s = stack(m.stack);
     Channel& level = s->level(m.level);
     const std::uint32_t bytes = level.config().ce_bytes;
@@ -249,6 +284,7 @@ class WorkRouter::Share : public WorkSharing {
   // that has run dry, where this one has two or more ready: the shallowest tasks hold the largest
   // subtrees (as a Cilk thief steals the oldest frame).
   void give_away() {
+    if (!router_.options_.move_work) return;
     Share* to = nullptr;
     {
       std::lock_guard lock(router_.mutex_);
@@ -266,6 +302,7 @@ class WorkRouter::Share : public WorkSharing {
       ChannelStackNode* s = stack(name);
       for (std::uint32_t d = 0; d < s->depth(); ++d) total += s->level(d).ready().count;
     }
+    for (const auto& name : g_.movable_channels) total += channel(name)->ready().count;
     if (total < 2) return;
     for (const auto& name : g_.movable) {
       ChannelStackNode* s = stack(name);
@@ -289,10 +326,28 @@ class WorkRouter::Share : public WorkSharing {
         traffic.bytes_sent += ces.size();
         lent += n;
         to->posting();
-        to->tasks_in.push_back({self_, name, d, std::move(ces)});
+        to->tasks_in.push_back({self_, name, false, d, std::move(ces)});
         router_.arrived_.notify_all();
         return;
       }
+    }
+    // Then a plain channel's: tasks with no depth, none more promising than another.
+    for (const auto& name : g_.movable_channels) {
+      Channel& ch = *channel(name);
+      const std::uint64_t ready = ch.ready().count;
+      if (ready == 0) continue;
+      const auto want = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(ready / 2, 1, kMostPerBatch));
+      std::vector<std::byte> ces = ch.take_ready(want);
+      if (ces.empty()) continue;
+      ch.deallocate();
+      std::lock_guard lock(router_.mutex_);
+      traffic.tasks_sent += ces.size() / ch.config().ce_bytes;
+      ++traffic.batches_sent;
+      traffic.bytes_sent += ces.size();
+      to->posting();
+      to->tasks_in.push_back({self_, name, true, 0, std::move(ces)});
+      router_.arrived_.notify_all();
+      return;
     }
   }
 
@@ -304,7 +359,7 @@ class WorkRouter::Share : public WorkSharing {
   Clock::time_point posted_;  // when work last arrived in an empty inbox (under the router's lock)
 };
 
-WorkRouter::WorkRouter(std::vector<DeviceGraph> graphs) {
+WorkRouter::WorkRouter(std::vector<DeviceGraph> graphs, RouterOptions options) : options_(options) {
   if (graphs.empty()) throw std::invalid_argument("a run across devices needs at least one device's graph");
   for (std::size_t i = 0; i < graphs.size(); ++i) shares_.push_back(std::make_unique<Share>(*this, i, std::move(graphs[i])));
 }

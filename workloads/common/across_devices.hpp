@@ -32,9 +32,16 @@ class AcrossDevices {
   using Make = std::function<std::unique_ptr<Copy>(const Runtime&, const DeviceCaps&, const RunSettings&)>;
 
   /// `movable` names the stacks whose tasks may move (their CEs carry values only:
-  /// work_router.hpp); `settings.devices` names the devices.
-  AcrossDevices(RunSettings settings, bool profiling, std::vector<std::string> movable, Make make)
-      : settings_(std::move(settings)), profiling_(profiling), movable_(std::move(movable)), make_(std::move(make)) {}
+  /// work_router.hpp), `movable_channels` the plain channels whose CEs may; `settings.devices`
+  /// names the devices.
+  AcrossDevices(RunSettings settings, bool profiling, std::vector<std::string> movable, Make make,
+                std::vector<std::string> movable_channels = {}, RouterOptions options = {})
+      : settings_(std::move(settings)),
+        profiling_(profiling),
+        movable_(std::move(movable)),
+        movable_channels_(std::move(movable_channels)),
+        options_(options),
+        make_(std::move(make)) {}
 
   /// One timed run (the first opens the devices and builds the copies): `seed(copy)` places the
   /// root on the first device's copy, whose result() is returned. `m` gets the time, every
@@ -42,33 +49,60 @@ class AcrossDevices {
   template <class Seed>
   std::uint64_t measure(Measurement& m, Seed&& seed) {
     std::uint64_t value = 0;
-    m.threads = 0;
     m.ms = time_ms([&] {
       if (!router_) open();
       seed(*copies_.front());
-      DeviceRunStats stats = router_->run([this] { return settings_.make_policy(); });
+      run(m);
       value = copies_.front()->result();
-      m.stats = stats.runs.front();
-      m.across = std::move(stats);
     });
     return value;
   }
 
+  /// The same for a graph whose every copy counts a share of the result: `seed(copy, device)`
+  /// prepares each copy (its count zeroed, and its share of the roots placed), and the result is
+  /// the sum of the copies' result() (a tree search's node counts).
+  template <class Seed>
+  std::uint64_t measure_summed(Measurement& m, Seed&& seed) {
+    std::uint64_t value = 0;
+    m.ms = time_ms([&] {
+      if (!router_) open();
+      for (std::size_t d = 0; d < copies_.size(); ++d) seed(*copies_[d], d);
+      run(m);
+      for (const auto& copy : copies_) value += copy->result();
+    });
+    return value;
+  }
+
+  /// How many devices the run spans (opening them if no run has yet).
+  std::size_t devices() {
+    if (!router_) open();
+    return copies_.size();
+  }
+
  private:
+  void run(Measurement& m) {
+    m.threads = 0;
+    DeviceRunStats stats = router_->run([this] { return settings_.make_policy(); });
+    m.stats = stats.runs.front();
+    m.across = std::move(stats);
+  }
+
   void open() {
     set_ = std::make_unique<DeviceSet>(settings_.devices, profiling_);
     std::vector<DeviceGraph> graphs;
     const RunSettings each = across_devices_settings(settings_);
     for (std::size_t i = 0; i < set_->size(); ++i) {
       copies_.push_back(make_(set_->runtime(i), set_->caps(i), each));
-      graphs.push_back({&copies_.back()->graph(), movable_});
+      graphs.push_back({&copies_.back()->graph(), movable_, movable_channels_});
     }
-    router_ = std::make_unique<WorkRouter>(std::move(graphs));
+    router_ = std::make_unique<WorkRouter>(std::move(graphs), options_);
   }
 
   RunSettings settings_;
   bool profiling_;
   std::vector<std::string> movable_;
+  std::vector<std::string> movable_channels_;
+  RouterOptions options_;
   Make make_;
   std::unique_ptr<DeviceSet> set_;
   std::vector<std::unique_ptr<Copy>> copies_;  // after set_: destroyed before its runtimes

@@ -16,10 +16,11 @@ const Workload& sort_workload();
 const Workload& sort_u64_workload();
 const Workload& strassen_workload();
 const Workload& strassen_f64_workload();
+const Workload& uts_workload();
 
 const std::vector<const Workload*>& all_workloads() {
   static const std::vector<const Workload*> all{&fib_workload(), &queens_workload(), &nqueens_workload(), &sort_workload(), &sort_u64_workload(),
-                                                     &strassen_workload(), &strassen_f64_workload()};
+                                                     &strassen_workload(), &strassen_f64_workload(), &uts_workload()};
   return all;
 }
 

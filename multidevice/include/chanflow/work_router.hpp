@@ -5,7 +5,8 @@
 //
 // A task moves whole: its CE (a chanflow_task header, then its arguments) goes, packed with the
 // others taken at once, from the shallowest ready level of a movable stack of the busiest device
-// to the same level of the same stack on an idle one. There it returns into a proxy frame of the
+// to the same level of the same stack on an idle one (or, from a movable plain channel, a CE that
+// returns nothing to the same channel). There it returns into a proxy frame of the
 // router's (a frame in a channel of its own on that device, one pending child); when the proxy's
 // child has returned, the router carries the result back and the origin's frame counts the child
 // as returned (its join counter drops once, as for a child that ran at home). A stack is movable
@@ -28,10 +29,20 @@
 namespace chanflow {
 
 /// One device's copy of the graph: the graph (made on that device's runtime with
-/// GraphOptions::scheduler = Rounds) and the names of its stacks whose tasks may move.
+/// GraphOptions::scheduler = Rounds), the names of its stacks whose tasks may move, and of its
+/// plain channels whose CEs may move: tasks that return nothing to a frame (a tree search that
+/// counts what it visits, each device counting in its own memory, summed when the run ends).
 struct DeviceGraph {
   Graph* graph = nullptr;
   std::vector<std::string> movable;
+  std::vector<std::string> movable_channels = {};
+};
+
+/// How a run across devices shares its work.
+struct RouterOptions {
+  /// False: no task moves, each device runs what it was seeded with (a static split, to compare
+  /// against); the run still ends when every device is idle.
+  bool move_work = true;
 };
 
 /// What moved to and from one device during a run.
@@ -60,7 +71,7 @@ struct DeviceRunStats {
 /// its policy. Throws the first device's error, naming the device, after every run has stopped.
 class WorkRouter {
  public:
-  explicit WorkRouter(std::vector<DeviceGraph> graphs);
+  explicit WorkRouter(std::vector<DeviceGraph> graphs, RouterOptions options = {});
   ~WorkRouter();
   WorkRouter(const WorkRouter&) = delete;
   WorkRouter& operator=(const WorkRouter&) = delete;
@@ -76,6 +87,7 @@ class WorkRouter {
   struct Return;
   /// Every device waits, and nothing is on its way to any (under mutex_).
   bool all_idle() const;
+  RouterOptions options_;
   std::vector<std::unique_ptr<Share>> shares_;
   std::mutex mutex_;
   std::condition_variable arrived_;
