@@ -106,7 +106,8 @@ nlohmann::json measure(workloads::Instance& instance, const Cell& cell, const st
       ces += m.across->runs[d].ces;
       per_device.push_back({{"ces", m.across->runs[d].ces}, {"rounds", m.across->runs[d].rounds},
                             {"tasks_sent", t.tasks_sent}, {"batches_sent", t.batches_sent},
-                            {"tasks_received", t.tasks_received}, {"returns_sent", t.returns_sent},
+                            {"tasks_received", t.tasks_received}, {"plain_received", t.plain_received},
+                            {"returns_sent", t.returns_sent},
                             {"bytes_sent", t.bytes_sent}, {"waits", t.waits}, {"wait_ms", t.wait_ms},
                             {"wakes", t.wakes}, {"wake_us_max", t.wake_us_max},
                             {"wake_us_mean", t.wakes ? nlohmann::json(t.wake_us_total / t.wakes) : nlohmann::json(nullptr)}});

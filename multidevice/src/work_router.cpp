@@ -150,6 +150,7 @@ class WorkRouter::Share : public WorkSharing {
     {
       std::lock_guard lock(router_.mutex_);
       traffic.tasks_received += done;
+      traffic.plain_received += done;
     }
     m.ces.erase(m.ces.begin(), m.ces.begin() + std::size_t{done} * bytes);
     return m.ces.empty();

@@ -40,10 +40,11 @@ class UtsGraph {
   void seed_share(std::uint64_t seed, std::uint32_t heavy, std::size_t device, std::size_t devices);
   /// The nodes counted since the last seed (the root and heavy child, where seeded here, too).
   std::uint64_t result() const;
+  /// No node placed, none counted: a device that only counts what it is given.
+  void clear();
   UtsResult run(std::uint64_t seed, std::uint32_t heavy, SchedulingPolicy& policy, const RunOptions& options = {});
 
  private:
-  void clear();
   void push_range(std::uint64_t parent, std::uint32_t lo, std::uint32_t hi);
   const Runtime& runtime_;
   Graph graph_;

@@ -31,7 +31,11 @@ class UtsInstance final : public Instance {
         m.threads = tbb_threads();
         m.ms = time_ms([&] { value = impl == "tbb-fine" ? uts_tbb_fine(seed_, heavy_) : uts_tbb_cutoff(seed_, heavy_); });
       } else if (impl == "chanflow" && !settings_.devices.empty()) {
-        value = across_.measure(m, [&](UtsGraph& copy) { copy.seed_tree(seed_, heavy_); });
+        // The tree on the first device; every device counts the nodes it visits.
+        value = across_.measure_summed(m, [&](UtsGraph& copy, std::size_t device) {
+          if (device == 0) copy.seed_tree(seed_, heavy_);
+          else copy.clear();
+        });
       } else if (impl == "chanflow-static" && !settings_.devices.empty()) {
         value = split_.measure_summed(m, [&](UtsGraph& copy, std::size_t device) {
           copy.seed_share(seed_, heavy_, device, split_.devices());

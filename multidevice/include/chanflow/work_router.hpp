@@ -49,6 +49,7 @@ struct RouterOptions {
 struct DeviceTraffic {
   std::uint64_t tasks_sent = 0;      ///< tasks taken from this device for another
   std::uint64_t tasks_received = 0;  ///< tasks another device gave this one
+  std::uint64_t plain_received = 0;  ///< of those, CEs of plain channels, which return nothing
   std::uint64_t batches_sent = 0;    ///< packed transfers of tasks (one per take)
   std::uint64_t returns_sent = 0;    ///< results of received tasks, carried back to their frames
   std::uint64_t bytes_sent = 0;      ///< task CEs and results
