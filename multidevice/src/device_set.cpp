@@ -155,8 +155,20 @@ std::vector<DeviceGroup> device_groups(const std::vector<DeviceCaps>& listed) {
 }
 
 DeviceSet::DeviceSet(std::string_view spec, bool profiling) {
-  for (const auto& d : choose_devices(spec, list_devices()))
-    runtimes_.push_back(std::make_unique<Runtime>(DeviceSelection{.spec = std::to_string(d.index), .profiling = profiling}));
+  const auto chosen = choose_devices(spec, list_devices());
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    const DeviceCaps& d = chosen[i];
+    DeviceSelection selection{.spec = std::to_string(d.index), .profiling = profiling};
+    // PoCL 3.1's CPU devices share one cache of loaded kernels, keyed by the program's build (its
+    // source, options and device model) and the work-group size; a kernel that finishes
+    // releases the first entry of its key, whatever the grid it was specialized for. Two of its
+    // devices (the same model) running one kernel at once, at different grid sizes, release
+    // each other's entry and abort (common.c, pocl_release_dlhandle_cache: ref_count > 0). A
+    // define per device makes their builds, and so their entries, their own.
+    if (chosen.size() > 1 && (d.type & CL_DEVICE_TYPE_CPU) && d.platform.find("Portable Computing Language") != std::string::npos)
+      selection.build_options = fmt::format("-DCHANFLOW_DEVICE_IN_SET={}", i);
+    runtimes_.push_back(std::make_unique<Runtime>(selection));
+  }
 }
 
 std::string DeviceSet::describe() const {

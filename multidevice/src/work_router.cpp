@@ -97,11 +97,13 @@ class WorkRouter::Share : public WorkSharing {
   }
 
   bool wait_for_work(Graph&) override {
+    send_back();  // the round's counters are fresh here: results its last kernels made ready go first
     std::unique_lock lock(router_.mutex_);
     return !tasks_in.empty() || !returns_in.empty() || wait_idle(lock);
   }
 
   bool wait_for_returns(Graph&) override {
+    send_back();
     std::unique_lock lock(router_.mutex_);
     if (!returns_in.empty()) return true;
     if (lent == 0) return false;  // nothing of its own is away: the stall is its own
@@ -264,7 +266,11 @@ class WorkRouter::Share : public WorkSharing {
   }
 
   // Results of tasks this device was given, whose proxies their last child made ready, sent back.
+  // Only where the counters the aggregator last read show some ready, so a round that has none
+  // costs no transfer: between rounds they are a round old (a result waits one round more),
+  // and fresh when the device has run out of work and is about to wait (wait_for_work).
   void send_back() {
+    if (proxies_->ready().count == 0) return;
     const std::vector<std::byte> ready = proxies_->take_ready(kProxyCapacity);
     if (ready.empty()) return;
     proxies_->deallocate();

@@ -44,6 +44,7 @@ Runtime::Runtime(const DeviceSelection& selection) {
   check(err, "clCreateContext");
   // Kernel timestamps for traces (the aggregator's statistics use host clocks).
   profiling_ = selection.profiling;
+  build_options_ = selection.build_options;
   const cl_queue_properties props[] = {CL_QUEUE_PROPERTIES,
                                        profiling_ ? cl_queue_properties{CL_QUEUE_PROFILING_ENABLE} : 0, 0};
   queue_ = cl::CommandQueue(clCreateCommandQueueWithProperties(context_(), id, props, &err));
@@ -73,6 +74,7 @@ std::pair<std::string, std::string> Runtime::build_key(const std::vector<std::st
                                                      const std::string& requested) const {
   // CHANFLOW_BUILD_OPTIONS: options the user adds to every build (a cilk_for's grain, say).
   std::string options = requested;
+  if (!build_options_.empty()) options += ' ' + build_options_;
   if (const char* extra = std::getenv("CHANFLOW_BUILD_OPTIONS"); extra && *extra) options += std::string(" ") + extra;
   std::string key = options + '\0';
   for (auto s : sources) key.append(s).push_back('\0');

@@ -112,6 +112,9 @@ struct DeviceSelection {
   /// Kernel timestamps (CL_QUEUE_PROFILING_ENABLE), which traces need. Off saves work per
   /// launch in some drivers; the benchmarks run without it.
   bool profiling = true;
+  /// Options added to every build this runtime makes (before CHANFLOW_BUILD_OPTIONS): a device
+  /// set gives each PoCL device a define of its own (multidevice/device_set.cpp says why).
+  std::string build_options;
 };
 
 /// A chosen device with its context and in-order queue. Owns every OpenCL handle it makes.
@@ -175,6 +178,7 @@ class Runtime {
   cl::Context context_;
   cl::CommandQueue queue_;
   bool profiling_ = true;
+  std::string build_options_;  // DeviceSelection::build_options
   // The options a build uses (the caller's and CHANFLOW_BUILD_OPTIONS) and its key: options, sources.
   std::pair<std::string, std::string> build_key(const std::vector<std::string_view>& sources,
                                                 const std::string& requested) const;
