@@ -59,11 +59,12 @@ UtsResult uts_compiled(const Runtime& runtime, std::uint64_t seed, std::uint32_t
 /// oneTBB, a task per node: parallel_for_each over the root's children, each node feeding its
 /// children (no join: the counts are per thread, summed at the end).
 std::uint64_t uts_tbb_fine(std::uint64_t seed, std::uint32_t heavy);
-/// oneTBB with UTS's own cut-off: each task walks its subtree depth-first and, after
-/// kUtsTbbChunk nodes, hands what is left on its stack back to the pool (Olivier et al.'s chunked
-/// release), so a deep subtree is shared and a shallow one costs one task.
+/// oneTBB with UTS's own cut-off: each task walks its subtree depth-first on a stack of its own
+/// and, when that stack holds two chunks of kUtsTbbChunk nodes, hands the oldest chunk (the
+/// shallowest nodes: the largest subtrees) back to the pool (Olivier et al.'s chunked release), so
+/// a deep subtree is shared and a shallow one costs one task.
 std::uint64_t uts_tbb_cutoff(std::uint64_t seed, std::uint32_t heavy);
-inline constexpr std::uint32_t kUtsTbbChunk = 256;
+inline constexpr std::uint32_t kUtsTbbChunk = 20;  // UTS's default chunk
 
 }  // namespace chanflow::workloads
 

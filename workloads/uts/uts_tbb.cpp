@@ -45,9 +45,9 @@ std::uint64_t uts_tbb_cutoff(std::uint64_t seed, std::uint32_t heavy) {
     std::vector<std::uint64_t> stack{node};
     std::uint64_t visited = 0;
     while (!stack.empty()) {
-      if (visited == kUtsTbbChunk) {  // a chunk done: what is left goes back to the pool
-        for (std::uint64_t left : stack) feeder.add(left);
-        break;
+      if (stack.size() >= 2 * kUtsTbbChunk) {  // the oldest chunk (the largest subtrees) to the pool
+        for (std::uint32_t i = 0; i < kUtsTbbChunk; ++i) feeder.add(stack[i]);
+        stack.erase(stack.begin(), stack.begin() + kUtsTbbChunk);
       }
       const std::uint64_t at = stack.back();
       stack.pop_back();
