@@ -58,9 +58,9 @@ void print_stats(std::FILE* out, const RunStats& st) {
 void print_traffic(std::FILE* out, const DeviceRunStats& across) {
   for (std::size_t d = 0; d < across.traffic.size(); ++d) {
     const DeviceTraffic& t = across.traffic[d];
-    fmt::print(out, "  device {}: {} CEs in {} rounds; tasks sent {} in {} batches, received {}, results returned {}; "
+    fmt::print(out, "  device {}: {} CEs in {} rounds, busy {:.3f} ms; tasks sent {} in {} batches, received {}, results returned {}; "
                "waited {} times, {:.3f} ms{}\n",
-               d, across.runs[d].ces, across.runs[d].rounds, t.tasks_sent, t.batches_sent, t.tasks_received,
+               d, across.runs[d].ces, across.runs[d].rounds, across.runs[d].device_ms, t.tasks_sent, t.batches_sent, t.tasks_received,
                t.returns_sent, t.waits, t.wait_ms,
                t.wakes ? fmt::format(" (woken by work {} times, {:.1f} µs after it came on average, {:.1f} at most)", t.wakes,
                                      t.wake_us_total / t.wakes, t.wake_us_max)

@@ -13,6 +13,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 with open(sys.argv[1]) as f:
     bench = json.load(f)
 rows = [r for r in bench["results"] if r["correct"] and r["median_ms"] is not None]
+for r in rows:  # a run across devices (chanflow bench --devices) is an implementation of its own
+    if r.get("devices") is not None:
+        r["impl"] = f'{r["impl"]} ×{r["devices"]} dev'
 workloads = list(dict.fromkeys(r["workload"] for r in rows))
 if not workloads:
     sys.exit("no correct results to plot")

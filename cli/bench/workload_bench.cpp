@@ -105,6 +105,7 @@ nlohmann::json measure(workloads::Instance& instance, const Cell& cell, const st
       const DeviceTraffic& t = m.across->traffic[d];
       ces += m.across->runs[d].ces;
       per_device.push_back({{"ces", m.across->runs[d].ces}, {"rounds", m.across->runs[d].rounds},
+                            {"busy_ms", m.across->runs[d].device_ms},
                             {"tasks_sent", t.tasks_sent}, {"batches_sent", t.batches_sent},
                             {"tasks_received", t.tasks_received}, {"plain_received", t.plain_received},
                             {"returns_sent", t.returns_sent},
@@ -158,8 +159,15 @@ void print_speedups(std::FILE* out, const nlohmann::json& rows, const Medians& m
   }
   if (!any) return;
   fmt::print(out, "\nacross devices: speed-up over one device (above 1: faster)\n");
-  fmt::print(out, "{:<12} {:>8} {:<17} {:>11} {:>15} {:>15} {:>12} {:>10}\n", "workload", "size", "impl", "median ms",
-             "× one device", "× routed on 1", "tasks moved", "waits");
+  // The same count of devices with nothing moved (an implementation `<impl>-static`, such as the
+  // tree search's static split of the root's children), where there is one.
+  std::map<std::tuple<std::string, std::uint64_t, std::string, unsigned>, double> by_count;
+  for (const auto& r : rows)
+    if (!r.value("devices", nlohmann::json()).is_null() && !r["median_ms"].is_null())
+      by_count[{r["workload"].get<std::string>(), r["size"].get<std::uint64_t>(), r["impl"].get<std::string>(),
+                r["devices"].get<unsigned>()}] = r["median_ms"].get<double>();
+  fmt::print(out, "{:<12} {:>8} {:<22} {:>11} {:>15} {:>15} {:>12} {:>10} {:>10}\n", "workload", "size", "impl", "median ms",
+             "× one device", "× routed on 1", "× static", "tasks moved", "waits");
   for (const auto& r : rows) {
     if (r.value("devices", nlohmann::json()).is_null() || r["median_ms"].is_null()) continue;
     const std::string w = r["workload"].get<std::string>(), impl = r["impl"].get<std::string>();
@@ -177,19 +185,22 @@ void print_speedups(std::FILE* out, const nlohmann::json& rows, const Medians& m
       moved += d["tasks_sent"].get<std::uint64_t>();
       waits += d["waits"].get<std::uint64_t>();
     }
-    fmt::print(out, "{:<12} {:>8} {:<17} {:>11.3f} {:>15} {:>15} {:>12} {:>10}\n", w, size, impl_label(r), ms,
-               over(alone), over(routed), moved, waits);
+    std::optional<double> split;
+    if (const auto s = by_count.find({w, size, impl + "-static", r["devices"].get<unsigned>()}); s != by_count.end())
+      split = s->second;
+    fmt::print(out, "{:<12} {:>8} {:<22} {:>11.3f} {:>15} {:>15} {:>12} {:>10} {:>10}\n", w, size, impl_label(r), ms,
+               over(alone), over(routed), over(split), moved, waits);
   }
 }
 
 void print_tables(std::FILE* out, const nlohmann::json& rows) {
-  fmt::print(out, "{:<12} {:>8} {:<17} {:>11} {:>11} {:>11} {:>10} {:>10} {:>8} {:>6} {:>7} {:>13}\n", "workload", "size",
+  fmt::print(out, "{:<12} {:>8} {:<22} {:>11} {:>11} {:>11} {:>10} {:>10} {:>8} {:>6} {:>7} {:>13}\n", "workload", "size",
              "impl", "median ms", "min ms", "max ms", "tasks", "dispatches", "yields", "idle", "correct", "cut-off depth");
   for (const auto& r : rows) {
     const auto opt = [&](const char* key) {
       return r[key].is_null() ? std::string("-") : fmt::format("{}", r[key].get<std::uint64_t>());
     };
-    fmt::print(out, "{:<12} {:>8} {:<17} {:>11} {:>11} {:>11} {:>10} {:>10} {:>8} {:>6} {:>7} {:>13}\n",
+    fmt::print(out, "{:<12} {:>8} {:<22} {:>11} {:>11} {:>11} {:>10} {:>10} {:>8} {:>6} {:>7} {:>13}\n",
                r["workload"].get<std::string>(), r["size"].get<std::uint64_t>(), impl_label(r),
                ms_text(r["median_ms"]), ms_text(r["min_ms"]), ms_text(r["max_ms"]), opt("tasks"), opt("dispatches"),
                opt("yields"),
@@ -209,7 +220,7 @@ void print_tables(std::FILE* out, const nlohmann::json& rows) {
       medians[key][r["impl"].get<std::string>()] = r["median_ms"].get<double>();
   }
   fmt::print(out, "\nchanflow's time divided by each baseline's (below 1: chanflow is faster)\n");
-  fmt::print(out, "{:<12} {:>8} {:<17} {:>13} {:>13} {:>13} {:>13} {:>13}\n", "workload", "size", "impl", "÷ tbb-fine",
+  fmt::print(out, "{:<12} {:>8} {:<22} {:>13} {:>13} {:>13} {:>13} {:>13}\n", "workload", "size", "impl", "÷ tbb-fine",
              "÷ tbb-cutoff", "÷ serial", "÷ chanflow", "÷ GPU peer");
   for (const auto& key : order) {
     const auto& m = medians[key];
@@ -222,7 +233,7 @@ void print_tables(std::FILE* out, const nlohmann::json& rows) {
       // The other chanflow implementations against the hand-built graph (chanflow-compiled: chanflowc's).
       // The library doing the same job on the same device (gpu_peers.hpp), where there is one.
       const std::string peer = m.count("clblast-gemm") ? ratio("clblast-gemm") : ratio("compute-sort");
-      fmt::print(out, "{:<12} {:>8} {:<17} {:>13} {:>13} {:>13} {:>13} {:>13}\n", key.first, key.second, impl,
+      fmt::print(out, "{:<12} {:>8} {:<22} {:>13} {:>13} {:>13} {:>13} {:>13}\n", key.first, key.second, impl,
                  ratio("tbb-fine"), ratio("tbb-cutoff"), ratio("serial"), impl == "chanflow" ? "-" : ratio("chanflow"), peer);
     }
   }
