@@ -148,24 +148,14 @@ using Medians = std::map<std::pair<std::string, std::uint64_t>, std::map<std::st
 // (the one-device run, as the workload runs alone) and over its own run on one device through the
 // router, with the tasks that moved.
 void print_speedups(std::FILE* out, const nlohmann::json& rows, const Medians& medians) {
-  std::map<std::tuple<std::string, std::uint64_t, std::string>, double> through_router;  // one device, routed
-  bool any = false;
-  for (const auto& r : rows) {
-    if (r.value("devices", nlohmann::json()).is_null() || r["median_ms"].is_null()) continue;
-    any = true;
-    if (r["devices"].get<unsigned>() == 1)
-      through_router[{r["workload"].get<std::string>(), r["size"].get<std::uint64_t>(), r["impl"].get<std::string>()}] =
-          r["median_ms"].get<double>();
-  }
-  if (!any) return;
-  fmt::print(out, "\nacross devices: speed-up over one device (above 1: faster)\n");
-  // The same count of devices with nothing moved (an implementation `<impl>-static`, such as the
-  // tree search's static split of the root's children), where there is one.
+  // Each run across devices' median by workload, size, implementation and device count.
   std::map<std::tuple<std::string, std::uint64_t, std::string, unsigned>, double> by_count;
   for (const auto& r : rows)
     if (!r.value("devices", nlohmann::json()).is_null() && !r["median_ms"].is_null())
       by_count[{r["workload"].get<std::string>(), r["size"].get<std::uint64_t>(), r["impl"].get<std::string>(),
                 r["devices"].get<unsigned>()}] = r["median_ms"].get<double>();
+  if (by_count.empty()) return;
+  fmt::print(out, "\nacross devices: speed-up over one device (above 1: faster)\n");
   fmt::print(out, "{:<12} {:>8} {:<22} {:>11} {:>15} {:>15} {:>12} {:>10} {:>10}\n", "workload", "size", "impl", "median ms",
              "× one device", "× routed on 1", "× static", "tasks moved", "waits");
   for (const auto& r : rows) {
@@ -176,18 +166,21 @@ void print_speedups(std::FILE* out, const nlohmann::json& rows, const Medians& m
     const auto over = [&](std::optional<double> base) {
       return base && ms > 0 ? fmt::format("{:.2f}", *base / ms) : std::string("-");
     };
-    std::optional<double> alone, routed;
+    const auto find = [&](const std::string& which, unsigned devices) -> std::optional<double> {
+      const auto b = by_count.find({w, size, which, devices});
+      return b == by_count.end() ? std::nullopt : std::optional(b->second);
+    };
+    std::optional<double> alone;
     if (const auto c = medians.find({w, size}); c != medians.end())
       if (const auto b = c->second.find(impl); b != c->second.end()) alone = b->second;
-    if (const auto b = through_router.find({w, size, impl}); b != through_router.end()) routed = b->second;
+    // Its own run routed on one device; the same count of devices with nothing moved (an
+    // implementation `<impl>-static`, such as the tree search's static split), where there is one.
+    const std::optional<double> routed = find(impl, 1), split = find(impl + "-static", r["devices"].get<unsigned>());
     std::uint64_t moved = 0, waits = 0;
     for (const auto& d : r.value("per_device", nlohmann::json::array())) {
       moved += d["tasks_sent"].get<std::uint64_t>();
       waits += d["waits"].get<std::uint64_t>();
     }
-    std::optional<double> split;
-    if (const auto s = by_count.find({w, size, impl + "-static", r["devices"].get<unsigned>()}); s != by_count.end())
-      split = s->second;
     fmt::print(out, "{:<12} {:>8} {:<22} {:>11.3f} {:>15} {:>15} {:>12} {:>10} {:>10}\n", w, size, impl_label(r), ms,
                over(alone), over(routed), over(split), moved, waits);
   }

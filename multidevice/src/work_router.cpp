@@ -36,8 +36,8 @@ using Clock = std::chrono::steady_clock;
 
 struct WorkRouter::Moved {
   std::size_t origin = 0;
-  std::string stack;      // or a plain channel's name (level unused)
-  bool plain = false;     // from a movable plain channel: nothing returns
+  std::string name;       // the stack's, or the plain channel's
+  bool plain = false;     // from a movable plain channel: nothing returns, `level` unused
   std::uint32_t level = 0;
   std::vector<std::byte> ces;  // packed
 };
@@ -135,7 +135,7 @@ class WorkRouter::Share : public WorkSharing {
   // CEs of a plain channel another device gave this one, placed in the same channel as they
   // are (nothing returns). False when there is no room yet.
   bool take_in_plain(Moved& m) {
-    Channel& ch = *channel(m.stack);
+    Channel& ch = *channel(m.name);
     const std::uint32_t bytes = ch.config().ce_bytes;
     const auto n = static_cast<std::uint32_t>(m.ces.size() / bytes);
     std::uint32_t done = 0;
@@ -149,10 +149,15 @@ class WorkRouter::Share : public WorkSharing {
       ch.enq(std::move(*ces));
       done += k;
     }
+    return received(m, done, bytes);
+  }
+
+  // `done` of the CEs of `m` placed: counted, and taken off what is left to place.
+  bool received(Moved& m, std::uint32_t done, std::uint32_t bytes) {
     {
       std::lock_guard lock(router_.mutex_);
       traffic.tasks_received += done;
-      traffic.plain_received += done;
+      if (m.plain) traffic.plain_received += done;
     }
     m.ces.erase(m.ces.begin(), m.ces.begin() + std::size_t{done} * bytes);
     return m.ces.empty();
@@ -222,7 +227,7 @@ class WorkRouter::Share : public WorkSharing {
   // False when there is no room yet (a later round tries again).
   bool take_in(Moved& m) {
     if (m.plain) return take_in_plain(m);
-    ChannelStackNode* s = stack(m.stack);
+    ChannelStackNode* s = stack(m.name);
     Channel& level = s->level(m.level);
     const std::uint32_t bytes = level.config().ce_bytes;
     const auto n = static_cast<std::uint32_t>(m.ces.size() / bytes);
@@ -257,12 +262,7 @@ class WorkRouter::Share : public WorkSharing {
       level.enq(std::move(*tasks));
       done += k;
     }
-    {
-      std::lock_guard lock(router_.mutex_);
-      traffic.tasks_received += done;
-    }
-    m.ces.erase(m.ces.begin(), m.ces.begin() + std::size_t{done} * bytes);
-    return m.ces.empty();
+    return received(m, done, bytes);
   }
 
   // Results of tasks this device was given, whose proxies their last child made ready, sent back.
@@ -325,16 +325,7 @@ class WorkRouter::Share : public WorkSharing {
           return header.resume_port == 0;
         });
         if (ces.empty()) continue;
-        level.deallocate();
-        const std::uint64_t n = ces.size() / level.config().ce_bytes;
-        std::lock_guard lock(router_.mutex_);
-        traffic.tasks_sent += n;
-        ++traffic.batches_sent;
-        traffic.bytes_sent += ces.size();
-        lent += n;
-        to->posting();
-        to->tasks_in.push_back({self_, name, false, d, std::move(ces)});
-        router_.arrived_.notify_all();
+        hand_over(*to, level, {self_, name, false, d, std::move(ces)});
         return;
       }
     }
@@ -346,16 +337,24 @@ class WorkRouter::Share : public WorkSharing {
       const auto want = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(ready / 2, 1, kMostPerBatch));
       std::vector<std::byte> ces = ch.take_ready(want);
       if (ces.empty()) continue;
-      ch.deallocate();
-      std::lock_guard lock(router_.mutex_);
-      traffic.tasks_sent += ces.size() / ch.config().ce_bytes;
-      ++traffic.batches_sent;
-      traffic.bytes_sent += ces.size();
-      to->posting();
-      to->tasks_in.push_back({self_, name, true, 0, std::move(ces)});
-      router_.arrived_.notify_all();
+      hand_over(*to, ch, {self_, name, true, 0, std::move(ces)});
       return;
     }
+  }
+
+  // CEs taken out of `from` (their space returned) put in `to`'s inbox, and counted: a stack's
+  // tasks as lent until their results come back.
+  void hand_over(Share& to, Channel& from, Moved m) {
+    from.deallocate();
+    const std::uint64_t n = m.ces.size() / from.config().ce_bytes;
+    std::lock_guard lock(router_.mutex_);
+    traffic.tasks_sent += n;
+    ++traffic.batches_sent;
+    traffic.bytes_sent += m.ces.size();
+    if (!m.plain) lent += n;
+    to.posting();
+    to.tasks_in.push_back(std::move(m));
+    router_.arrived_.notify_all();
   }
 
   WorkRouter& router_;

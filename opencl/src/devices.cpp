@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <mutex>
+#include <optional>
 #include <sstream>
 
 namespace chanflow {
@@ -164,7 +166,9 @@ DeviceCaps probe(cl_platform_id platform, cl_device_id dev, unsigned index) {
 
 }  // namespace
 
-std::vector<FoundDevice> discover() {
+namespace {
+
+std::vector<FoundDevice> discover_now() {
   cl_uint count = 0;
   cl_int err = clGetPlatformIDs(0, nullptr, &count);
   if (err == CL_PLATFORM_NOT_FOUND_KHR || count == 0)
@@ -191,6 +195,19 @@ std::vector<FoundDevice> discover() {
   if (found.empty())
     throw DeviceNotFound("OpenCL platforms exist but none has a device; install pocl-opencl-icd");
   return found;
+}
+
+}  // namespace
+
+std::vector<FoundDevice> discover() {
+  // Once per process: the probe builds several programs on every device (seconds on PoCL as four
+  // devices), and a device set opens a Runtime per device, each of which looks its device up.
+  // A failed discovery is not kept: the next call tries again and says why again.
+  static std::mutex mutex;
+  static std::optional<std::vector<FoundDevice>> found;
+  const std::lock_guard lock(mutex);
+  if (!found) found = discover_now();
+  return *found;
 }
 
 const FoundDevice& choose(const std::vector<FoundDevice>& devices, std::string spec) {

@@ -14,7 +14,8 @@ struct FoundDevice {
   DeviceCaps caps;
 };
 
-/// Every device of every platform, probed; throws DeviceNotFound (saying what to install) if none.
+/// Every device of every platform, probed (once per process); throws DeviceNotFound (saying what
+/// to install) if none.
 std::vector<FoundDevice> discover();
 /// The device `spec` names: an index, or part of a name, vendor, platform or type; empty:
 /// CHANFLOW_DEVICE's, else PoCL's CPU device, else the first. Throws DeviceNotFound (listing the

@@ -58,26 +58,21 @@ class AcrossDevices {
     return value;
   }
 
-  /// The same for a graph whose every copy counts a share of the result: `seed(copy, device)`
-  /// prepares each copy (its count zeroed, and its share of the roots placed), and the result is
+  /// The same for a graph whose every copy counts a share of the result: `seed(copy, device,
+  /// devices)` prepares each copy (its count zeroed, and its share of the roots placed), and the result is
   /// the sum of the copies' result() (a tree search's node counts).
   template <class Seed>
   std::uint64_t measure_summed(Measurement& m, Seed&& seed) {
     std::uint64_t value = 0;
     m.ms = time_ms([&] {
       if (!router_) open();
-      for (std::size_t d = 0; d < copies_.size(); ++d) seed(*copies_[d], d);
+      for (std::size_t d = 0; d < copies_.size(); ++d) seed(*copies_[d], d, copies_.size());
       run(m);
       for (const auto& copy : copies_) value += copy->result();
     });
     return value;
   }
 
-  /// How many devices the run spans (opening them if no run has yet).
-  std::size_t devices() {
-    if (!router_) open();
-    return copies_.size();
-  }
 
  private:
   void run(Measurement& m) {

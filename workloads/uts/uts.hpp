@@ -47,6 +47,7 @@ class UtsGraph {
  private:
   void push_range(std::uint64_t parent, std::uint32_t lo, std::uint32_t hi);
   const Runtime& runtime_;
+  RunSettings settings_;  ///< as given, the device filling in what was left to it
   Graph graph_;
   ChannelNode& tasks_;
   SvmBuffer counts_;

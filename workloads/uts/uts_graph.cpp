@@ -18,9 +18,10 @@ struct UtsArgs {
 
 UtsGraph::UtsGraph(const Runtime& runtime, const RunSettings& settings)
     : runtime_(runtime),
-      graph_(runtime, settings.for_device(runtime.caps()).graph_options()),
+      settings_(settings.for_device(runtime.caps())),
+      graph_(runtime, settings_.graph_options()),
       tasks_((graph_.add_source(std::string(workloads_cl::uts_tree_h())), graph_.add_source(std::string(workloads_cl::uts_cl())),
-              graph_.channel<UtsTask>("uts_tasks", settings.for_device(runtime.caps()).capacity))),
+              graph_.channel<UtsTask>("uts_tasks", settings_.capacity))),
       counts_(runtime, kUtsCounters * sizeof(std::uint64_t)) {
   auto& kernel = graph_.kernel<UtsTask>("uts", "uts_kernel");
   make_edge(tasks_, kernel);
