@@ -8,6 +8,8 @@
 #include "flag_checks.hpp"
 #include "run_flags.hpp"
 
+#include "chanflow/device_set.hpp"
+
 #include <fmt/format.h>
 
 #include <cstdint>
@@ -169,10 +171,18 @@ int run_cilk_file(int argc, char** argv) {
   const std::vector<std::string>& defines = command.defines;
   const bool stats = command.stats, fresh = command.fresh;
   const unsigned helper_stack = command.helper_stack;
+  // Across devices (CHANFLOW_DEVICES): the set checked before anything compiles.
   if (!settings.devices.empty()) {
-    fmt::print(stderr, "chanflow run: --devices: a compiled Cilk program runs on one device so far (fib's hand-built "
-                       "graph runs across devices: chanflow run fib N --devices {})\n", settings.devices);
-    return 2;
+    if (!device.empty()) {
+      fmt::print(stderr, "chanflow run: --device and --devices both given: --devices names every device of the run\n");
+      return 2;
+    }
+    try {
+      choose_devices(settings.devices, list_devices());
+    } catch (const DeviceSetError& e) {
+      fmt::print(stderr, "chanflow run: --devices {}: {}\n", settings.devices, e.what());
+      return 2;
+    }
   }
   std::vector<std::string> compile_flags;
   for (const std::string& d : includes) compile_flags.push_back("-I" + d);

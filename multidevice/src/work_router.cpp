@@ -378,7 +378,52 @@ bool WorkRouter::all_idle() const {
   });
 }
 
-DeviceRunStats WorkRouter::run(const std::function<std::unique_ptr<SchedulingPolicy>()>& make_policy) {
+RunStats DeviceRunStats::total() const {
+  RunStats out;
+  for (const RunStats& r : runs) {
+    out.aggregator_ms += r.aggregator_ms;
+    out.device_ms += r.device_ms;
+    out.rounds += r.rounds;
+    out.dispatches += r.dispatches;
+    out.ces += r.ces;
+    for (const auto& [name, n] : r.ces_per_channel) out.ces_per_channel[name] += n;
+    for (const auto& [name, levels] : r.ces_per_level) {
+      std::vector<std::uint64_t>& sum = out.ces_per_level[name];
+      if (sum.size() < levels.size()) sum.resize(levels.size());
+      for (std::size_t d = 0; d < levels.size(); ++d) sum[d] += levels[d];
+    }
+    out.peak_channel_bytes = std::max(out.peak_channel_bytes, r.peak_channel_bytes);
+    out.peak_live_bytes = std::max(out.peak_live_bytes, r.peak_live_bytes);
+    out.yields += r.yields;
+    out.partial_yields += r.partial_yields;
+    out.restarts += r.restarts;
+    for (const auto& [port, n] : r.restarts_per_port) out.restarts_per_port[port] += n;
+    out.restart_dispatches += r.restart_dispatches;
+    out.sweeps += r.sweeps;
+    out.max_level = std::max(out.max_level, r.max_level);
+    out.channels = std::max(out.channels, r.channels);
+    out.host.levels_ms = std::max(out.host.levels_ms, r.host.levels_ms);  // made at once, device by device
+  }
+  if (!runs.empty()) {  // host and device time: a device's mean (they ran at once)
+    out.aggregator_ms /= static_cast<double>(runs.size());
+    out.device_ms /= static_cast<double>(runs.size());
+    out.serial_depth = runs.front().serial_depth;
+    out.policy = runs.front().policy;
+    out.scheduler = runs.front().scheduler;
+  }
+  out.wall_ms = wall_ms;
+  return out;
+}
+
+std::string device_trace_path(const std::string& path, std::size_t device) {
+  const std::size_t slash = path.find_last_of('/');
+  std::size_t dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) dot = path.size();
+  return fmt::format("{}.device{}{}", path.substr(0, dot), device, path.substr(dot));
+}
+
+DeviceRunStats WorkRouter::run(const std::function<std::unique_ptr<SchedulingPolicy>()>& make_policy,
+                               const RunOptions& options) {
   const auto start = Clock::now();
   over_ = failed_ = false;
   started_ = 0;
@@ -402,7 +447,14 @@ DeviceRunStats WorkRouter::run(const std::function<std::unique_ptr<SchedulingPol
     threads.emplace_back([&, d] {
       try {
         const auto policy = make_policy();
-        out.runs[d] = shares_[d]->graph().run(*policy, RunOptions{.sharing = shares_[d].get()});
+        RunOptions mine = options;
+        mine.sharing = shares_[d].get();
+        if (!mine.trace_path.empty()) mine.trace_path = device_trace_path(options.trace_path, d);
+        if (d > 0) {  // one progress line
+          mine.progress = nullptr;
+          mine.progress_label.clear();
+        }
+        out.runs[d] = shares_[d]->graph().run(*policy, mine);
       } catch (const std::exception& e) {
         errors[d] = e.what();
         failed_at[d] = Clock::now();

@@ -70,6 +70,8 @@ const Variable kVariables[] = {
      [](RunSettings& s, const char* n, std::string_view v) { s.max_channels = positive_u32(n, v, false); }},
     {"CHANFLOW_HEAP", [](const RunSettings& s) { return std::to_string(s.heap_bytes); },
      [](RunSettings& s, const char* n, std::string_view v) { s.heap_bytes = parse_bytes(n, v); }},
+    {"CHANFLOW_DEVICES", [](const RunSettings& s) { return s.devices; },
+     [](RunSettings& s, const char*, std::string_view v) { s.devices = v; }},  // checked when the devices open
     {"CHANFLOW_TRACE", [](const RunSettings& s) { return s.trace_path; },
      [](RunSettings& s, const char*, std::string_view v) { s.trace_path = v; }},
     {"CHANFLOW_SERIAL_CUTOFF", [](const RunSettings& s) { return s.serial_cutoff.to_string(); },

@@ -8,4 +8,13 @@ RunSettings across_devices_settings(RunSettings settings) {
   return settings;
 }
 
+CompiledAcrossDevices::~CompiledAcrossDevices() {
+  if (set_) cilk::forget(set_->runtime(0));
+}
+
+void CompiledAcrossDevices::use() {
+  if (!set_) set_ = std::make_unique<DeviceSet>(settings_.devices, profiling_);
+  cilk::use(*set_, cilk::settings_for(across_devices_settings(settings_), set_->caps(0), footprint_));
+}
+
 }  // namespace chanflow::workloads

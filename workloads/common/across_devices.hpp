@@ -3,6 +3,7 @@
 // The root is placed on the first device, whose copy holds the result when the run ends.
 #pragma once
 
+#include "chanflow/cilk_runtime.hpp"
 #include "chanflow/device_set.hpp"
 #include "chanflow/run_settings.hpp"
 #include "chanflow/work_router.hpp"
@@ -102,6 +103,38 @@ class AcrossDevices {
   std::unique_ptr<DeviceSet> set_;
   std::vector<std::unique_ptr<Copy>> copies_;  // after set_: destroyed before its runtimes
   std::unique_ptr<WorkRouter> router_;
+};
+
+/// A compiled Cilk program's calls across the devices RunSettings::devices names (cilk::use with
+/// a DeviceSet): the devices opened by the first measure() and kept for the next; chanflowc said
+/// which functions' tasks may move (ProgramGraph::movable).
+class CompiledAcrossDevices {
+ public:
+  /// `footprint` sizes the stacks as for the one-device run (cilk::settings_for).
+  CompiledAcrossDevices(RunSettings settings, bool profiling, StackFootprint footprint)
+      : settings_(std::move(settings)), profiling_(profiling), footprint_(footprint) {}
+  ~CompiledAcrossDevices();
+  CompiledAcrossDevices(const CompiledAcrossDevices&) = delete;
+  CompiledAcrossDevices& operator=(const CompiledAcrossDevices&) = delete;
+  /// One timed call: `call()` calls the compiled function and returns its value. `m` gets the
+  /// time, the devices' statistics summed (m.stats) and each device's (m.across).
+  template <class Call>
+  std::uint64_t measure(Measurement& m, Call&& call) {
+    use();
+    m.threads = 0;
+    std::uint64_t value = 0;
+    m.ms = time_ms([&] { value = call(); });
+    m.stats = cilk::last_stats();
+    m.across = cilk::last_across();
+    return value;
+  }
+
+ private:
+  void use();
+  RunSettings settings_;
+  bool profiling_;
+  StackFootprint footprint_;
+  std::unique_ptr<DeviceSet> set_;
 };
 
 }  // namespace chanflow::workloads

@@ -31,7 +31,7 @@ struct Measurement {
   double ms = 0;
   bool correct = false;
   std::string result;             ///< what it computed, for a person: "fib(24) = 46368"
-  std::optional<RunStats> stats;  ///< chanflow implementations only (across devices: the first device's)
+  std::optional<RunStats> stats;  ///< chanflow implementations only (across devices: the first device's; a compiled program's, every device's summed)
   std::optional<DeviceRunStats> across;  ///< a run across devices (RunSettings::devices): every device's
   unsigned threads = 1;           ///< host threads it used (0: the OpenCL device's)
 };

@@ -64,6 +64,9 @@ FibResult fib_cilk(const Runtime& runtime, std::uint32_t n, SchedulingPolicy& po
 
 /// fib.c compiled by chanflowc (the generated graph of fib_compiled.cpp), run on `runtime`.
 FibResult fib_compiled(const Runtime& runtime, std::uint32_t n, const RunSettings& settings);
+/// One call of fib.c's compiled fib on the devices cilk::use named last (across devices:
+/// CompiledAcrossDevices), its value.
+std::uint64_t fib_compiled_call(std::uint32_t n);
 
 /// oneTBB task_group, a task per call (fib.c's granularity).
 std::uint64_t fib_tbb_fine(std::uint32_t n);

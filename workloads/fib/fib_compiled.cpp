@@ -10,12 +10,16 @@ extern "C" unsigned long long fib__call_on_device(const fib__task* task);
 
 namespace chanflow::workloads {
 
-FibResult fib_compiled(const Runtime& runtime, std::uint32_t n, const RunSettings& settings) {
-  cilk::use(runtime, settings);
+std::uint64_t fib_compiled_call(std::uint32_t n) {
   fib__task task{};
   task.n = n;
+  return fib__call_on_device(&task);
+}
+
+FibResult fib_compiled(const Runtime& runtime, std::uint32_t n, const RunSettings& settings) {
+  cilk::use(runtime, settings);
   FibResult r;
-  r.value = fib__call_on_device(&task);
+  r.value = fib_compiled_call(n);
   r.stats = cilk::last_stats();
   return r;
 }

@@ -36,6 +36,8 @@ class FibInstance final : public Instance {
     } else if (impl == "tbb-fine" || impl == "tbb-cutoff") {
       m.threads = tbb_threads();
       m.ms = time_ms([&] { value = impl == "tbb-fine" ? fib_tbb_fine(n_) : fib_tbb_cutoff(n_); });
+    } else if (impl == "chanflow-compiled" && !settings_.devices.empty()) {
+      value = compiled_across_.measure(m, [&] { return fib_compiled_call(n_); });
     } else if (impl == "chanflow-compiled") {
       m.threads = 0;
       const RunSettings cilk = cilk::settings_for(settings_, runtime_.caps(), footprint());
@@ -93,6 +95,8 @@ class FibInstance final : public Instance {
                                  [this](const Runtime& rt, const DeviceCaps& caps, const RunSettings& s) {
                                    return std::make_unique<FibCilk>(rt, s.for_device(caps, footprint()));
                                  }};
+  // fib.c compiled, on the same devices.
+  CompiledAcrossDevices compiled_across_{settings_, runtime_.profiling(), footprint()};
 };
 
 class Fib final : public Workload {
@@ -135,7 +139,9 @@ class Fib final : public Workload {
                                     const RunSettings& settings) const override {
     return std::make_unique<FibInstance>(runtime, static_cast<std::uint32_t>(size), settings);
   }
-  bool runs_across_devices(std::string_view impl) const override { return impl == "chanflow"; }
+  bool runs_across_devices(std::string_view impl) const override {
+    return impl == "chanflow" || impl == "chanflow-compiled";
+  }
 };
 
 }  // namespace

@@ -56,6 +56,9 @@ class UtsGraph {
 
 /// uts.c compiled by chanflowc (the generated graph of uts_compiled.cpp), run on `runtime`.
 UtsResult uts_compiled(const Runtime& runtime, std::uint64_t seed, std::uint32_t heavy, const RunSettings& settings);
+/// One call of uts.c's compiled uts_tree on the devices cilk::use named last (across devices:
+/// CompiledAcrossDevices), the tree's node count.
+std::uint64_t uts_compiled_call(std::uint64_t seed, std::uint32_t heavy);
 
 /// oneTBB, a task per node: parallel_for_each over the root's children, each node feeding its
 /// children (no join: the counts are per thread, summed at the end).

@@ -10,13 +10,17 @@ extern "C" long uts_tree__call_on_device(const uts_tree__task* task);
 
 namespace chanflow::workloads {
 
-UtsResult uts_compiled(const Runtime& runtime, std::uint64_t seed, std::uint32_t heavy, const RunSettings& settings) {
-  cilk::use(runtime, settings);
+std::uint64_t uts_compiled_call(std::uint64_t seed, std::uint32_t heavy) {
   uts_tree__task task{};
   task.seed = seed;
   task.heavy = heavy;
+  return static_cast<std::uint64_t>(uts_tree__call_on_device(&task));
+}
+
+UtsResult uts_compiled(const Runtime& runtime, std::uint64_t seed, std::uint32_t heavy, const RunSettings& settings) {
+  cilk::use(runtime, settings);
   UtsResult r;
-  r.value = static_cast<std::uint64_t>(uts_tree__call_on_device(&task));
+  r.value = uts_compiled_call(seed, heavy);
   r.stats = cilk::last_stats();
   return r;
 }

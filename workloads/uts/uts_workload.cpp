@@ -40,6 +40,8 @@ class UtsInstance final : public Instance {
         value = split_.measure_summed(m, [&](UtsGraph& copy, std::size_t device, std::size_t devices) {
           copy.seed_share(seed_, heavy_, device, devices);
         });
+      } else if (impl == "chanflow-compiled" && !settings_.devices.empty()) {
+        value = compiled_across_.measure(m, [&] { return uts_compiled_call(seed_, heavy_); });
       } else if (impl == "chanflow-compiled") {
         m.threads = 0;
         const RunSettings cilk = cilk::settings_for(settings_, runtime_.caps(), footprint());
@@ -95,6 +97,8 @@ class UtsInstance final : public Instance {
   AcrossDevices<UtsGraph> across_{settings_, runtime_.profiling(), {}, make_copy(), {"uts_tasks"}};
   AcrossDevices<UtsGraph> split_{settings_, runtime_.profiling(), {}, make_copy(), {"uts_tasks"},
                                  RouterOptions{.move_work = false}};
+  // uts.c compiled, on the same devices: its uts_subtree and uts_children tasks move.
+  CompiledAcrossDevices compiled_across_{settings_, runtime_.profiling(), footprint()};
 };
 
 class Uts final : public Workload {
@@ -123,7 +127,7 @@ class Uts final : public Workload {
     return std::make_unique<UtsInstance>(runtime, static_cast<std::uint32_t>(size), seed, settings);
   }
   bool runs_across_devices(std::string_view impl) const override {
-    return impl == "chanflow" || impl == "chanflow-static";
+    return impl == "chanflow" || impl == "chanflow-static" || impl == "chanflow-compiled";
   }
 };
 

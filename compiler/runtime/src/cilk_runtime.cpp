@@ -1,9 +1,11 @@
 // The runtime of compiled Cilk programs (see cilk_runtime.hpp and cilk_host.h): one device per
-// process, main's heap as SVM, and per Cilk function a graph built by its first call and run
-// again by the next ones.
+// process or a set of them (CHANFLOW_DEVICES), main's heap as SVM on the first, and per Cilk
+// function a graph built by its first call and run again by the next ones (a copy per device).
 #include "chanflow/cilk_runtime.hpp"
 
 #include "chanflow/cilk_host.h"
+#include "chanflow/device_set.hpp"
+#include "chanflow/work_router.hpp"
 #include "process.hpp"
 #include "run_report.hpp"
 
@@ -42,8 +44,12 @@ std::string env_string(const char* name, const char* fallback) {
   std::exit(1);
 }
 
-// The device and the heap main allocates from. The heap's blocks are coarse-grain SVM: mapped for
-// the host between calls, unmapped while a graph runs (where the device lacks fine-grain SVM).
+// The devices and the heap main allocates from. The heap's blocks are coarse-grain SVM of the
+// first device: mapped for the host between calls, unmapped while a graph runs (where the device
+// lacks fine-grain SVM). Across devices (CHANFLOW_DEVICES), each call runs a copy of its graph per
+// device and a router moves the tasks of functions whose tasks carry no address (chanflowc says
+// which: ProgramGraph::movable) to devices that run dry; what main allocates, and the globals it
+// shares with device code, are the first device's, where every other task stays.
 class Process {
  public:
   static Process& get() {
@@ -51,8 +57,15 @@ class Process {
     return process;
   }
 
-  void use(const Runtime& runtime, const RunSettings& settings, Capacity capacity) {
+  void use(const Runtime& runtime, const RunSettings& settings, Capacity capacity) { use(runtime, nullptr, settings, capacity); }
+  void use(const DeviceSet& set, const RunSettings& settings, Capacity capacity) {
+    use(set.runtime(0), &set, settings, capacity);
+  }
+  void use(const Runtime& runtime, const DeviceSet* set, RunSettings settings, Capacity capacity) {
     std::lock_guard lock(mutex_);
+    if (set) settings.scheduler = Scheduler::Rounds;  // the router acts between rounds
+    if (set != external_set_) kept_.clear();
+    external_set_ = set;
     const RunSettings resolved = settings.for_device(runtime.caps());
     capacity_fixed_ = settings.capacity != 0 && capacity == Capacity::Exactly;
     wg_asked_ = settings.wg_size != 0;
@@ -60,6 +73,7 @@ class Process {
       kept_.clear();
       if (external_ != &runtime) {
         device_heap_.reset();
+        other_heaps_.clear();
         heap_for_host_ = false;
       }
     }
@@ -74,6 +88,8 @@ class Process {
     if (external_ == &runtime) {
       kept_.clear();
       device_heap_.reset();
+      other_heaps_.clear();
+      external_set_ = nullptr;
       heap_for_host_ = false;
       external_buffers_.clear();
       external_ = nullptr;
@@ -90,6 +106,10 @@ class Process {
     std::lock_guard lock(mutex_);
     return last_;
   }
+  DeviceRunStats last_across() {
+    std::lock_guard lock(mutex_);
+    return last_across_;
+  }
 
   const Runtime& runtime() {
     if (external_) return *external_;
@@ -100,21 +120,40 @@ class Process {
         fail(e.what());
       }
       try {
-        runtime_ = std::make_unique<Runtime>(DeviceSelection{.profiling = !settings_.trace_path.empty()});
+        if (!settings_.devices.empty()) {
+          set_ = std::make_unique<DeviceSet>(settings_.devices, !settings_.trace_path.empty());
+          settings_.scheduler = Scheduler::Rounds;  // the router acts between rounds
+        } else {
+          runtime_ = std::make_unique<Runtime>(DeviceSelection{.profiling = !settings_.trace_path.empty()});
+        }
+      } catch (const DeviceSetError& e) {
+        fail(fmt::format("CHANFLOW_DEVICES={}: {}", settings_.devices, e.what()));
       } catch (const std::exception& e) {
-        fail(fmt::format("cannot open the OpenCL device: {}", e.what()));
+        fail(fmt::format("cannot open the OpenCL device{}: {}", set_ ? "s" : "", e.what()));
       }
-      map_for_host_ = !runtime_->caps().svm_fine_buffer;
-      totals_.device = runtime_->caps().name;
+      if (set_) runtime_ptr_ = &set_->runtime(0);
+      else runtime_ptr_ = runtime_.get();
+      map_for_host_ = !runtime_ptr_->caps().svm_fine_buffer;
+      totals_.device = set_ ? set_->describe() : runtime_ptr_->caps().name;
       // A compiled program's stacks have no footprint to size them by: 4,096 CEs per level unless
       // asked (StackFootprint's CPU capacity), or a work-group's request where that is more
       // (ProgramGraph::spawns_per_item), and the device's work-group size.
       capacity_fixed_ = settings_.capacity != 0;
       wg_asked_ = settings_.wg_size != 0;
-      settings_ = settings_.for_device(runtime_->caps());
+      settings_ = settings_.for_device(runtime_ptr_->caps());
       if (env_string("CHANFLOW_STATS", "") == "1") std::atexit([] { Process::get().print_stats(); });
     });
-    return *runtime_;
+    return *runtime_ptr_;
+  }
+
+  // The devices calls run on, the first the host's (main's heap, the globals' cells, the root).
+  std::vector<const Runtime*> devices() {
+    const Runtime& first = runtime();
+    const DeviceSet* set = external_ ? external_set_ : set_.get();
+    if (!set) return {&first};
+    std::vector<const Runtime*> out;
+    for (std::size_t d = 0; d < set->size(); ++d) out.push_back(&set->runtime(d));
+    return out;
   }
 
   // A block of SVM, or null (errno ENOMEM) where the device cannot give it, as C's malloc says.
@@ -184,7 +223,7 @@ class Process {
       std::abort();
     } catch (const StackDepthError& e) {
       if (external_) throw;
-      fail(depth_message(e));
+      fail(depth_message(e, settings_.max_channels));
     } catch (const OpenCLError& e) {
       if (external_) throw;
       fail(fmt::format("OpenCL error: {}", e.what()));
@@ -195,21 +234,28 @@ class Process {
   }
 
  private:
-  // A compiled function's graph, built by its first call and run again by the next ones (its
-  // channels, levels and kernels reused: Graph::run), with the slot the root returns into.
-  struct Kept {
+  // One device's copy of a compiled function's graph.
+  struct Copy {
     std::unique_ptr<Graph> graph;
     std::unique_ptr<ProgramGraph> program;
     ChannelStackNode* root = nullptr;
+  };
+  // A compiled function's graph, built by its first call and run again by the next ones (its
+  // channels, levels and kernels reused: Graph::run), a copy per device, with the slot the root
+  // returns into (on the first device) and, across devices, the router.
+  struct Kept {
+    std::vector<Copy> copies;
+    std::unique_ptr<WorkRouter> router;  // after copies_: destroyed before the graphs it runs
     SvmBuffer result;
     std::optional<SerialDepthChooser> chooser;  // granularity control left to the runtime
     bool ran = false;  // a graph's first run builds its levels and compiles its kernels (PoCL: at their first launches)
   };
 
   // The serial depth of a run of `k`'s graph (RunOptions::serial_depth), and the chooser that
-  // picked it, if the runtime did.
-  std::pair<std::uint32_t, SerialDepthChooser*> serial_depth(const Runtime& rt, Kept& k) {
-    const ProgramGraph& p = *k.program;
+  // picked it, if the runtime did: across devices, one depth for every device, chosen for all of
+  // their work-items.
+  std::pair<std::uint32_t, SerialDepthChooser*> serial_depth(const std::vector<const Runtime*>& devices, Kept& k) {
+    const ProgramGraph& p = *k.copies.front().program;
     const bool by_depth = !p.serial_functions().empty();
     if (!by_depth && p.serial_conditions().empty()) return {kSerialOff, nullptr};
     SerialCutoff cutoff = settings_.serial_cutoff;
@@ -222,7 +268,11 @@ class Process {
       default: break;
     }
     if (!by_depth) return {0, nullptr};  // only functions with conditions of their own: on
-    if (!k.chooser) k.chooser.emplace(serial_target(rt.caps()));
+    if (!k.chooser) {
+      std::uint64_t target = 0;
+      for (const Runtime* rt : devices) target += serial_target(rt->caps());
+      k.chooser.emplace(target);
+    }
     return {k.chooser->depth(), &*k.chooser};
   }
 
@@ -230,16 +280,17 @@ class Process {
   // chooser learns from, and the tasks that ran their call serially (at the depth or deeper, of a
   // function with a serial form).
   void learn_granularity(Kept& k, std::uint32_t depth, SerialDepthChooser* chooser, const RunStats& stats) {
-    if (k.program->serial_functions().empty()) return;
+    const ProgramGraph& program = *k.copies.front().program;
+    if (program.serial_functions().empty()) return;
     totals_.serial_depth = describe_serial_depth(depth, chooser);
     if (depth == kSerialOff) return;
-    const TaskBreadth breadth = task_breadth(*k.program, depth, stats);
+    const TaskBreadth breadth = task_breadth(program, depth, stats);
     totals_.serial_tasks += breadth.serial;
     // The run's time without making stack levels (a first visit to a depth makes them).
     if (chooser) chooser->learn(breadth.per_level, stats.wall_ms - stats.host.levels_ms);
   }
 
-  Kept& kept(const Runtime& rt, BuildFunction build, const char* root_stack, bool loop_leaves) {
+  Kept& kept(const std::vector<const Runtime*>& devices, BuildFunction build, const char* root_stack, bool loop_leaves) {
     auto [it, fresh] = kept_.try_emplace({build, root_stack});
     Kept& k = it->second;
     if (!fresh) return k;
@@ -250,12 +301,18 @@ class Process {
       GraphOptions options = settings_.graph_options();
       if (loop_leaves && !wg_asked_) options.wg_size = std::min<std::uint32_t>(options.wg_size, CHANFLOW_LOOP_WG_GPU);
       wg_used_ = options.wg_size;
-      k.graph = std::make_unique<Graph>(rt, options);
-      k.program = std::make_unique<ProgramGraph>(*k.graph, settings_.capacity, capacity_fixed_);
-      build(*k.program);
-      if (k.program->wants_heap()) k.graph->set_heap(device_heap(rt, k.program->heap_for_host()));
-      for (ChannelStackNode* s : stacks_of(*k.program, root_stack)) k.root = s;
-      k.result = SvmBuffer(rt, sizeof(std::uint64_t));
+      std::vector<DeviceGraph> graphs;
+      for (std::size_t d = 0; d < devices.size(); ++d) {
+        Copy& c = k.copies.emplace_back();
+        c.graph = std::make_unique<Graph>(*devices[d], options);
+        c.program = std::make_unique<ProgramGraph>(*c.graph, settings_.capacity, capacity_fixed_);
+        build(*c.program);
+        if (c.program->wants_heap()) c.graph->set_heap(device_heap(*devices[d], d, c.program->heap_for_host()));
+        for (ChannelStackNode* s : stacks_of(*c.program, root_stack)) c.root = s;
+        graphs.push_back({c.graph.get(), c.program->movable()});
+      }
+      if (devices.size() > 1) k.router = std::make_unique<WorkRouter>(std::move(graphs));
+      k.result = SvmBuffer(*devices.front(), sizeof(std::uint64_t));
     } catch (...) {
       kept_.erase(it);
       throw;
@@ -263,11 +320,18 @@ class Process {
     return k;
   }
 
-  // The device heap of the program's calls, made by the first that allocates on the device. Once
-  // a graph whose device code allocates (`for_host`) has it, it is mapped for the host between
-  // calls (a block the device allocated is the host's to read and free); spilled stack frames
-  // alone never reach the host, and a call pays no map and unmap for them.
-  DeviceHeap& device_heap(const Runtime& rt, bool for_host) {
+  // The device heap of the program's calls on device `d`, made by the first that allocates on the
+  // device. Once a graph whose device code allocates (`for_host`) has the first device's, it is
+  // mapped for the host between calls (a block the device allocated is the host's to read and
+  // free); spilled stack frames alone never reach the host, and a call pays no map and unmap for
+  // them. The other devices' heaps are theirs alone: a block one allocates stays in the subtree
+  // of the task that moved there (its function returns no address).
+  DeviceHeap& device_heap(const Runtime& rt, std::size_t d, bool for_host) {
+    if (d > 0) {
+      if (other_heaps_.size() < d) other_heaps_.resize(d);
+      if (!other_heaps_[d - 1]) other_heaps_[d - 1] = std::make_unique<DeviceHeap>(rt, settings_.heap_bytes);
+      return *other_heaps_[d - 1];
+    }
     if (!device_heap_) device_heap_ = std::make_unique<DeviceHeap>(rt, settings_.heap_bytes);
     if (for_host && !heap_for_host_) {
       heap_for_host_ = true;
@@ -284,33 +348,44 @@ class Process {
 
   std::uint64_t run(const Runtime& rt, BuildFunction build, const char* root_stack, const void* task,
                     std::size_t task_bytes, bool loop_leaves) {
-    Kept& k = kept(rt, build, root_stack, loop_leaves);
-    Graph& graph = *k.graph;
+    const std::vector<const Runtime*> on = devices();
+    Kept& k = kept(on, build, root_stack, loop_leaves);
     rt.svm_fill_zero_async(k.result.get(), k.result.size());
-    const std::vector<void*>& globals = k.program->shared_globals();
-    for (KernelNode* node : k.program->kernels()) {  // the heap as it is now
-      if (!globals.empty()) node->set_arg_bytes(globals.data(), globals.size() * sizeof(void*));
-      node->clear_uses().uses(k.result);
-      for (auto& [p, block] : heap_) node->uses(block);
-      for (const SvmBuffer* buffer : external_buffers_) node->uses(*buffer);
-    }
+    const std::vector<void*>& globals = k.copies.front().program->shared_globals();
+    for (std::size_t d = 0; d < k.copies.size(); ++d)
+      for (KernelNode* node : k.copies[d].program->kernels()) {  // the heap as it is now
+        if (!globals.empty()) node->set_arg_bytes(globals.data(), globals.size() * sizeof(void*));
+        node->clear_uses();
+        if (d > 0) continue;  // what the host allocated is the first device's: no task reaching it moves
+        node->uses(k.result);
+        for (auto& [p, block] : heap_) node->uses(block);
+        for (const SvmBuffer* buffer : external_buffers_) node->uses(*buffer);
+      }
     std::vector<std::byte> root_task(task_bytes);
     std::memcpy(root_task.data(), task, task_bytes);
     const std::uint64_t slot = reinterpret_cast<std::uint64_t>(k.result.get());
     std::memcpy(root_task.data(), &slot, sizeof slot);  // chanflow_task::ret: the root returns here
-    k.root->push_bytes(0, root_task.data(), root_task.size());
+    k.copies.front().root->push_bytes(0, root_task.data(), root_task.size());
 
     const std::unique_ptr<SchedulingPolicy> policy = settings_.make_policy();
-    const auto [serial_depth_now, chooser] = serial_depth(rt, k);
+    const auto [serial_depth_now, chooser] = serial_depth(on, k);
 
     if (map_for_host_)
       for (auto& [p, block] : heap_) unmap(p);
     unmap_device_heap();
     RunStats stats;
+    DeviceRunStats across;
     try {
       RunOptions options = settings_.run_options(root_stack);
       options.serial_depth = serial_depth_now;
-      stats = graph.run(*policy, options);
+      if (k.router) {
+        across = k.router->run([this] { return settings_.make_policy(); }, options);
+        stats = across.total();
+      } else {
+        stats = k.copies.front().graph->run(*policy, options);
+        if (external_ ? external_set_ : set_.get())  // a set of one device: its run is the set's
+          across = {.runs = {stats}, .traffic = {DeviceTraffic{}}, .wall_ms = stats.wall_ms};
+      }
     } catch (...) {
       kept_.erase({build, root_stack});  // a graph whose run threw does not run again
       if (map_for_host_)
@@ -324,6 +399,13 @@ class Process {
     std::uint64_t value = 0;
     rt.svm_read(&value, k.result.get(), sizeof value);
     add(stats);
+    if (k.router) {
+      if (totals_.devices.empty())
+        for (const Runtime* d : on) totals_.devices.push_back({.name = d->caps().name});
+      totals_.add(across);
+      totals_.movable = k.copies.front().program->movable();
+      totals_.staying = k.copies.front().program->staying();
+    }
     if (!k.ran) {
       ++totals_.first_runs;
       totals_.first_runs_ms += stats.wall_ms;
@@ -332,37 +414,8 @@ class Process {
     learn_granularity(k, serial_depth_now, chooser, stats);
     last_ = stats;
     last_.serial_searching = chooser && !chooser->settled();
+    last_across_ = std::move(across);
     return value;
-  }
-
-  // A device-side error in the program's words: its kernel nodes F__spawn and F__sync are Cilk
-  // function F ("kernel node 'fib__spawn' asked the device heap ..." names 'fib').
-  static std::string in_program_words(std::string message) {
-    const std::string node = "kernel node '";
-    for (std::size_t at = message.find(node); at != std::string::npos; at = message.find(node, at + 1)) {
-      const std::size_t end = message.find('\'', at + node.size());
-      if (end == std::string::npos) break;
-      std::string name = message.substr(at + node.size(), end - at - node.size());
-      for (const char* suffix : {"__spawn", "__sync"})
-        if (name.ends_with(suffix)) {
-          name.erase(name.size() - std::strlen(suffix));
-          message.replace(at, end - at, "Cilk function '" + name);
-          break;
-        }
-    }
-    return message;
-  }
-
-  // A stack that could not grow, in the program's words: which Cilk function recursed how deep,
-  // and the setting that raises the limit.
-  std::string depth_message(const StackDepthError& e) const {
-    std::string function = e.stack();
-    if (function.size() > 5 && function.ends_with("_cont")) function.erase(function.size() - 5);
-    return fmt::format("Cilk function '{}' recursed {} levels deep, as deep as this run can go: every level of "
-                       "every Cilk function's stacks takes one of the run's {} channel-table slots. Does '{}' "
-                       "miss a base case? If the recursion is meant to be this deep, raise "
-                       "CHANFLOW_MAX_CHANNELS (--max-channels with chanflow run).",
-                       function, e.level(), settings_.max_channels, function);
   }
 
   static std::vector<ChannelStackNode*> stacks_of(ProgramGraph& program, const char* name) {
@@ -374,13 +427,13 @@ class Process {
   }
 
   void map(void* p, std::size_t bytes) {
-    const cl_int err = clEnqueueSVMMap(runtime_->queue()(), CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, p, bytes, 0, nullptr, nullptr);
+    const cl_int err = clEnqueueSVMMap(runtime().queue()(), CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, p, bytes, 0, nullptr, nullptr);
     if (err != CL_SUCCESS) throw OpenCLError("clEnqueueSVMMap", err);
   }
   void unmap(void* p) {
-    const cl_int err = clEnqueueSVMUnmap(runtime_->queue()(), p, 0, nullptr, nullptr);
+    const cl_int err = clEnqueueSVMUnmap(runtime().queue()(), p, 0, nullptr, nullptr);
     if (err != CL_SUCCESS) throw OpenCLError("clEnqueueSVMUnmap", err);
-    runtime_->finish();
+    runtime().finish();
   }
 
   void add(const RunStats& s) {
@@ -400,41 +453,17 @@ class Process {
     totals_.channels = std::max(totals_.channels, s.channels);
   }
 
-  void print_stats() const {
-    const Totals& t = totals_;
-    if (t.calls == 0) return;
-    fmt::print(stderr,
-               "chanflow: {} graph run(s) on {} ({} on the device scheduler): {:.2f} ms, {} rounds, {} dispatches, {} CEs "
-               "(tasks and frames), {} yields, {} restarts, deepest level {}, device idle on the aggregator {:.0f}%\n",
-               t.calls, t.device, t.device_scheduled, t.wall_ms, t.rounds, t.dispatches, t.ces, t.yields, t.restarts, t.max_level,
-               t.wall_ms > 0 ? 100.0 * t.aggregator_ms / t.wall_ms : 0.0);
-    fmt::print(stderr, "chanflow: of these, {} first run(s) of a graph took {:.2f} ms: a first run also makes its "
-               "levels and compiles its kernels (PoCL at their first launches; later runs and processes reuse them)\n",
-               t.first_runs, t.first_runs_ms);
-    const RunSettings& s = settings_;
-    fmt::print(stderr, "chanflow: settings: {} CEs per stack level, work-groups of {}, {} policy, {} dispatch, {} channel-table slots\n",
-               s.capacity, wg_used_ ? wg_used_ : s.wg_size, s.policy, to_string(s.dispatch), s.max_channels);
-    fmt::print(stderr, "chanflow: device memory: channels {:.1f} MiB in {} stack levels and channels at most, {:.1f} KiB of "
-                       "CEs live at most\n",
-               static_cast<double>(t.channel_bytes) / (1 << 20), t.channels, static_cast<double>(t.live_bytes) / 1024);
-    if (device_heap_)
-      fmt::print(stderr, "chanflow: device heap: {:.1f} MiB of {:.0f} MiB used at most (CHANFLOW_HEAP, --heap), {} block(s) live at exit\n",
-                 static_cast<double>(device_heap_->high_water_bytes()) / (1 << 20),
-                 static_cast<double>(device_heap_->bytes()) / (1 << 20), device_heap_->live_blocks());
-    if (!t.serial_depth.empty())
-      fmt::print(stderr, "chanflow: granularity control: serial {} in the last call; {} task(s) ran their call serially "
-                         "in their work-item\n", t.serial_depth, t.serial_tasks);
-    // A resumed task continues its flush with the spawns it recorded: its statements ran once.
-    if (t.restarts)
-      fmt::print(stderr, "chanflow: tasks resumed where they yielded (their bodies not run again): {}\n",
-                 describe_restarts(t.restarts_per_port));
-  }
+  void print_stats() const { print_totals(totals_, settings_, wg_used_, device_heap_.get()); }
 
   std::once_flag once_;
   std::unique_ptr<Runtime> runtime_;
+  std::unique_ptr<DeviceSet> set_;         // CHANFLOW_DEVICES: the devices (runtime_ then unused)
+  const Runtime* runtime_ptr_ = nullptr;   // runtime_, or set_'s first device
   const Runtime* external_ = nullptr;  // use(): the embedding program's device
+  const DeviceSet* external_set_ = nullptr;  // use(): the embedding program's devices, external_ the first
   RunSettings settings_;
   RunStats last_;
+  DeviceRunStats last_across_;  // across devices: each device's part of the last call
   bool map_for_host_ = false;
   bool capacity_fixed_ = false;  // the capacity was asked for, not left to the device
   bool wg_asked_ = false;        // so was the work-group size
@@ -442,6 +471,7 @@ class Process {
   std::recursive_mutex mutex_;
   std::map<void*, SvmBuffer> heap_;  // destroyed before runtime_ (declared after it)
   std::unique_ptr<DeviceHeap> device_heap_;  // the same
+  std::vector<std::unique_ptr<DeviceHeap>> other_heaps_;  // across devices: the second's on
   bool heap_for_host_ = false;               // mapped between calls: some graph's device code allocates
   std::vector<const SvmBuffer*> external_buffers_;  // uses(): the embedding program's
   std::map<std::pair<BuildFunction, std::string>, Kept> kept_;  // the same
@@ -459,11 +489,17 @@ void use(const Runtime& runtime, const RunSettings& settings, Capacity capacity)
   Process::get().use(runtime, settings, capacity);
 }
 
+void use(const DeviceSet& devices, const RunSettings& settings, Capacity capacity) {
+  Process::get().use(devices, settings, capacity);
+}
+
 void forget(const Runtime& runtime) { Process::get().forget(runtime); }
 
 void uses(const SvmBuffer& buffer) { Process::get().uses(buffer); }
 
 RunStats last_stats() { return Process::get().last_stats(); }
+
+DeviceRunStats last_across() { return Process::get().last_across(); }
 
 RunSettings settings_for(const RunSettings& asked, const DeviceCaps& caps, const StackFootprint& footprint) {
   RunSettings s = asked.for_device(caps, footprint);

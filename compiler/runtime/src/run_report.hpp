@@ -4,11 +4,13 @@
 
 #include "chanflow/chanflow.hpp"
 #include "chanflow/cilk_runtime.hpp"
+#include "chanflow/work_router.hpp"
 
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace chanflow::cilk {
@@ -28,7 +30,30 @@ struct Totals {
   std::map<std::string, std::uint64_t> restarts_per_port;  // "F__spawn:port", as RunStats names them
   std::uint64_t serial_tasks = 0;  // tasks that ran their call serially (granularity control)
   std::string serial_depth;        // how the last call's serial depth was set (describe_serial_depth); empty: no forms
+  // Across devices (CHANFLOW_DEVICES): what each device did over every call, and, for the last
+  // call's function, whose tasks may move and why the others stay.
+  struct Device {
+    std::string name;
+    std::uint64_t ces = 0;
+    DeviceTraffic traffic;
+  };
+  std::vector<Device> devices;
+  std::vector<std::string> movable;
+  std::vector<std::pair<std::string, std::string>> staying;
+  void add(const DeviceRunStats& across);
 };
+
+// What CHANFLOW_STATS=1 prints at exit: the totals, the settings the calls ran with (`wg_used`:
+// the last graph's work-group size), the device heap (of the first device; null: none).
+void print_totals(const Totals& t, const RunSettings& s, std::uint32_t wg_used, const DeviceHeap* heap);
+
+// A device-side error in the program's words: its kernel nodes F__spawn and F__sync are Cilk
+// function F ("kernel node 'fib__spawn' asked the device heap ..." names 'fib').
+std::string in_program_words(std::string message);
+
+// A stack that could not grow, in the program's words: which Cilk function recursed how deep,
+// and the setting that raises the limit.
+std::string depth_message(const StackDepthError& e, std::uint32_t max_channels);
 
 // What a run of a compiled function's graph says of granularity control: the tasks per level (every
 // task stack summed, level 0 first) and how many ran their call serially (at `depth` or deeper, of

@@ -27,6 +27,7 @@ std::optional<CilkProgram> Analyzer::run() {
   if (Program.serial_forms && !Diags.hasErrorOccurred()) describe_serial_forms();
   if (!Diags.hasErrorOccurred()) apply_serial_below();
   find_env_users();
+  find_movable_tasks();
   collect_types_and_constants();
   if (Diags.hasErrorOccurred()) return std::nullopt;
   return std::move(Program);

@@ -104,6 +104,9 @@ class Analyzer {
   // ---- the node's environment: which functions reach the device heap or a recursive helper
   void find_env_users();
 
+  // ---- which Cilk functions' tasks may run on another device (movable_tasks.cpp)
+  void find_movable_tasks();
+
   // ---- types and constants device code needs, in dependency order
   void collect_types_and_constants();
   /// Types device code may not use (`long double`, `__int128`, ...), at the first use of each.

@@ -128,6 +128,11 @@ struct CilkFunction {
   /// A work-group task (CHANFLOW_GROUP_KERNEL_NODE): a cilk_for's leaf, whose work-items share its
   /// iterations (`__chanflow_group_item()` is the work-item, `__chanflow_group_items()` their number).
   bool group = false;
+  /// Whether its tasks may run on another device of a run across devices (movable_tasks.cpp):
+  /// empty, they may; otherwise why they stay on the device that spawned them, in words for the
+  /// run's statistics ("its parameter 'a' is a pointer").
+  std::string stays_because;
+  bool movable() const { return stays_because.empty(); }
   bool returns_value() const { return !decl->getReturnType()->isVoidType(); }
   /// Whether a run of it can leave a continuation: some sync point resumes (a function whose every
   /// sync hands its children its own return, chanflow_forward_children, has no continuation stack).

@@ -151,6 +151,14 @@ std::string emit_graph_cpp(const CilkProgram& program, const std::string& types_
                          ".taken_by_tasks = true}});\n",
                          f.name);
   }
+  // Across devices (multidevice/): whose tasks may run on another device, and why the others stay.
+  std::vector<std::string> movable;
+  for (const CilkFunction& f : program.functions)
+    if (f.movable()) movable.push_back("\"" + f.name + "\"");
+  out += "  // Across devices, tasks that carry no address may run on any device; the others stay where they are spawned.\n";
+  if (!movable.empty()) out += fmt::format("  p.movable({{{}}});\n", fmt::join(movable, ", "));
+  for (const CilkFunction& f : program.functions)
+    if (!f.movable()) out += fmt::format("  p.stays(\"{}\", \"{}\");\n", f.name, f.stays_because);
   for (const CilkFunction& f : program.functions) {
     const std::string& n = f.name;
     out += fmt::format("  // {}\n", n);

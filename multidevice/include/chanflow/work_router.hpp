@@ -65,7 +65,15 @@ struct DeviceRunStats {
   std::vector<RunStats> runs;
   std::vector<DeviceTraffic> traffic;
   double wall_ms = 0;
+  /// The devices' runs as one: counts summed (CEs, per level and per channel too), the deepest
+  /// level and the most memory of any device, host and device time a device's mean, the run's
+  /// wall time.
+  RunStats total() const;
 };
+
+/// Where device `device` of a run across devices writes its Chrome trace when the run was asked
+/// for one at `path`: `trace.json` becomes `trace.device1.json` (the first device's too).
+std::string device_trace_path(const std::string& path, std::size_t device);
 
 /// Runs `graphs` (one per device, the same definition, seeded where the run starts) at once, one
 /// host thread each, moving work between them as they run. `make_policy` gives each device's run
@@ -77,7 +85,9 @@ class WorkRouter {
   WorkRouter(const WorkRouter&) = delete;
   WorkRouter& operator=(const WorkRouter&) = delete;
 
-  DeviceRunStats run(const std::function<std::unique_ptr<SchedulingPolicy>()>& make_policy);
+  /// `options` are every device's (its serial depth, its trace: one file per device,
+  /// device_trace_path; its progress line: the first device's only).
+  DeviceRunStats run(const std::function<std::unique_ptr<SchedulingPolicy>()>& make_policy, const RunOptions& options = {});
 
   /// Most tasks one take moves (a work-group's worth or a level's half, whichever is fewer).
   static constexpr std::uint32_t kMostPerBatch = 1024;

@@ -2,7 +2,9 @@
 // the stacks and kernel nodes of a compiled Cilk program, and call(), which runs one call of a
 // Cilk function from host code on the OpenCL device and returns its result's bits.
 //
-// One process-wide device (CHANFLOW_DEVICE, else PoCL), chosen at the first call or allocation.
+// One process-wide device (CHANFLOW_DEVICE, else PoCL), chosen at the first call or allocation,
+// or a set of them (CHANFLOW_DEVICES: all, 0,1, 0-3, nvidia; multidevice/), the first holding
+// what main allocates, with the tasks that carry no address moving to devices that run dry.
 // How calls run is a RunSettings (chanflow/run_settings.hpp) read from the environment that
 // `chanflow run FILE.c` sets from its flags (RunSettings::from_environment): CHANFLOW_CAPACITY
 // (CEs per stack level, default 4096), CHANFLOW_WG (work-group size; default the device's: 64 on
@@ -25,7 +27,13 @@
 #include <deque>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
+
+namespace chanflow {
+class DeviceSet;
+struct DeviceRunStats;
+}  // namespace chanflow
 
 namespace chanflow::cilk {
 
@@ -78,6 +86,14 @@ class ProgramGraph {
   const std::vector<std::string>& serial_conditions() const { return serial_conditions_; }
   std::optional<std::uint32_t> compiled_serial_depth() const { return compiled_depth_; }
 
+  /// Across devices (CHANFLOW_DEVICES): these Cilk functions' tasks carry no address, so they may
+  /// run on any device of the run; the others stay on the device that spawned them, each for the
+  /// reason chanflowc gives (said by CHANFLOW_STATS).
+  void movable(std::vector<std::string> functions) { movable_ = std::move(functions); }
+  void stays(const char* function, const char* why) { stays_.emplace_back(function, why); }
+  const std::vector<std::string>& movable() const { return movable_; }
+  const std::vector<std::pair<std::string, std::string>>& staying() const { return stays_; }
+
   Graph& graph() { return graph_; }
   const std::deque<KernelNode*>& kernels() const { return kernels_; }
   const std::deque<ChannelStackNode*>& stacks() const { return stacks_; }
@@ -90,7 +106,8 @@ class ProgramGraph {
   bool capacity_fixed_;
   bool heap_ = false, spill_heap_ = false;
   std::vector<void*> globals_;
-  std::vector<std::string> serial_functions_, serial_conditions_;
+  std::vector<std::string> serial_functions_, serial_conditions_, movable_;
+  std::vector<std::pair<std::string, std::string>> stays_;
   std::optional<std::uint32_t> compiled_depth_;
   std::deque<KernelNode*> kernels_;
   std::deque<ChannelStackNode*> stacks_;
@@ -114,6 +131,10 @@ enum class Capacity { Exactly, AtLeast };
 /// work-items share a loop's iterations).
 RunSettings settings_for(const RunSettings& asked, const DeviceCaps& caps, const StackFootprint& footprint);
 void use(const Runtime& runtime, const RunSettings& settings, Capacity capacity = Capacity::Exactly);
+/// The same across `devices` (multidevice/'s DeviceSet, device_set.hpp): each call runs a copy of
+/// its graph on each, in rounds, the root and what uses() names on the first; tasks of the
+/// functions chanflowc found movable (ProgramGraph::movable) move to devices that run dry.
+void use(const DeviceSet& devices, const RunSettings& settings, Capacity capacity = Capacity::Exactly);
 /// For such a program: the calls that follow may reach `buffer`, SVM of its own (an array to sort)
 /// that their arguments point into (a device without fine-grain SVM must be told), until forget().
 void uses(const SvmBuffer& buffer);
@@ -121,8 +142,10 @@ void uses(const SvmBuffer& buffer);
 /// another).
 void forget(const Runtime& runtime);
 
-/// The statistics of the last call.
+/// The statistics of the last call (across devices, every device's summed: DeviceRunStats::total).
 RunStats last_stats();
+/// Across devices, each device's part of the last call (work_router.hpp); none on one device.
+DeviceRunStats last_across();
 
 /// What chanflowc knows of a program's device code that a run needs.
 struct ProgramTraits {
