@@ -241,6 +241,11 @@ int main(int argc, char** argv) {
   soak_compiled->add_option("--first", compiled_soak.first, "index of the first configuration")->capture_default_str();
   soak_compiled->add_option("--timeout", compiled_soak.timeout_s, "seconds one run may take before it counts as a hang")
       ->capture_default_str();
+  soak_compiled->add_option("--most-devices", compiled_soak.most_devices,
+                            "a quarter of the runs go across 2 to this many devices (CHANFLOW_DEVICES=0-K; PoCL "
+                            "makes them with POCL_DEVICES); 1: none")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 64u));
   soak_compiled->add_option("--json", json_path, "also write the results as JSON to this file");
 
   auto* run_cmd = app.add_subcommand("run", "run a workload and check it against its serial reference (chanflow run "

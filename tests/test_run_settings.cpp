@@ -82,15 +82,16 @@ TEST_CASE("What a run leaves to the device: a CPU keeps its sizes, a GPU grows t
 TEST_CASE("Settings reach a compiled program's process through the environment and come back the same") {
   // Every variable, defaults too: the process runs with exactly these settings.
   const auto defaults = RunSettings{}.environment();
-  CHECK(defaults.size() == 11);
+  CHECK(defaults.size() == 12);
   CHECK(std::count(defaults.begin(), defaults.end(), std::pair<std::string, std::string>{"CHANFLOW_CAPACITY", "0"}) == 1);
   CHECK(std::count(defaults.begin(), defaults.end(), std::pair<std::string, std::string>{"CHANFLOW_DISPATCH", "auto"}) == 1);
   CHECK(std::count(defaults.begin(), defaults.end(), std::pair<std::string, std::string>{"CHANFLOW_SCHEDULER", "auto"}) == 1);
   const RunSettings s{.capacity = 2048, .wg_size = 32, .policy = "greedy", .dispatch = Sweeps::Planned,
                       .scheduler = Scheduler::Device, .sweep_groups = 7, .max_channels = 512, .trace_path = "t.json", .heap_bytes = 3 << 20,
-                      .serial_cutoff = {.mode = SerialCutoff::Mode::Depth, .depth = 11}, .quiet = true};
+                      .serial_cutoff = {.mode = SerialCutoff::Mode::Depth, .depth = 11}, .quiet = true, .devices = "0-2"};
   const auto vars = s.environment();
-  CHECK(vars.size() == 11);
+  CHECK(vars.size() == 12);
+  CHECK(std::count(vars.begin(), vars.end(), std::pair<std::string, std::string>{"CHANFLOW_DEVICES", "0-2"}) == 1);
   RunSettings back;
   {
     const Environment env(vars);

@@ -44,11 +44,13 @@ struct CompiledSoakOptions {
   std::uint64_t seed = 1;
   std::uint32_t first = 0;  ///< index of the first configuration (to run one again alone)
   double timeout_s = 120;   ///< per run: past it the run is killed and counts as a hang
+  /// Above 1: a quarter of the runs go across 2 to this many devices (CHANFLOW_DEVICES=0-K).
+  std::uint32_t most_devices = 1;
 };
 
 /// Compiles each listed Cilk program with chanflowc (found beside this executable) and as its
 /// serial elision, then runs them under randomly drawn capacities (from two work-groups' requests
-/// up), work-group sizes, policies and dispatch modes: every run must print what the elision prints,
+/// up), work-group sizes, policies, dispatch modes and device counts: every run must print what the elision prints,
 /// or stop with a diagnostic (counted by kind). The totals' "failed" (wrong, crashed, hung) is 0 in
 /// a passing run.
 nlohmann::json run_compiled_soak(const CompiledSoakOptions& options, std::FILE* out);

@@ -18,6 +18,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
@@ -107,13 +108,15 @@ std::vector<Program> read_manifest(const fs::path& manifest) {
 // too small for one work-group's request. Its reason, numbers taken out; empty if `err` is not
 // exactly that (another problem, another error, or none).
 std::string refusal_of(const std::string& err) {
+  // Across devices the device whose graph was refused is named first.
   static const std::string kLead = "chanflow: malformed channel-flow graph:";
+  static const std::regex kLeadLine(R"(chanflow: (device [0-9]+ \(.*\): )?malformed channel-flow graph:\s*)");
   static const std::string kProblem = "cannot hold one work-group's request";
   std::istringstream lines(err);
   std::string line;
-  while (std::getline(lines, line) && line.rfind(kLead, 0) != 0) {
+  while (std::getline(lines, line) && !std::regex_match(line, kLeadLine)) {
   }
-  if (line.rfind(kLead, 0) != 0) return {};
+  if (!std::regex_match(line, kLeadLine)) return {};
   std::string first;
   while (std::getline(lines, line) && line.rfind("  - ", 0) == 0) {
     if (line.find(kProblem) == std::string::npos) return {};  // another problem: the compiler's or the runtime's
@@ -199,16 +202,21 @@ nlohmann::json run_compiled_soak(const CompiledSoakOptions& options, std::FILE* 
     const char* policy = kPolicies[rng() % 2];
     const char* dispatch = kDispatch[rng() % 4];
     const char* serial = kSerial[rng() % 6];
+    // Drawn last: the other draws stay as they were without devices.
+    const std::uint32_t devices =
+        options.most_devices > 1 && rng() % 4 == 0 ? 2 + static_cast<std::uint32_t>(rng() % (options.most_devices - 1)) : 1;
     const RunSettings settings{.capacity = capacity, .wg_size = wg, .policy = policy, .dispatch = sweeps_from_string(dispatch),
-                               .serial_cutoff = SerialCutoff::parse("serial", serial)};
+                               .serial_cutoff = SerialCutoff::parse("serial", serial),
+                               .devices = devices > 1 ? fmt::format("0-{}", devices - 1) : std::string()};
     std::vector<std::string> env{"CHANFLOW_STATS=1"};
     for (const auto& [name, value] : settings.environment()) env.push_back(name + "=" + value);
     std::vector<std::string> argv{p.executable};
     argv.insert(argv.end(), p.args.begin(), p.args.end());
     const Outcome o = run(argv, env, work, options.timeout_s);
-    const std::string config = fmt::format("[{}] {}{} | capacity {} wg {} {} {} serial {}", i, p.source.filename().string(),
+    const std::string config = fmt::format("[{}] {}{} | capacity {} wg {} {} {} serial {}{}", i, p.source.filename().string(),
                                            fmt::format("{}{}", p.args.empty() ? "" : " ", fmt::join(p.args, " ")),
-                                           capacity, wg, policy, dispatch, serial);
+                                           capacity, wg, policy, dispatch, serial,
+                                           devices > 1 ? fmt::format(" devices {}", devices) : "");
     std::string verdict;
     const bool so_far = p.expected.compare(0, o.out.size(), o.out) == 0;  // what it printed, the elision printed first
     if (o.timed_out) {
