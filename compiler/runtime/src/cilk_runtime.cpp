@@ -146,10 +146,13 @@ class Process {
     return *runtime_ptr_;
   }
 
+  // The set of devices calls run on (the embedding program's, or CHANFLOW_DEVICES'), if any.
+  const DeviceSet* device_set() const { return external_ ? external_set_ : set_.get(); }
+
   // The devices calls run on, the first the host's (main's heap, the globals' cells, the root).
   std::vector<const Runtime*> devices() {
     const Runtime& first = runtime();
-    const DeviceSet* set = external_ ? external_set_ : set_.get();
+    const DeviceSet* set = device_set();
     if (!set) return {&first};
     std::vector<const Runtime*> out;
     for (std::size_t d = 0; d < set->size(); ++d) out.push_back(&set->runtime(d));
@@ -245,7 +248,7 @@ class Process {
   // returns into (on the first device) and, across devices, the router.
   struct Kept {
     std::vector<Copy> copies;
-    std::unique_ptr<WorkRouter> router;  // after copies_: destroyed before the graphs it runs
+    std::unique_ptr<WorkRouter> router;  // after copies: destroyed before the graphs it runs
     SvmBuffer result;
     std::optional<SerialDepthChooser> chooser;  // granularity control left to the runtime
     bool ran = false;  // a graph's first run builds its levels and compiles its kernels (PoCL: at their first launches)
@@ -367,7 +370,6 @@ class Process {
     std::memcpy(root_task.data(), &slot, sizeof slot);  // chanflow_task::ret: the root returns here
     k.copies.front().root->push_bytes(0, root_task.data(), root_task.size());
 
-    const std::unique_ptr<SchedulingPolicy> policy = settings_.make_policy();
     const auto [serial_depth_now, chooser] = serial_depth(on, k);
 
     if (map_for_host_)
@@ -382,8 +384,8 @@ class Process {
         across = k.router->run([this] { return settings_.make_policy(); }, options);
         stats = across.total();
       } else {
-        stats = k.copies.front().graph->run(*policy, options);
-        if (external_ ? external_set_ : set_.get())  // a set of one device: its run is the set's
+        stats = k.copies.front().graph->run(*settings_.make_policy(), options);
+        if (device_set())  // a set of one device: its run is the set's
           across = {.runs = {stats}, .traffic = {DeviceTraffic{}}, .wall_ms = stats.wall_ms};
       }
     } catch (...) {
@@ -398,7 +400,7 @@ class Process {
     map_device_heap();
     std::uint64_t value = 0;
     rt.svm_read(&value, k.result.get(), sizeof value);
-    add(stats);
+    totals_.add(stats);
     if (k.router) {
       if (totals_.devices.empty())
         for (const Runtime* d : on) totals_.devices.push_back({.name = d->caps().name});
@@ -434,23 +436,6 @@ class Process {
     const cl_int err = clEnqueueSVMUnmap(runtime().queue()(), p, 0, nullptr, nullptr);
     if (err != CL_SUCCESS) throw OpenCLError("clEnqueueSVMUnmap", err);
     runtime().finish();
-  }
-
-  void add(const RunStats& s) {
-    ++totals_.calls;
-    if (s.scheduler == "device") ++totals_.device_scheduled;
-    totals_.rounds += s.rounds;
-    totals_.dispatches += s.dispatches;
-    totals_.ces += s.ces;
-    totals_.yields += s.yields;
-    totals_.restarts += s.restarts;
-    for (const auto& [port, count] : s.restarts_per_port) totals_.restarts_per_port[port] += count;
-    totals_.wall_ms += s.wall_ms;
-    totals_.aggregator_ms += s.aggregator_ms;
-    totals_.max_level = std::max(totals_.max_level, s.max_level);
-    totals_.channel_bytes = std::max(totals_.channel_bytes, s.peak_channel_bytes);
-    totals_.live_bytes = std::max(totals_.live_bytes, s.peak_live_bytes);
-    totals_.channels = std::max(totals_.channels, s.channels);
   }
 
   void print_stats() const { print_totals(totals_, settings_, wg_used_, device_heap_.get()); }

@@ -44,6 +44,23 @@ std::string describe_restarts(const std::map<std::string, std::uint64_t>& per_po
   return out;
 }
 
+void Totals::add(const RunStats& s) {
+  ++calls;
+  if (s.scheduler == "device") ++device_scheduled;
+  rounds += s.rounds;
+  dispatches += s.dispatches;
+  ces += s.ces;
+  yields += s.yields;
+  restarts += s.restarts;
+  for (const auto& [port, count] : s.restarts_per_port) restarts_per_port[port] += count;
+  wall_ms += s.wall_ms;
+  aggregator_ms += s.aggregator_ms;
+  max_level = std::max(max_level, s.max_level);
+  channel_bytes = std::max(channel_bytes, s.peak_channel_bytes);
+  live_bytes = std::max(live_bytes, s.peak_live_bytes);
+  channels = std::max(channels, s.channels);
+}
+
 void Totals::add(const DeviceRunStats& across) {
   if (devices.size() < across.runs.size()) devices.resize(across.runs.size());
   for (std::size_t d = 0; d < across.runs.size(); ++d) {

@@ -40,7 +40,8 @@ struct Totals {
   std::vector<Device> devices;
   std::vector<std::string> movable;
   std::vector<std::pair<std::string, std::string>> staying;
-  void add(const DeviceRunStats& across);
+  void add(const RunStats& call);            // one call's run (across devices: DeviceRunStats::total)
+  void add(const DeviceRunStats& across);    // each device's part of it
 };
 
 // What CHANFLOW_STATS=1 prints at exit: the totals, the settings the calls ran with (`wg_used`:
