@@ -2,6 +2,7 @@
 // microbenchmarks, the soaks.
 #include "bench/channel_bench.hpp"
 #include "bench/launch_bench.hpp"
+#include "bench/transfer_bench.hpp"
 #include "bench/workload_bench.hpp"
 #include "bench/yield_bench.hpp"
 #include "soak/soak.hpp"
@@ -209,6 +210,14 @@ int main(int argc, char** argv) {
   bench_launch->add_option("--copy-pieces", launch_opts.copy_pieces, "pieces the copy table reads back")
       ->capture_default_str()->check(cli::at_least_one());
 
+  auto* bench_transfers = bench_cmd->add_subcommand(
+      "transfers", "copies between the host and the device: pageable or pinned host memory, each way and both at once");
+  bench::TransferBenchOptions transfer_opts;
+  bench_transfers->add_option("--json", json_path, "also write the results as JSON to this file");
+  bench_transfers->add_option("--mib", transfer_opts.mib, "copy sizes (MiB), comma-separated")
+      ->delimiter(',')->capture_default_str()->check(CLI::Range(1u, 16384u));
+  bench_transfers->add_option("--reps", transfer_opts.reps, "timed repetitions")->capture_default_str()->check(cli::at_least_one());
+
   auto* soak_cmd = app.add_subcommand("soak", "long randomized runs, every result checked (exit 1 on any failure)");
   soak_cmd->require_subcommand(1);
   auto* soak_channels = soak_cmd->add_subcommand("channels", "CE trees through single channels under contention");
@@ -279,12 +288,13 @@ int main(int argc, char** argv) {
     if (*bench_yield)
       for (const auto* list : {&yield_opts.sizes, &yield_opts.memory_sizes})
         for (std::uint32_t n : *list) workloads::find_workload("fib").check_size(n, {}, {});
-    if (*bench_channels || *bench_yield || *bench_launch) {
+    if (*bench_channels || *bench_yield || *bench_launch || *bench_transfers) {
       const Runtime rt(DeviceSelection{device, /*profiling=*/false});
-      const char* name = *bench_channels ? "channels" : *bench_yield ? "yield" : "launch";
-      auto rows = *bench_channels ? bench::run_channel_bench(rt, channel_opts, stdout)
-                        : *bench_yield  ? bench::run_yield_bench(rt, yield_opts, stdout)
-                                        : bench::run_launch_bench(rt, launch_opts, stdout);
+      const char* name = *bench_channels ? "channels" : *bench_yield ? "yield" : *bench_launch ? "launch" : "transfers";
+      auto rows = *bench_channels    ? bench::run_channel_bench(rt, channel_opts, stdout)
+                  : *bench_yield     ? bench::run_yield_bench(rt, yield_opts, stdout)
+                  : *bench_transfers ? bench::run_transfer_bench(rt, transfer_opts, stdout)
+                                     : bench::run_launch_bench(rt, launch_opts, stdout);
       if (*bench_launch) {
         for (auto& row : bench::run_memory_bench(rt, launch_opts, stdout)) rows.push_back(std::move(row));
         for (auto& row : bench::run_copy_bench(rt, launch_opts, stdout)) rows.push_back(std::move(row));

@@ -54,14 +54,14 @@ void print_stats(std::FILE* out, const RunStats& st) {
 }
 
 // What a run across devices did on each: the CEs it ran, the tasks it gave and was given, the
-// results it carried back, and its waits.
+// results it carried back, the bytes it sent (tasks and results, or a sort's keys), and its waits.
 void print_traffic(std::FILE* out, const DeviceRunStats& across) {
   for (std::size_t d = 0; d < across.traffic.size(); ++d) {
     const DeviceTraffic& t = across.traffic[d];
-    fmt::print(out, "  device {}: {} CEs in {} rounds, busy {:.3f} ms; tasks sent {} in {} batches, received {}, results returned {}; "
-               "waited {} times, {:.3f} ms{}\n",
+    fmt::print(out, "  device {}: {} CEs in {} rounds, busy {:.3f} ms; tasks sent {} in {} batches, received {}, results returned {}, "
+               "{:.1f} KiB sent; waited {} times, {:.3f} ms{}\n",
                d, across.runs[d].ces, across.runs[d].rounds, across.runs[d].device_ms, t.tasks_sent, t.batches_sent, t.tasks_received,
-               t.returns_sent, t.waits, t.wait_ms,
+               t.returns_sent, t.bytes_sent / 1024.0, t.waits, t.wait_ms,
                t.wakes ? fmt::format(" (woken by work {} times, {:.1f} µs after it came on average, {:.1f} at most)", t.wakes,
                                      t.wake_us_total / t.wakes, t.wake_us_max)
                        : std::string());

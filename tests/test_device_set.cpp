@@ -191,7 +191,8 @@ TEST_CASE("A run across devices: every workload that can runs across all of them
           doctest::timeout(900)) {
   // A size each, small enough for PoCL as four devices on two cores; a workload that runs across
   // devices without one here fails the case, so none is left out.
-  const std::map<std::string_view, std::uint64_t> sizes{{"fib", 18}, {"queens", 10}, {"nqueens", 11}, {"uts", 100}};
+  const std::map<std::string_view, std::uint64_t> sizes{{"fib", 18}, {"queens", 10}, {"nqueens", 11}, {"uts", 100}, {"sort", 30011}, {"sort-u64", 5003},
+                                                         {"strassen", 256}, {"strassen-f64", 128}};
   const DeviceSet set("all");
   const Runtime& first = set.runtime(0);
   for (const workloads::Workload* w : workloads::all_workloads())

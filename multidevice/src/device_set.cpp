@@ -2,6 +2,7 @@
 #include "chanflow/device_set.hpp"
 
 #include "chanflow/channel.hpp"
+#include "chanflow/graph.hpp"
 
 #include <fmt/format.h>
 
@@ -9,7 +10,9 @@
 #include <cctype>
 #include <charconv>
 #include <optional>
+#include <chrono>
 #include <set>
+#include <thread>
 
 namespace chanflow {
 namespace {
@@ -175,6 +178,27 @@ std::string DeviceSet::describe() const {
   std::string out = fmt::format("{} device{}:", size(), size() == 1 ? "" : "s");
   for (std::size_t i = 0; i < size(); ++i) out += fmt::format("{} {}", i ? "," : "", named(caps(i)));
   return out;
+}
+
+void on_each_device(const DeviceSet& set, const std::function<void(std::size_t)>& work) {
+  using Clock = std::chrono::steady_clock;
+  std::vector<std::string> errors(set.size());
+  std::vector<Clock::time_point> failed_at(set.size());
+  std::vector<std::thread> threads;
+  for (std::size_t d = 0; d < set.size(); ++d)
+    threads.emplace_back([&, d] {
+      try {
+        work(d);
+      } catch (const std::exception& e) {
+        errors[d] = e.what();
+        failed_at[d] = Clock::now();
+      }
+    });
+  for (auto& t : threads) t.join();
+  std::size_t first = set.size();
+  for (std::size_t d = 0; d < set.size(); ++d)
+    if (!errors[d].empty() && (first == set.size() || failed_at[d] < failed_at[first])) first = d;
+  if (first < set.size()) throw RunError(fmt::format("device {} ({}): {}", first, set.caps(first).name, errors[first]));
 }
 
 }  // namespace chanflow

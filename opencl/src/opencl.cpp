@@ -49,6 +49,8 @@ Runtime::Runtime(const DeviceSelection& selection) {
                                        profiling_ ? cl_queue_properties{CL_QUEUE_PROFILING_ENABLE} : 0, 0};
   queue_ = cl::CommandQueue(clCreateCommandQueueWithProperties(context_(), id, props, &err));
   check(err, "clCreateCommandQueueWithProperties");
+  beside_ = cl::CommandQueue(clCreateCommandQueueWithProperties(context_(), id, nullptr, &err));
+  check(err, "clCreateCommandQueueWithProperties (the second queue)");
 }
 
 // Writes a built program's device binary (PTX text on NVIDIA, an ELF on PoCL) for inspecting
@@ -138,10 +140,14 @@ cl::Kernel Runtime::kernel(const cl::Program& program, const char* name) const {
 
 void Runtime::finish() const { check(clFinish(queue_()), "clFinish"); }
 
+void Runtime::finish_beside() const { check(clFinish(beside_()), "clFinish (the second queue)"); }
+
 void Runtime::finish_quietly() const noexcept {
-  if (!queue_()) return;
-  if (const cl_int err = clFinish(queue_()); err != CL_SUCCESS)
-    fmt::print(stderr, "chanflow: clFinish failed while releasing resources: {}\n", cl_error_name(err));
+  for (const cl::CommandQueue* q : {&beside_, &queue_}) {
+    if (!(*q)()) continue;
+    if (const cl_int err = clFinish((*q)()); err != CL_SUCCESS)
+      fmt::print(stderr, "chanflow: clFinish failed while releasing resources: {}\n", cl_error_name(err));
+  }
 }
 
 Runtime::~Runtime() { finish_quietly(); }
@@ -169,6 +175,13 @@ void Runtime::svm_read(void* host_dst, const void* svm_src, std::size_t bytes) c
 
 void Runtime::svm_read_async(void* host_dst, const void* svm_src, std::size_t bytes) const {
   enqueue_svm_copy(queue_, false, host_dst, svm_src, bytes, "clEnqueueSVMMemcpy (SVM to host, non-blocking)");
+}
+
+cl::Event Runtime::svm_read_beside(void* host_dst, const void* svm_src, std::size_t bytes) const {
+  cl_event done = nullptr;
+  check(clEnqueueSVMMemcpy(beside_(), CL_FALSE, host_dst, svm_src, bytes, 0, nullptr, &done),
+        "clEnqueueSVMMemcpy (SVM to host, on the second queue)");
+  return cl::Event(done);
 }
 
 void Runtime::svm_copy_async(void* svm_dst, const void* svm_src, std::size_t bytes) const {

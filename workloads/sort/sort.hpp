@@ -37,6 +37,9 @@ inline constexpr std::uint32_t kBlockMerge = 8192;
 inline constexpr std::uint32_t kMergeSplitGpu = 8;
 
 
+/// The stacks a sort of n keys takes (RunSettings::for_device sizes its levels by it).
+StackFootprint sort_footprint(std::uint64_t n);
+
 struct SortResult {
   RunStats stats;
 };
@@ -51,6 +54,11 @@ class SortCilk {
            DataTasks where = DataTasks::ForDevice);
   SortResult run(SchedulingPolicy& policy, const RunOptions& run_options = {});
   Graph& graph() noexcept { return graph_; }
+  /// Places the root of a sort of data[0 .. n) (n at most the graph's), for a run of graph().
+  void seed_sort(std::uint64_t n);
+  /// Places the root of a merge of the sorted a[0 .. na) and b[0 .. nb) into dest[0 .. na + nb),
+  /// all within this graph's data and tmp, for a run of graph(): several may run at once.
+  void seed_merge(const void* a, std::uint64_t na, const void* b, std::uint64_t nb, void* dest);
 
  private:
   const SvmBuffer& data_;
@@ -58,6 +66,7 @@ class SortCilk {
   std::uint64_t n_;
   Graph graph_;
   ChannelStackNode* sorts_ = nullptr;
+  ChannelStackNode* merges_ = nullptr;
 };
 
 /// Builds the graph of sort.cl and sorts data[0 .. n) in place once.

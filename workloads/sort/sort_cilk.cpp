@@ -20,6 +20,17 @@ GraphOptions checked_graph_options(const RunSettings& options, const DeviceCaps&
 
 }  // namespace
 
+StackFootprint sort_footprint(std::uint64_t n) {
+  // Four task and continuation stacks of sorts, two of merges, and on a GPU one each of
+  // work-group sorts and merges; a level per halving of the keys down to the base case (depth 17
+  // at 2^24 keys).
+  std::uint32_t levels = 2;
+  for (std::uint64_t keys = n; keys > kSortBase; keys /= 2) ++levels;
+  return {.bytes_per_slot = 2 * sizeof(SortFrame) + 3 * sizeof(SortCont) + 2 * sizeof(MergeFrame) +
+                            sizeof(MergeCont) + 8 * StackFootprint::kControlBytes,
+          .levels = levels, .cpu_capacity = 1u << 14};
+}
+
 SortCilk::SortCilk(const Runtime& runtime, const SvmBuffer& data, const SvmBuffer& tmp, std::uint64_t n,
                    const RunSettings& options, SortArgs bases, std::uint32_t key_bytes, DataTasks where)
     : data_(data), tmp_(tmp), n_(n), graph_(runtime, checked_graph_options(options, runtime.caps(), key_bytes)) {
@@ -89,10 +100,20 @@ SortCilk::SortCilk(const Runtime& runtime, const SvmBuffer& data, const SvmBuffe
     k->uses(data).uses(tmp);
   }
   sorts_ = &sorts;
+  merges_ = &merges;
+}
+
+void SortCilk::seed_sort(std::uint64_t n) {
+  if (n > n_) throw std::invalid_argument(fmt::format("sort: {} keys in a graph for {}", n, n_));
+  sorts_->push(0, SortFrame{{0, 0, 0, 0}, data_.get(), tmp_.get(), n});
+}
+
+void SortCilk::seed_merge(const void* a, std::uint64_t na, const void* b, std::uint64_t nb, void* dest) {
+  merges_->push(0, MergeFrame{{0, 0, 0, 0}, const_cast<void*>(a), const_cast<void*>(b), dest, na, nb, 0, na + nb});
 }
 
 SortResult SortCilk::run(SchedulingPolicy& policy, const RunOptions& run_options) {
-  sorts_->push(0, SortFrame{{0, 0, 0, 0}, data_.get(), tmp_.get(), n_});
+  seed_sort(n_);
   return {graph_.run(policy, run_options)};
 }
 

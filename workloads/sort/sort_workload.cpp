@@ -2,6 +2,7 @@
 #include "sort.hpp"
 
 #include "peers/gpu_peers.hpp"
+#include "sort/sort_across.hpp"
 
 #include <chanflow/cilk_runtime.hpp>
 
@@ -49,7 +50,11 @@ class SortInstance final : public Instance {
 
   Measurement run(std::string_view impl) override {
     Measurement m;
-    if (impl == "chanflow" || impl == "chanflow-items") {
+    if (impl == "chanflow" && !settings_.devices.empty()) {
+      // Across devices: a run sorted per device, cut into parts, exchanged and merged.
+      if (!across_) across_ = std::make_unique<SortAcrossDevices<Key>>(settings_, runtime_.profiling(), n_);
+      across_->measure(m, input_, work_);
+    } else if (impl == "chanflow" || impl == "chanflow-items") {
       m.threads = 0;
       runtime_.svm_write(data_svm_.get(), input_.data(), n_ * sizeof(Key));
       const auto policy = settings_.make_policy();
@@ -107,16 +112,7 @@ class SortInstance final : public Instance {
   }
 
  private:
-  // Four task and continuation stacks of sorts, two of merges, and on a GPU one each of
-  // work-group sorts and merges; a level per halving of the keys down to the base case (depth 17
-  // at 2^24 keys).
-  StackFootprint footprint() const {
-    std::uint32_t levels = 2;
-    for (std::uint64_t keys = n_; keys > kSortBase; keys /= 2) ++levels;
-    return {.bytes_per_slot = 2 * sizeof(SortFrame) + 3 * sizeof(SortCont) + 2 * sizeof(MergeFrame) +
-                              sizeof(MergeCont) + 8 * StackFootprint::kControlBytes,
-            .levels = levels, .cpu_capacity = 1u << 14};
-  }
+  StackFootprint footprint() const { return sort_footprint(n_); }
 
   const Runtime& runtime_;
   std::uint64_t n_;
@@ -125,6 +121,7 @@ class SortInstance final : public Instance {
   SvmBuffer data_svm_, tmp_svm_;
   std::unique_ptr<SortCilk> cilk_, items_;  // after the buffers they name: they go first
   std::unique_ptr<ComputeSort<Key>> peer_;
+  std::unique_ptr<SortAcrossDevices<Key>> across_;
 };
 
 template <class Key>
@@ -164,6 +161,7 @@ class Sort final : public Workload {
                                     const RunSettings& settings) const override {
     return std::make_unique<SortInstance<Key>>(runtime, size, seed, settings);
   }
+  bool runs_across_devices(std::string_view impl) const override { return impl == "chanflow"; }
 };
 
 }  // namespace

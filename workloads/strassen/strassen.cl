@@ -70,9 +70,40 @@ __global REAL* strassen_form_factor(__global REAL* m, long stride, long h, int a
  * 1.7 ms of a 9.1 ms run had 8 work-groups busy). */
 uint strassen_bands(long h) { return (uint)clamp(h * h / 16384, 1L, (long)STRASSEN_MAX_BANDS); }
 
-/* The seven products of frame c (children of order n/2): tasks, or base cases. */
-void strassen_spawn_products(chanflow_ctx* ctx, long n, uint tasks_port, uint leaves_port) {
+/* A device's share across devices (StrassenArgs): the products numbered [share_first,
+ * share_last) at share_depth. A frame numbers itself by its place among its parents' products. */
+typedef struct {
+  ulong number;
+  uint depth;
+} StrassenPlace;
+
+StrassenPlace strassen_place(__global const StrassenCont* c) {
+  StrassenPlace at = {0ul, 0u};
+  for (ulong scale = 1; c->product != STRASSEN_ROOT; scale *= 7, c = (__global const StrassenCont*)c->frame.ret_frame) {
+    at.number += scale * c->product;
+    ++at.depth;
+  }
+  return at;
+}
+
+/* Whether product k of the frame at `at` holds some of the share (below the share's depth, every
+ * product of a frame that does). */
+int strassen_in_share(__global const StrassenArgs* args, StrassenPlace at, uint k) {
+  if (at.depth >= args->share_depth) return 1;
+  ulong first = at.number * 7 + k, count = 1;
+  for (uint d = at.depth + 1; d < args->share_depth; ++d) {
+    first *= 7;
+    count *= 7;
+  }
+  return first < args->share_last && first + count > args->share_first;
+}
+
+/* The seven products of the frame at `at` (children of order n/2), those of the share: tasks, or
+ * base cases. */
+void strassen_spawn_products(chanflow_ctx* ctx, long n, uint tasks_port, uint leaves_port, StrassenPlace at) {
+  __global const StrassenArgs* args = CHANFLOW_ARGS(ctx, StrassenArgs);
   for (uint k = 0; k < 7u; ++k) {
+    if (!strassen_in_share(args, at, k)) continue;
     const StrassenTask child = {CHANFLOW_TASK_INIT, k, 0u};
     chanflow_spawn_void_child(ctx, n / 2 <= STRASSEN_BASE ? leaves_port : tasks_port, child);
   }
@@ -319,6 +350,7 @@ void strassen_pre_sync(__global StrassenTask* t, chanflow_ctx* ctx) {
   const uint k = t->product;
   __global REAL *x, *y, *p;
   long xs, ys, ps, n;
+  StrassenPlace at = {0ul, 0u}; /* of this task's frame */
   if (k == STRASSEN_ROOT) {
     n = (long)args->n;
     x = args->a;
@@ -334,6 +366,9 @@ void strassen_pre_sync(__global StrassenTask* t, chanflow_ctx* ctx) {
     __global REAL* scratch = (__global REAL*)chanflow_parent_scratch(ctx);
     if (!scratch) return; /* the flush reported CHANFLOW_ERR_SCRATCH; the run fails */
     n = (long)parent->n / 2;
+    at = strassen_place(parent);
+    at.number = at.number * 7 + k;
+    ++at.depth;
 #if STRASSEN_DATA_TASKS
     x = strassen_factor(parent->x, (long)parent->xs, n, strassen_xa[k], strassen_xb[k], strassen_xsum[k], scratch, &xs);
     y = strassen_factor(parent->y, (long)parent->ys, n, strassen_ya[k], strassen_yb[k], strassen_ysum[k], scratch, &ys);
@@ -366,10 +401,10 @@ void strassen_pre_sync(__global StrassenTask* t, chanflow_ctx* ctx) {
   if (prepares)
     strassen_spawn_bands(ctx, n, STRASSEN_PREPARE, CHANFLOW_PORT(strassen_spawn, strassen_base));
   else
-    strassen_spawn_products(ctx, n, CHANFLOW_NO_PORT, CHANFLOW_PORT(strassen_spawn, strassen_base));
+    strassen_spawn_products(ctx, n, CHANFLOW_NO_PORT, CHANFLOW_PORT(strassen_spawn, strassen_base), at);
 #else
   /* Every product a task of this node, base cases included. */
-  strassen_spawn_products(ctx, n, CHANFLOW_PORT(strassen_spawn, strassen), CHANFLOW_PORT(strassen_spawn, strassen));
+  strassen_spawn_products(ctx, n, CHANFLOW_PORT(strassen_spawn, strassen), CHANFLOW_PORT(strassen_spawn, strassen), at);
 #endif
 }
 CHANFLOW_YIELDING_KERNEL_NODE(strassen_spawn, StrassenTask, strassen_pre_sync)
@@ -386,7 +421,8 @@ void strassen_post_sync(__global StrassenCont* c, chanflow_ctx* ctx) {
   next.stage = c->stage + 1u;
   const long n = (long)c->n;
   if (c->stage == 0u) {
-    strassen_spawn_products(ctx, n, CHANFLOW_PORT(strassen_combine, strassen), CHANFLOW_PORT(strassen_combine, strassen_base));
+    strassen_spawn_products(ctx, n, CHANFLOW_PORT(strassen_combine, strassen), CHANFLOW_PORT(strassen_combine, strassen_base),
+                            strassen_place(c));
   } else if (c->stage == 1u && (STRASSEN_JOIN || c->product != STRASSEN_ROOT)) {
     strassen_spawn_bands(ctx, n, STRASSEN_COMBINE, CHANFLOW_PORT(strassen_combine, strassen_base));
   } else {

@@ -42,6 +42,17 @@ std::uint64_t strassen_scratch_bytes(std::uint64_t n, Precision precision, std::
 /// does (impl chanflow-join).
 enum class StrassenCombine { Atomic, Join };
 
+/// The stacks a graph for order n takes (RunSettings::for_device sizes its levels by it).
+StackFootprint strassen_footprint(std::uint64_t n);
+
+/// Which products a graph computes (StrassenArgs): of the 7^depth at that depth, [first, last),
+/// their contributions added into c (StrassenCombine::Atomic only). The default is the whole.
+struct StrassenShare {
+  std::uint32_t depth = 0;
+  std::uint32_t first = 0;
+  std::uint32_t last = 1;
+};
+
 /// The graph of strassen.cl for c = a·b with n×n matrices (SVM, row stride n, of float or
 /// double as `precision` says), built once; run() multiplies what a and b hold, as often as
 /// asked, reusing the graph's channels, levels, scratch pools and kernels.
@@ -49,7 +60,7 @@ class StrassenCilk {
  public:
   StrassenCilk(const Runtime& runtime, const SvmBuffer& a, const SvmBuffer& b, const SvmBuffer& c, std::uint64_t n,
                Precision precision, const RunSettings& options = {}, StrassenCombine combine = StrassenCombine::Atomic,
-               std::uint32_t base = kStrassenBase, DataTasks data = DataTasks::ForDevice);
+               std::uint32_t base = kStrassenBase, DataTasks data = DataTasks::ForDevice, StrassenShare share = {});
   RunStats run(SchedulingPolicy& policy, const RunOptions& run_options = {});
   Graph& graph() noexcept { return graph_; }
 

@@ -47,13 +47,20 @@ typedef struct {
 } StrassenCont;
 CHANFLOW_CHECK_SIZE(StrassenCont, 104);
 
-/* The root's operands and result, n×n with row stride n. */
+/* The root's operands and result, n×n with row stride n; and the products this graph computes:
+ * of the 7^share_depth products at that depth (product k of the one numbered p is 7p + k), those
+ * numbered [share_first, share_last), added into c (strassen_across.hpp: a device's share; alone,
+ * depth 0: the root, all of it). */
 typedef struct {
   STRASSEN_PTR a;
   STRASSEN_PTR b;
   STRASSEN_PTR c;
   chanflow_u64 n;
+  chanflow_u32 share_depth;
+  chanflow_u32 share_first;
+  chanflow_u32 share_last;
+  chanflow_u32 unused;
 } StrassenArgs;
-CHANFLOW_CHECK_SIZE(StrassenArgs, 32);
+CHANFLOW_CHECK_SIZE(StrassenArgs, 48);
 
 #endif /* CHANFLOW_WORKLOADS_STRASSEN_TYPES_H */

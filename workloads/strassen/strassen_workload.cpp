@@ -2,6 +2,7 @@
 #include "strassen.hpp"
 
 #include "peers/gpu_peers.hpp"
+#include "strassen/strassen_across.hpp"
 
 #include <chanflow/cilk_runtime.hpp>
 
@@ -47,19 +48,6 @@ struct Traits<double> {
   static void serial(long n, const double* a, const double* b, double* c) { strassen_multiply_f64(n, a, b, c); }
 };
 
-constexpr std::uint32_t kCpuCapacity = 1u << 12;  // CEs per level on CPU devices
-
-// Two tasks (control and data) and a continuation per slot; order n recurses log2(n / base)
-// levels. (Frame scratch comes on top: at most 7^level frames per level have it,
-// FrameScratch::max_frames.) No max_wg: on a GPU the base cases and bands are work-group tasks,
-// for which wider groups are better (H100, strassen 2048 joined: 33.6 ms at wg 64, 17.8 at 256).
-StackFootprint strassen_footprint(std::uint64_t n) {
-  std::uint32_t levels = 1;
-  for (std::uint64_t order = n; order > kStrassenBase; order /= 2) ++levels;
-  return {.bytes_per_slot = 2 * sizeof(StrassenTask) + sizeof(StrassenCont) + 3 * StackFootprint::kControlBytes,
-          .levels = levels + 1, .cpu_capacity = kCpuCapacity};
-}
-
 template <class Real>
 class StrassenInstance final : public Instance {
   using Wide = typename Traits<Real>::Wide;
@@ -90,7 +78,11 @@ class StrassenInstance final : public Instance {
     std::fill(c_.begin(), c_.end(), std::numeric_limits<Real>::quiet_NaN());
     Real* c = c_.data();
     keep_graph_of(impl);
-    if (impl == "chanflow" || impl == "chanflow-join") {
+    if (impl == "chanflow" && !settings_.devices.empty()) {
+      // Across devices: a share of the products per device, their Cs summed band by band.
+      if (!across_) across_ = std::make_unique<StrassenAcrossDevices<Real>>(settings_, runtime_.profiling(), n_, a_, b_);
+      across_->measure(m, c_);
+    } else if (impl == "chanflow" || impl == "chanflow-join") {
       m.threads = 0;
       runtime_.svm_write(c_svm_.get(), c_.data(), n_ * n_ * sizeof(Real));
       const auto policy = settings_.make_policy();
@@ -149,7 +141,10 @@ class StrassenInstance final : public Instance {
   // GPU sizes their channels and temporaries would not leave room (strassen-f64 4096 with joins
   // allocates 20 GB of frame scratch).
   void keep_graph_of(std::string_view impl) {
-    if (impl != "chanflow") atomic_.reset();
+    if (impl != "chanflow") {
+      atomic_.reset();
+      across_.reset();
+    }
     if (impl != "chanflow-join") joined_.reset();
     if (impl != "chanflow-compiled") cilk::forget(runtime_);
   }
@@ -167,6 +162,7 @@ class StrassenInstance final : public Instance {
   SvmBuffer a_svm_, b_svm_, c_svm_;
   std::unique_ptr<StrassenCilk> atomic_, joined_;  // after the buffers they name: they go first
   std::unique_ptr<ClblastGemm<Real>> peer_;
+  std::unique_ptr<StrassenAcrossDevices<Real>> across_;
 };
 
 template <class Real>
@@ -212,6 +208,7 @@ class Strassen final : public Workload {
                                     const RunSettings& settings) const override {
     return std::make_unique<StrassenInstance<Real>>(runtime, size, seed, settings);
   }
+  bool runs_across_devices(std::string_view impl) const override { return impl == "chanflow"; }
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "chanflow/opencl.hpp"
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -62,5 +63,12 @@ class DeviceSet {
  private:
   std::vector<std::unique_ptr<Runtime>> runtimes_;
 };
+
+/// Runs `work(d)` for every device d of `set` at once, a host thread each (work that needs no
+/// router: a graph run per device on its own part of the data). After every thread has ended,
+/// throws the first failure as a RunError naming its device: "device 1 (NVIDIA H200): ...".
+/// Build each device's programs before (Graph::validate, one device after another): PoCL's
+/// caches of what it compiled are not to be filled by several threads at once.
+void on_each_device(const DeviceSet& set, const std::function<void(std::size_t)>& work);
 
 }  // namespace chanflow

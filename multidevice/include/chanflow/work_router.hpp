@@ -52,7 +52,7 @@ struct DeviceTraffic {
   std::uint64_t plain_received = 0;  ///< of those, CEs of plain channels, which return nothing
   std::uint64_t batches_sent = 0;    ///< packed transfers of tasks (one per take)
   std::uint64_t returns_sent = 0;    ///< results of received tasks, carried back to their frames
-  std::uint64_t bytes_sent = 0;      ///< task CEs and results
+  std::uint64_t bytes_sent = 0;      ///< task CEs and results (or data: a sort's keys, sort_across.hpp)
   std::uint64_t waits = 0;           ///< times the device ran dry and waited
   double wait_ms = 0;                ///< host time it spent waiting
   std::uint64_t wakes = 0;           ///< waits that work ended (tasks or results arriving)
