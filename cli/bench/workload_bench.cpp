@@ -310,30 +310,32 @@ nlohmann::json run_workload_bench(const Runtime& rt, const WorkloadBenchOptions&
                  cell.size, ms_since(started) / 1e3);
       std::fflush(stderr);
     }
+    // Every implementation on one device, then (its instance gone first: a large size's graphs
+    // and buffers would not leave room for another's) across each count of devices where the
+    // implementation can.
     auto instance = cell.workload->prepare(rt, cell.size, o.seed, alone);
+    auto one_row = [&](const std::string& impl, const std::string& spec, workloads::Instance& on) {
+      ++done;
+      const std::string label = spec.empty() ? impl : fmt::format("{} on devices {}", impl, spec);
+      auto status = [&](const std::string& which) {
+        if (!tty) return;
+        fmt::print(stderr, "\r\033[Kbench: [{}/{}] {} {} {}: {}, {:.0f} s", done, runs, cell.workload->name(), cell.size,
+                   label, which, ms_since(started) / 1e3);
+        std::fflush(stderr);
+      };
+      if (!tty && !quiet) fmt::print(stderr, "bench: [{}/{}] {} {} {}\n", done, runs, cell.workload->name(), cell.size, label);
+      rows.push_back(measure(on, cell, impl, o.reps, status));
+      if (o.on_row) o.on_row(rows);
+    };
+    for (const auto& impl : impls_of(*cell.workload)) one_row(impl, "", *instance);
+    instance.reset();
     for (const auto& impl : impls_of(*cell.workload)) {
-      // On one device, then across each count of devices where the implementation can.
-      std::vector<std::string> specs{""};
-      if (cell.workload->runs_across_devices(impl)) specs.insert(specs.end(), across.begin(), across.end());
-      for (const auto& spec : specs) {
-        ++done;
-        const std::string label = spec.empty() ? impl : fmt::format("{} on devices {}", impl, spec);
-        auto status = [&](const std::string& which) {
-          if (!tty) return;
-          fmt::print(stderr, "\r\033[Kbench: [{}/{}] {} {} {}: {}, {:.0f} s", done, runs, cell.workload->name(),
-                     cell.size, label, which, ms_since(started) / 1e3);
-          std::fflush(stderr);
-        };
-        if (!tty && !quiet) fmt::print(stderr, "bench: [{}/{}] {} {} {}\n", done, runs, cell.workload->name(), cell.size, label);
-        if (spec.empty()) {
-          rows.push_back(measure(*instance, cell, impl, o.reps, status));
-        } else {
-          RunSettings settings = o.settings;
-          settings.devices = spec;
-          auto on_devices = cell.workload->prepare(rt, cell.size, o.seed, settings);
-          rows.push_back(measure(*on_devices, cell, impl, o.reps, status));
-        }
-        if (o.on_row) o.on_row(rows);
+      if (!cell.workload->runs_across_devices(impl)) continue;
+      for (const auto& spec : across) {
+        RunSettings settings = o.settings;
+        settings.devices = spec;
+        auto on_devices = cell.workload->prepare(rt, cell.size, o.seed, settings);
+        one_row(impl, spec, *on_devices);
       }
     }
   }
