@@ -59,5 +59,5 @@ TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 "$dir-thread/bin/chanflow_t
 # in six such runs, in pocl_release_dlhandle_cache: multidevice/src/device_set.cpp says why.)
 echo "== sanitize: runs across three PoCL devices under ThreadSanitizer (at ${SECONDS} s)"
 POCL_DEVICES="pthread pthread pthread" TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-  "$dir-thread/bin/chanflow_tests" --no-intro=true --test-suite=devices
+  "$dir-thread/bin/chanflow_tests" --no-intro=true --test-suite=devices,data_across
 echo "== sanitize: done (${SECONDS} s)"
