@@ -17,6 +17,8 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <string_view>
 #include <random>
 #include <vector>
 
@@ -193,6 +195,29 @@ TEST_CASE("Strassen across devices: every device's share of the products, the Cs
       for (float x : a) scale_a = std::max(scale_a, double(std::fabs(x)));
       for (float x : b) scale_b = std::max(scale_b, double(std::fabs(x)));
       CHECK(worst <= strassen_error_bound(n, kStrassenBase, std::numeric_limits<float>::epsilon() / 2) * scale_a * scale_b);
+    }
+  }
+}
+
+TEST_CASE("Sort and Strassen as workloads across every device: both widths, twice each, each result checked" *
+          doctest::timeout(900)) {
+  // The settings of the cases above: the same programs on each device.
+  RunSettings settings{.capacity = 1u << 12, .wg_size = 16};
+  settings.devices = "all";
+  const DeviceSet set("all");
+  const std::map<std::string_view, std::uint64_t> sizes{{"sort", 30011}, {"sort-u64", 5003}, {"strassen", 128},
+                                                         {"strassen-f64", 128}};
+  for (const auto& [name, size] : sizes) {
+    CAPTURE(name);
+    const Workload& w = find_workload(name);
+    REQUIRE(w.runs_across_devices("chanflow"));
+    const auto instance = w.prepare(set.runtime(0), size, 7, settings);
+    for (int run = 0; run < 2; ++run) {  // the second reuses the devices' graphs
+      const Measurement m = instance->run("chanflow");
+      MESSAGE(m.result);
+      CHECK(m.correct);
+      REQUIRE(m.across);
+      CHECK(m.across->runs.size() == set.size());
     }
   }
 }

@@ -117,22 +117,34 @@ std::vector<std::vector<std::uint64_t>> SortAcrossDevices<Key>::cut_runs() {
   }
   for (std::size_t j = 0; j < d; ++j) set_.runtime(j).finish();
   const std::vector<Cut<Key>> chosen = choose_cuts(samples, stride, n_, d);
-  // The window of each cut in each run, likewise.
+  // The window of each cut in each run, likewise, into the device's inbox (pinned, and free until
+  // the exchange; the windows of a run hold at most (devices - 1) strides, under a sixteenth of it):
+  // a GPU's run of 2^27 keys has windows of 16 MiB, 2 ms at pageable memory's rate.
   std::vector<std::vector<Window>> windows(d, std::vector<Window>(chosen.size()));
-  std::vector<std::vector<std::vector<Key>>> keys(d, std::vector<std::vector<Key>>(chosen.size()));
-  for (std::size_t j = 0; j < d; ++j)
+  std::vector<std::vector<const Key*>> keys(d, std::vector<const Key*>(chosen.size()));
+  for (std::size_t j = 0; j < d; ++j) {
+    Device& dev = *devices_[j];
+    std::uint64_t used = 0;
     for (std::size_t k = 0; k < chosen.size(); ++k) {
-      const Window w = window_for(chosen[k], j, samples[j], stride, runs[j]);
-      windows[j][k] = w;
-      keys[j][k].resize(w.count);
-      if (w.count)
-        set_.runtime(j).svm_read_async(keys[j][k].data(), devices_[j]->at(devices_[j]->data, w.begin), w.count * sizeof(Key));
+      windows[j][k] = window_for(chosen[k], j, samples[j], stride, runs[j]);
+      used += windows[j][k].count;
     }
+    if (used > capacity_)  // window_for's bound says this cannot be
+      throw RunError(fmt::format("sort across devices: device {}'s windows hold {} keys, more than its inbox's {}", j,
+                                 used, capacity_));
+    used = 0;
+    for (std::size_t k = 0; k < chosen.size(); ++k) {
+      const Window w = windows[j][k];
+      keys[j][k] = dev.at(dev.inbox, used);
+      if (w.count) set_.runtime(j).svm_read_async(dev.at(dev.inbox, used), dev.at(dev.data, w.begin), w.count * sizeof(Key));
+      used += w.count;
+    }
+  }
   for (std::size_t j = 0; j < d; ++j) set_.runtime(j).finish();
   std::vector<std::vector<std::uint64_t>> cuts(d + 1, std::vector<std::uint64_t>(d, 0));
   cuts[d] = runs;
   for (std::size_t k = 0; k < chosen.size(); ++k)
-    for (std::size_t j = 0; j < d; ++j) cuts[k + 1][j] = cut_in(chosen[k], j, windows[j][k], keys[j][k].data());
+    for (std::size_t j = 0; j < d; ++j) cuts[k + 1][j] = cut_in(chosen[k], j, windows[j][k], keys[j][k]);
   return cuts;
 }
 
