@@ -180,6 +180,12 @@ std::string DeviceSet::describe() const {
   return out;
 }
 
+namespace {
+RunError device_error(const DeviceSet& set, std::size_t d, const std::string& what) {
+  return RunError(fmt::format("device {} ({}): {}", d, set.caps(d).name, what));
+}
+}  // namespace
+
 void on_each_device(const DeviceSet& set, const std::function<void(std::size_t)>& work) {
   using Clock = std::chrono::steady_clock;
   std::vector<std::string> errors(set.size());
@@ -198,7 +204,17 @@ void on_each_device(const DeviceSet& set, const std::function<void(std::size_t)>
   std::size_t first = set.size();
   for (std::size_t d = 0; d < set.size(); ++d)
     if (!errors[d].empty() && (first == set.size() || failed_at[d] < failed_at[first])) first = d;
-  if (first < set.size()) throw RunError(fmt::format("device {} ({}): {}", first, set.caps(first).name, errors[first]));
+  if (first < set.size()) throw device_error(set, first, errors[first]);
+}
+
+void in_turn_on_each_device(const DeviceSet& set, const std::function<void(std::size_t)>& work) {
+  for (std::size_t d = 0; d < set.size(); ++d) {
+    try {
+      work(d);
+    } catch (const std::exception& e) {
+      throw device_error(set, d, e.what());
+    }
+  }
 }
 
 }  // namespace chanflow

@@ -48,14 +48,7 @@ SortAcrossDevices<Key>::SortAcrossDevices(const RunSettings& settings, bool prof
     devices_.push_back(std::make_unique<Device>(set_.runtime(j), capacity_, d > 1, settings_));
     devices_.back()->run = shares[j];
   }
-  // Each device's program built here, one after another (on_each_device says why).
-  for (std::size_t j = 0; j < d; ++j) {
-    try {
-      devices_[j]->graph.graph().validate();
-    } catch (const std::exception& e) {
-      throw RunError(fmt::format("device {} ({}): {}", j, set_.caps(j).name, e.what()));
-    }
-  }
+  in_turn_on_each_device(set_, [&](std::size_t j) { devices_[j]->graph.graph().validate(); });
 }
 
 template <class Key>
@@ -107,6 +100,7 @@ std::vector<std::vector<std::uint64_t>> SortAcrossDevices<Key>::cut_runs() {
   const std::size_t d = set_.size();
   std::vector<std::uint64_t> runs(d);
   for (std::size_t j = 0; j < d; ++j) runs[j] = devices_[j]->run;
+  if (d == 1) return {{0}, runs};  // one part: the run
   const std::uint64_t stride = sample_stride(runs, d);
   // Every run's samples, read at once from every device.
   std::vector<std::vector<Key>> samples(d);

@@ -74,15 +74,10 @@ StrassenAcrossDevices<Real>::StrassenAcrossDevices(const RunSettings& settings, 
     }
     devices_.push_back(std::move(dev));
   }
-  // Each device's program built here, one after another (on_each_device says why).
-  for (std::size_t j = 0; j < d; ++j) {
-    try {
-      devices_[j]->graph.graph().validate();
-      set_.runtime(j).finish();
-    } catch (const std::exception& e) {
-      throw RunError(fmt::format("device {} ({}): {}", j, set_.caps(j).name, e.what()));
-    }
-  }
+  in_turn_on_each_device(set_, [&](std::size_t j) {
+    devices_[j]->graph.graph().validate();
+    set_.runtime(j).finish();  // A and B are in
+  });
 }
 
 template <class Real>

@@ -67,8 +67,11 @@ class DeviceSet {
 /// Runs `work(d)` for every device d of `set` at once, a host thread each (work that needs no
 /// router: a graph run per device on its own part of the data). After every thread has ended,
 /// throws the first failure as a RunError naming its device: "device 1 (NVIDIA H200): ...".
-/// Build each device's programs before (Graph::validate, one device after another): PoCL's
+/// Build each device's programs before (Graph::validate, in_turn_on_each_device): PoCL's
 /// caches of what it compiled are not to be filled by several threads at once.
 void on_each_device(const DeviceSet& set, const std::function<void(std::size_t)>& work);
+/// Runs `work(d)` for every device d of `set`, one after another on this thread (building each
+/// device's programs before on_each_device); a failure is thrown as a RunError naming its device.
+void in_turn_on_each_device(const DeviceSet& set, const std::function<void(std::size_t)>& work);
 
 }  // namespace chanflow
