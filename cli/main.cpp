@@ -1,5 +1,6 @@
 // The `chanflow` command line: list devices, run and benchmark the workloads, the runtime's
 // microbenchmarks, the soaks.
+#include "bench/chain_bench.hpp"
 #include "bench/channel_bench.hpp"
 #include "bench/launch_bench.hpp"
 #include "bench/transfer_bench.hpp"
@@ -218,6 +219,22 @@ int main(int argc, char** argv) {
       ->delimiter(',')->capture_default_str()->check(CLI::Range(1u, 16384u));
   bench_transfers->add_option("--reps", transfer_opts.reps, "timed repetitions")->capture_default_str()->check(cli::at_least_one());
 
+  auto* bench_chain = bench_cmd->add_subcommand(
+      "chain", "what a level costs when each level's tasks are made by the level before: chains of tasks, per width and scheduler");
+  bench::ChainBenchOptions chain_opts;
+  bench_chain->add_option("--json", json_path, "also write the results as JSON to this file");
+  bench_chain->add_option("--widths", chain_opts.widths, "chains at once (CEs a level), comma-separated")
+      ->delimiter(',')->capture_default_str()->check(CLI::Range(1u, 1u << 24));
+  bench_chain->add_option("--depths", chain_opts.depths,
+                          "levels per run, comma-separated: a level's time is the slope between the least and the most")
+      ->delimiter(',')->capture_default_str()->check(CLI::Range(1u, 1u << 24));
+  bench_chain->add_option("--schedulers", chain_opts.schedulers, "rounds, device or both, comma-separated")
+      ->delimiter(',')->capture_default_str()->check(CLI::IsMember({"rounds", "device"}));
+  bench_chain->add_option("--reps", chain_opts.reps, "timed repetitions")->capture_default_str()->check(cli::at_least_one());
+  bench_chain->add_option("--wg", chain_opts.wg_size, "work-group size (0: the device's)")->capture_default_str();
+  bench_chain->add_option("--capacity", chain_opts.capacity,
+                          "CEs the channel holds (0: four levels' worth, at least 65536)")->capture_default_str();
+
   auto* soak_cmd = app.add_subcommand("soak", "long randomized runs, every result checked (exit 1 on any failure)");
   soak_cmd->require_subcommand(1);
   auto* soak_channels = soak_cmd->add_subcommand("channels", "CE trees through single channels under contention");
@@ -273,7 +290,9 @@ int main(int argc, char** argv) {
                                           "oneTBB's; chanflow... chanflow's graphs)" + impls_by_workload)
       ->capture_default_str();
   run_cmd->add_option("--seed", seed, "seed for the inputs (default: a fresh one, printed)");
-  run_cmd->add_option("--trace", run.settings.trace_path, "write a Chrome-trace JSON of the dispatches (open in Perfetto)");
+  run_cmd->add_option("--trace", run.settings.trace_path,
+                      "write a Chrome-trace JSON of the dispatches (open in Perfetto); with --devices, one per device "
+                      "(t.json: t.device0.json, t.device1.json, ...)");
   run_cmd->add_option("--reps", run.reps, "runs of the same inputs: the first builds chanflow's graph, later ones reuse it")
       ->capture_default_str()->check(cli::at_least_one());
   // How chanflow runs: the same flags for `run` and `bench` (and `run FILE.c`).
@@ -288,11 +307,16 @@ int main(int argc, char** argv) {
     if (*bench_yield)
       for (const auto* list : {&yield_opts.sizes, &yield_opts.memory_sizes})
         for (std::uint32_t n : *list) workloads::find_workload("fib").check_size(n, {}, {});
-    if (*bench_channels || *bench_yield || *bench_launch || *bench_transfers) {
+    if (*bench_channels || *bench_yield || *bench_launch || *bench_transfers || *bench_chain) {
       const Runtime rt(DeviceSelection{device, /*profiling=*/false});
-      const char* name = *bench_channels ? "channels" : *bench_yield ? "yield" : *bench_launch ? "launch" : "transfers";
+      const char* name = *bench_channels ? "channels"
+                         : *bench_yield  ? "yield"
+                         : *bench_launch ? "launch"
+                         : *bench_chain  ? "chain"
+                                         : "transfers";
       auto rows = *bench_channels    ? bench::run_channel_bench(rt, channel_opts, stdout)
                   : *bench_yield     ? bench::run_yield_bench(rt, yield_opts, stdout)
+                  : *bench_chain     ? bench::run_chain_bench(rt, chain_opts, stdout)
                   : *bench_transfers ? bench::run_transfer_bench(rt, transfer_opts, stdout)
                                      : bench::run_launch_bench(rt, launch_opts, stdout);
       if (*bench_launch) {

@@ -4,6 +4,7 @@
 #include "peers/gpu_peers.hpp"
 
 #include <chanflow/device_set.hpp>
+#include <chanflow/work_router.hpp>
 
 #include <fmt/format.h>
 
@@ -21,10 +22,10 @@ void print_stats(std::FILE* out, const RunStats& st) {
              st.policy, st.scheduler, st.rounds, st.dispatches, st.sweeps, st.ces, st.mean_ces_per_dispatch(), st.max_level);
   if (st.scheduler == "device")
     fmt::print(out, "device scheduler: {} launches, {} batches, {} empty polls; work-groups left idle {}, after their "
-               "polls {}, the launch quiet {}; blocks written before its launches {}\n",
+               "polls {}, the launch quiet {}, recalled {} (launches recalled {}); blocks written before its launches {}\n",
                st.device_scheduler.launches, st.device_scheduler.batches, st.device_scheduler.empty_polls,
                st.device_scheduler.left_idle, st.device_scheduler.left_polls, st.device_scheduler.left_quiet,
-               st.device_scheduler.blocks_written);
+               st.device_scheduler.left_recalled, st.device_scheduler.recalled, st.device_scheduler.blocks_written);
   if (!st.device_scheduler.busy_ms_per_node.empty()) {
     // A device profile: where the work-groups' time went, node by node (from the device's clock).
     double all = 0;
@@ -58,10 +59,12 @@ void print_stats(std::FILE* out, const RunStats& st) {
 void print_traffic(std::FILE* out, const DeviceRunStats& across) {
   for (std::size_t d = 0; d < across.traffic.size(); ++d) {
     const DeviceTraffic& t = across.traffic[d];
-    fmt::print(out, "  device {}: {} CEs in {} rounds, busy {:.3f} ms; tasks sent {} in {} batches, received {}, results returned {}, "
+    const RunStats& r = across.runs[d];
+    fmt::print(out, "  device {}: {} CEs in {} {}{}, busy {:.3f} ms; tasks sent {} in {} batches, received {}, results returned {}, "
                "{:.1f} KiB sent; waited {} times, {:.3f} ms{}\n",
-               d, across.runs[d].ces, across.runs[d].rounds, across.runs[d].device_ms, t.tasks_sent, t.batches_sent, t.tasks_received,
-               t.returns_sent, t.bytes_sent / 1024.0, t.waits, t.wait_ms,
+               d, r.ces, r.rounds, r.scheduler == "device" ? "launches of the device scheduler" : "rounds",
+               r.scheduler == "device" ? fmt::format(" ({} recalled)", r.device_scheduler.recalled) : std::string(),
+               r.device_ms, t.tasks_sent, t.batches_sent, t.tasks_received, t.returns_sent, t.bytes_sent / 1024.0, t.waits, t.wait_ms,
                t.wakes ? fmt::format(" (woken by work {} times, {:.1f} µs after it came on average, {:.1f} at most)", t.wakes,
                                      t.wake_us_total / t.wakes, t.wake_us_max)
                        : std::string());
@@ -81,6 +84,7 @@ int run_workload(const RunRequest& request, std::FILE* out) {
   const bool on_device = request.impl.rfind("chanflow", 0) == 0 || is_gpu_peer(request.impl);
   // Across devices: the set checked before anything runs; its first device sizes the run.
   std::string device = request.device, where;
+  std::vector<std::string> traces{request.settings.trace_path};  // a trace per device across devices
   if (const std::string& spec = request.settings.devices; !spec.empty()) {
     if (!w.runs_across_devices(request.impl)) {
       std::vector<std::string> across;
@@ -92,12 +96,9 @@ int run_workload(const RunRequest& request, std::FILE* out) {
     }
     if (!request.device.empty())
       throw std::invalid_argument("--device and --devices both given: --devices names every device of the run");
-    if (!request.settings.trace_path.empty())
-      throw std::invalid_argument("--trace records one device's dispatches: it cannot go with --devices yet");
-    if (request.settings.scheduler == Scheduler::Device)
-      throw std::invalid_argument("--devices runs in rounds (the router moves work between them): --scheduler device "
-                                  "cannot go with it");
     const auto chosen = choose_devices(spec, list_devices());
+    traces.clear();
+    for (std::size_t d = 0; d < chosen.size(); ++d) traces.push_back(device_trace_path(request.settings.trace_path, d));
     device = std::to_string(chosen.front().index);
     for (const auto& d : chosen) where += fmt::format("{}[{}] {}", where.empty() ? "" : ", ", d.index, d.name);
     where = fmt::format("{} device{}: {}", chosen.size(), chosen.size() == 1 ? "" : "s", where);
@@ -140,7 +141,7 @@ int run_workload(const RunRequest& request, std::FILE* out) {
                "run less the median of the {} after it, {:.3f} ms)\n",
                times.front(), std::max(0.0, times.front() - median), later.size(), median);
   }
-  if (!request.settings.trace_path.empty() && on_device) fmt::print(out, "wrote {}\n", request.settings.trace_path);
+  if (!request.settings.trace_path.empty() && on_device) fmt::print(out, "wrote {}\n", fmt::join(traces, ", "));
   return correct ? 0 : 1;
 }
 

@@ -57,7 +57,7 @@ void add_run_flags(CLI::App& cmd, RunSettings& s) {
   cmd.add_option("--devices", s.devices,
                  "run across several devices of one platform: all, indices (1,2), ranges (0-3) or a name part "
                  "(nvidia); `chanflow devices` lists them. A compiled Cilk program (CHANFLOW_DEVICES), and the chanflow "
-                 "implementation of fib, queens, nqueens and uts (and uts's chanflow-static); in rounds")
+                 "implementation of fib, queens, nqueens and uts (and uts's chanflow-static), sort and strassen")
       ->type_name("SPEC");
   cmd.add_flag("--quiet", s.quiet,
                "no progress line (one is drawn only where standard error is a terminal, for a run past 2 s)");

@@ -11,8 +11,13 @@
 #include "test_support.hpp"
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include <array>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -151,10 +156,68 @@ TEST_CASE("Device sets: every device of 'all' gets a runtime of its own, and gra
   }
 }
 
+namespace {
+
+// Fib's hand-built graph on every device of `set` under `scheduler`, run for each n (the same
+// graphs again: each run's tasks and results move afresh), each result checked, and every
+// device's traffic against the others'.
+void fib_across(const DeviceSet& set, Scheduler scheduler, std::initializer_list<std::uint32_t> ns) {
+  std::vector<std::unique_ptr<workloads::FibCilk>> fibs;
+  std::vector<DeviceGraph> graphs;
+  for (std::size_t i = 0; i < set.size(); ++i) {
+    fibs.push_back(std::make_unique<workloads::FibCilk>(
+        set.runtime(i), RunSettings{.capacity = 1u << 12, .wg_size = 16, .dispatch = Sweeps::Off, .scheduler = scheduler}));
+    graphs.push_back({&fibs.back()->graph(), {"fib"}});
+  }
+  WorkRouter router(std::move(graphs));
+  for (const std::uint32_t n : ns) {
+    CAPTURE(n);
+    fibs[0]->seed(n);
+    const DeviceRunStats stats = router.run([] { return std::make_unique<Levelized>(); });
+    for (std::size_t d = 0; d < stats.traffic.size(); ++d)
+      MESSAGE("fib(" << n << ") device " << d << " (" << stats.runs[d].scheduler << "): " << stats.runs[d].ces
+                     << " CEs run, " << stats.traffic[d].tasks_sent << " tasks sent in " << stats.traffic[d].batches_sent
+                     << " batches, " << stats.traffic[d].tasks_received << " received, " << stats.traffic[d].waits
+                     << " waits, " << stats.traffic[d].recalls << " launches recalled");
+    CHECK(fibs[0]->result() == workloads::fib_serial(n));
+    REQUIRE(stats.traffic.size() == set.size());
+    std::uint64_t sent = 0, received = 0;
+    for (std::size_t d = 0; d < set.size(); ++d) {
+      CAPTURE(d);
+      const DeviceTraffic& t = stats.traffic[d];
+      CHECK(stats.runs[d].scheduler == (scheduler == Scheduler::Device ? "device" : "rounds"));
+      CHECK(stats.runs[d].device_scheduler.recalled <= t.recalls);  // a launch ends recalled only when asked
+      sent += t.tasks_sent;
+      received += t.tasks_received;
+      CHECK(t.returns_sent == t.tasks_received);  // every task a device was given returned its result
+      if (n >= 15 && set.size() > 1) CHECK(t.tasks_received + t.tasks_sent > 0);  // every device took part
+    }
+    CHECK(sent == received);
+    if (set.size() == 1) CHECK(sent == 0);
+  }
+}
+
+}  // namespace
+
 TEST_CASE("A run across devices: fib's tasks move to the devices that run dry, and every result comes back to its frame" *
           doctest::timeout(900)) {
   const DeviceSet set("all");
   MESSAGE(set.describe());
+  fib_across(set, Scheduler::Rounds, {1u, 15u, 20u});
+}
+
+TEST_CASE("A run across devices under the device scheduler: a device that waits recalls the others' launches, and "
+          "their tasks move to it" *
+          doctest::timeout(900)) {
+  const DeviceSet set("all");
+  MESSAGE(set.describe());
+  for (std::size_t i = 0; i < set.size(); ++i)
+    if (!device_scheduler_holds(set.caps(i))) return;  // refused for such a device: its own suite says so
+  fib_across(set, Scheduler::Device, {15u, 20u});
+}
+
+TEST_CASE("A run across devices writes a trace per device, each holding that device's dispatches") {
+  const DeviceSet set("all", /*profiling=*/true);
   std::vector<std::unique_ptr<workloads::FibCilk>> fibs;
   std::vector<DeviceGraph> graphs;
   for (std::size_t i = 0; i < set.size(); ++i) {
@@ -163,28 +226,22 @@ TEST_CASE("A run across devices: fib's tasks move to the devices that run dry, a
     graphs.push_back({&fibs.back()->graph(), {"fib"}});
   }
   WorkRouter router(std::move(graphs));
-  // The same graphs run again: each run's tasks and results move afresh.
-  for (const std::uint32_t n : {1u, 15u, 20u}) {
-    CAPTURE(n);
-    fibs[0]->seed(n);
-    const DeviceRunStats stats = router.run([] { return std::make_unique<Levelized>(); });
-    for (std::size_t d = 0; d < stats.traffic.size(); ++d)
-      MESSAGE("fib(" << n << ") device " << d << ": " << stats.runs[d].ces << " CEs run, " << stats.traffic[d].tasks_sent
-                     << " tasks sent in " << stats.traffic[d].batches_sent << " batches, " << stats.traffic[d].tasks_received
-                     << " received, " << stats.traffic[d].waits << " waits");
-    CHECK(fibs[0]->result() == workloads::fib_serial(n));
-    REQUIRE(stats.traffic.size() == set.size());
-    std::uint64_t sent = 0, received = 0;
-    for (std::size_t d = 0; d < set.size(); ++d) {
-      CAPTURE(d);
-      const DeviceTraffic& t = stats.traffic[d];
-      sent += t.tasks_sent;
-      received += t.tasks_received;
-      CHECK(t.returns_sent == t.tasks_received);  // every task a device was given returned its result
-      if (n >= 15 && set.size() > 1) CHECK(t.tasks_received + t.tasks_sent > 0);  // every device took part
-    }
-    CHECK(sent == received);
-    if (set.size() == 1) CHECK(sent == 0);
+  fibs[0]->seed(16);
+  // A name of this process's own: ctest runs this suite in several tests at once.
+  const auto path = std::filesystem::temp_directory_path() / fmt::format("chanflow-test-across-{}.json", ::getpid());
+  const DeviceRunStats stats = router.run([] { return std::make_unique<Levelized>(); }, {.trace_path = path.string()});
+  CHECK(fibs[0]->result() == workloads::fib_serial(16));
+  for (std::size_t d = 0; d < set.size(); ++d) {
+    CAPTURE(d);
+    const std::string file = device_trace_path(path.string(), d);
+    std::ifstream in(file);
+    REQUIRE(in.good());
+    const auto trace = nlohmann::json::parse(in);
+    std::size_t kernel_spans = 0;
+    for (const auto& e : trace.at("traceEvents"))
+      if (e.at("ph") == "X" && e.at("tid").get<int>() > 0) ++kernel_spans;
+    CHECK(kernel_spans == stats.runs[d].dispatches);
+    std::filesystem::remove(file);
   }
 }
 
@@ -328,8 +385,6 @@ TEST_CASE("A run across devices stops when one device's run fails, naming that d
 
 TEST_CASE("A run across devices refuses graphs it cannot share, naming the device") {
   const DeviceSet set("all");
-  workloads::FibCilk on_device(set.runtime(0), RunSettings{.capacity = 1u << 10, .wg_size = 16, .scheduler = Scheduler::Device});
-  CHECK_THROWS_WITH_AS(WorkRouter({{&on_device.graph(), {"fib"}}}), doctest::Contains("runs in rounds"), std::invalid_argument);
   workloads::FibCilk rounds(set.runtime(0), RunSettings{.capacity = 1u << 10, .wg_size = 16, .scheduler = Scheduler::Rounds});
   CHECK_THROWS_WITH_AS(WorkRouter({{&rounds.graph(), {"fibs"}}}), doctest::Contains("device 0: the graph has no channel stack 'fibs'"),
                        std::invalid_argument);

@@ -105,6 +105,8 @@ nlohmann::json measure(workloads::Instance& instance, const Cell& cell, const st
       const DeviceTraffic& t = m.across->traffic[d];
       ces += m.across->runs[d].ces;
       per_device.push_back({{"ces", m.across->runs[d].ces}, {"rounds", m.across->runs[d].rounds},
+                            {"scheduler", m.across->runs[d].scheduler},
+                            {"recalled", m.across->runs[d].device_scheduler.recalled}, {"recalls", t.recalls},
                             {"busy_ms", m.across->runs[d].device_ms},
                             {"tasks_sent", t.tasks_sent}, {"batches_sent", t.batches_sent},
                             {"tasks_received", t.tasks_received}, {"plain_received", t.plain_received},

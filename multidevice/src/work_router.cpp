@@ -30,6 +30,10 @@ static_assert(sizeof(ProxyFrame) == 56);
 
 constexpr std::uint32_t kProxyCapacity = 1u << 14;
 
+// A waiting device recalls the others' launches at once, then after these pauses, doubling.
+constexpr std::chrono::microseconds kFirstRecall{100};
+constexpr std::chrono::microseconds kLongestRecall{20'000};
+
 using Clock = std::chrono::steady_clock;
 
 }  // namespace
@@ -52,10 +56,6 @@ class WorkRouter::Share : public WorkSharing {
  public:
   Share(WorkRouter& router, std::size_t self, DeviceGraph g) : router_(router), self_(self), g_(std::move(g)) {
     if (!g_.graph) throw std::invalid_argument(fmt::format("device {}: no graph", self));
-    if (g_.graph->options().scheduler == Scheduler::Device)
-      throw std::invalid_argument(fmt::format("device {} ({}): a graph shared across devices runs in rounds, not under "
-                                              "the device scheduler",
-                                              self, g_.graph->runtime().caps().name));
     for (const auto& name : g_.movable)
       if (!stack(name))
         throw std::invalid_argument(fmt::format("device {}: the graph has no channel stack '{}' to move tasks of", self, name));
@@ -67,11 +67,13 @@ class WorkRouter::Share : public WorkSharing {
                                                                           .capacity = kProxyCapacity});
   }
 
-  void at_round(Graph& graph) override {
+  bool at_round(Graph& graph) override {
     std::vector<Return> returns;
     std::vector<Moved> tasks;
+    touched_ = false;
     {
       std::unique_lock lock(router_.mutex_);
+      ended_launch();
       // Work moves once every device has reached its first round (run() built the programs
       // before): a device still starting cannot take work, and the others would run it alone.
       if (!started_) {
@@ -94,7 +96,17 @@ class WorkRouter::Share : public WorkSharing {
     }
     send_back();
     give_away();
+    return touched_;
   }
+
+  void launch_begins(std::function<void()> recall) override {
+    std::lock_guard lock(router_.mutex_);
+    recall_ = std::move(recall);
+    recalled_ = false;
+  }
+
+  // The device's launch has ended (or its run has: the recall may not outlive the graph's run).
+  void ended_launch() { recall_ = nullptr; }
 
   bool wait_for_work(Graph&) override {
     send_back();  // the round's counters are fresh here: results its last kernels made ready go first
@@ -119,6 +131,16 @@ class WorkRouter::Share : public WorkSharing {
   bool waiting = false;
   std::uint64_t lent = 0;  // tasks taken from here whose results have not come back
   DeviceTraffic traffic;
+
+  // Asks this device's launch of the device scheduler, if one runs and has not been asked since
+  // it began, to end, so that its next round can give work to the device that waits (under the
+  // router's lock).
+  void recall() {
+    if (!recall_ || recalled_) return;
+    recalled_ = true;
+    ++traffic.recalls;
+    recall_();
+  }
 
  private:
   ChannelStackNode* stack(const std::string& name) const {
@@ -154,6 +176,7 @@ class WorkRouter::Share : public WorkSharing {
 
   // `done` of the CEs of `m` placed: counted, and taken off what is left to place.
   bool received(Moved& m, std::uint32_t done, std::uint32_t bytes) {
+    if (done > 0) touched_ = true;
     {
       std::lock_guard lock(router_.mutex_);
       traffic.tasks_received += done;
@@ -175,7 +198,18 @@ class WorkRouter::Share : public WorkSharing {
       router_.arrived_.notify_all();
     }
     const bool empty = tasks_in.empty() && returns_in.empty();
-    router_.arrived_.wait(lock, [&] { return router_.over_ || !tasks_in.empty() || !returns_in.empty(); });
+    const auto woken = [&] { return router_.over_ || !tasks_in.empty() || !returns_in.empty(); };
+    // A device under the device scheduler gives work only between launches, which run until its
+    // work is done: the others' launches are recalled, and again, less and less often, while this
+    // one waits (one that had nothing to give runs on, and is asked again later).
+    auto pause = kFirstRecall;
+    for (;;) {
+      if (router_.options_.move_work)
+        for (const auto& s : router_.shares_)
+          if (s.get() != this) s->recall();
+      if (router_.arrived_.wait_for(lock, pause, woken)) break;
+      pause = std::min(2 * pause, kLongestRecall);
+    }
     waiting = false;
     const auto now = Clock::now();
     traffic.wait_ms += std::chrono::duration<double, std::milli>(now - start).count();
@@ -199,6 +233,7 @@ class WorkRouter::Share : public WorkSharing {
   // proxy frame made ready goes back further, in send_back).
   void apply(Graph& graph, const std::vector<Return>& returns) {
     if (returns.empty()) return;
+    touched_ = true;
     const Runtime& rt = graph.runtime();
     // A frame of the graph's stacks, or a proxy: a task this device was given and lent on.
     std::map<std::uint64_t, Channel*> by_header{{reinterpret_cast<std::uint64_t>(proxies_->device_ptr()), proxies_.get()}};
@@ -273,6 +308,7 @@ class WorkRouter::Share : public WorkSharing {
     if (proxies_->ready().count == 0) return;
     const std::vector<std::byte> ready = proxies_->take_ready(kProxyCapacity);
     if (ready.empty()) return;
+    touched_ = true;
     proxies_->deallocate();
     std::lock_guard lock(router_.mutex_);
     for (std::size_t at = 0; at < ready.size(); at += sizeof(ProxyFrame)) {
@@ -345,6 +381,7 @@ class WorkRouter::Share : public WorkSharing {
   // CEs taken out of `from` (their space returned) put in `to`'s inbox, and counted: a stack's
   // tasks as lent until their results come back.
   void hand_over(Share& to, Channel& from, Moved m) {
+    touched_ = true;
     from.deallocate();
     const std::uint64_t n = m.ces.size() / from.config().ce_bytes;
     std::lock_guard lock(router_.mutex_);
@@ -363,6 +400,11 @@ class WorkRouter::Share : public WorkSharing {
   std::unique_ptr<Channel> proxies_;
   bool started_ = false;  // this run's first round has begun (under the router's lock)
   Clock::time_point posted_;  // when work last arrived in an empty inbox (under the router's lock)
+  bool touched_ = false;  // this round's calls changed a channel
+  // The running launch's recall (WorkSharing::launch_begins), and whether it was asked (under the
+  // router's lock).
+  std::function<void()> recall_;
+  bool recalled_ = false;
 };
 
 WorkRouter::WorkRouter(std::vector<DeviceGraph> graphs, RouterOptions options) : options_(options) {
@@ -376,50 +418,6 @@ bool WorkRouter::all_idle() const {
   return std::all_of(shares_.begin(), shares_.end(), [](const auto& s) {
     return s->waiting && s->tasks_in.empty() && s->returns_in.empty();
   });
-}
-
-RunStats DeviceRunStats::total() const {
-  RunStats out;
-  for (const RunStats& r : runs) {
-    out.aggregator_ms += r.aggregator_ms;
-    out.device_ms += r.device_ms;
-    out.rounds += r.rounds;
-    out.dispatches += r.dispatches;
-    out.ces += r.ces;
-    for (const auto& [name, n] : r.ces_per_channel) out.ces_per_channel[name] += n;
-    for (const auto& [name, levels] : r.ces_per_level) {
-      std::vector<std::uint64_t>& sum = out.ces_per_level[name];
-      if (sum.size() < levels.size()) sum.resize(levels.size());
-      for (std::size_t d = 0; d < levels.size(); ++d) sum[d] += levels[d];
-    }
-    out.peak_channel_bytes = std::max(out.peak_channel_bytes, r.peak_channel_bytes);
-    out.peak_live_bytes = std::max(out.peak_live_bytes, r.peak_live_bytes);
-    out.yields += r.yields;
-    out.partial_yields += r.partial_yields;
-    out.restarts += r.restarts;
-    for (const auto& [port, n] : r.restarts_per_port) out.restarts_per_port[port] += n;
-    out.restart_dispatches += r.restart_dispatches;
-    out.sweeps += r.sweeps;
-    out.max_level = std::max(out.max_level, r.max_level);
-    out.channels = std::max(out.channels, r.channels);
-    out.host.levels_ms = std::max(out.host.levels_ms, r.host.levels_ms);  // made at once, device by device
-  }
-  if (!runs.empty()) {  // host and device time: a device's mean (they ran at once)
-    out.aggregator_ms /= static_cast<double>(runs.size());
-    out.device_ms /= static_cast<double>(runs.size());
-    out.serial_depth = runs.front().serial_depth;
-    out.policy = runs.front().policy;
-    out.scheduler = runs.front().scheduler;
-  }
-  out.wall_ms = wall_ms;
-  return out;
-}
-
-std::string device_trace_path(const std::string& path, std::size_t device) {
-  const std::size_t slash = path.find_last_of('/');
-  std::size_t dot = path.find_last_of('.');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) dot = path.size();
-  return fmt::format("{}.device{}{}", path.substr(0, dot), device, path.substr(dot));
 }
 
 DeviceRunStats WorkRouter::run(const std::function<std::unique_ptr<SchedulingPolicy>()>& make_policy,
@@ -455,10 +453,13 @@ DeviceRunStats WorkRouter::run(const std::function<std::unique_ptr<SchedulingPol
           mine.progress_label.clear();
         }
         out.runs[d] = shares_[d]->graph().run(*policy, mine);
+        std::lock_guard lock(mutex_);
+        shares_[d]->ended_launch();
       } catch (const std::exception& e) {
         errors[d] = e.what();
         failed_at[d] = Clock::now();
         std::lock_guard lock(mutex_);
+        shares_[d]->ended_launch();
         failed_ = over_ = true;
         arrived_.notify_all();
       }

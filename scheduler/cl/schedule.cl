@@ -99,6 +99,7 @@ typedef struct {
   uint movable; /* some entry with ready CEs had room for them */
   uint seen;    /* the launch's batches when this group last looked */
   uint still;   /* empty polls in a row in which no batch was held or finished in the launch */
+  uint recalled; /* the host asked the launch to end (chanflow_sched::recall) */
   uint share[CHANFLOW_NODE_PORTS]; /* credits per CE, for a work-group node's batch run CE by CE */
   uint tried[CHANFLOW_SCHED_MAX_ENTRIES / 32];
 } chanflow_sched_pick;
@@ -178,6 +179,8 @@ uint chanflow_sched_poll(__global chanflow_sched* s, __local chanflow_batch* b, 
     pick->any_ready = 0u;
     pick->full = CHANFLOW_SCHED_NONE;
     pick->movable = 0u;
+    /* Written by the host while the launch runs (a copy on another queue): read past L1. */
+    pick->recalled = *(volatile __global uint*)s->recall != 0u;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   uint mine = 0u;
@@ -213,7 +216,8 @@ uint chanflow_sched_poll(__global chanflow_sched* s, __local chanflow_batch* b, 
   }
   if (mine) atomic_max(&pick->best, mine);
   barrier(CLK_LOCAL_MEM_FENCE);
-  const uint e = pick->best ? 0xffffu - (pick->best & 0xffffu) : CHANFLOW_SCHED_NONE;
+  /* Recalled: take nothing more; the group leaves below. */
+  const uint e = pick->best && !pick->recalled ? 0xffffu - (pick->best & 0xffffu) : CHANFLOW_SCHED_NONE;
   __global const chanflow_sched_entry* entry = s->entries + (e == CHANFLOW_SCHED_NONE ? 0u : e);
   __global const chanflow_node_env* env = (__global const chanflow_node_env*)entry->env;
   if (lid == 0) {
@@ -295,7 +299,10 @@ uint chanflow_sched_poll(__global chanflow_sched* s, __local chanflow_batch* b, 
       } else {
         ++pick->still;
       }
-      if ((!pick->any_ready || (!pick->movable && !freed)) && none_busy) {
+      if (pick->recalled) {
+        chosen = CHANFLOW_SCHED_NONE;
+        atomic_inc(&s->left_recalled);
+      } else if ((!pick->any_ready || (!pick->movable && !freed)) && none_busy) {
         chosen = CHANFLOW_SCHED_NONE;
         atomic_inc(&s->left_idle);
       } else if (++pick->empty >= s->polls) {

@@ -66,6 +66,8 @@ void Aggregator::adopt_scheduler(const cl::Program& program) {
   sched_kernel_ = rt_.kernel(program, "chanflow_schedule");
   sched_block_.reset(graph_.table_, rt_, sizeof(chanflow_sched));
   sched_template_.reset(graph_.table_, rt_, sizeof(chanflow_sched));
+  sched_recall_.reset(graph_.table_, rt_, sizeof(std::uint64_t));
+  rt_.svm_fill_zero(sched_recall_.get(), sizeof(std::uint64_t));  // before any recall's write
   // Made now, before any launch: on NVIDIA's OpenCL, building it and making its kernel behind a
   // running launch held the host thread until the launch ended, and the scheduler's may never
   // end (its watchdog, armed once the launch is queued, never was: H100, 2026-11-27).
@@ -92,9 +94,8 @@ void Aggregator::start_run(SchedulingPolicy& policy, const RunOptions& options) 
     case SchedulingPolicy::DeviceForm::Kind::Source: sched_policy_ = CHANFLOW_POLICY_USER; break;
     default: sched_policy_ = CHANFLOW_POLICY_LEVELIZED; break;
   }
-  if (options.sharing && device_)
-    throw RunError("a run that shares its work with other devices goes in rounds (the host sees the channels only "
-                   "between launches of the device scheduler): make its graph with GraphOptions::scheduler = Rounds");
+  // A recall that came after the last shared run's last launch had ended is not this run's.
+  if (options.sharing && device_) rt_.svm_fill_zero(sched_recall_.get(), sizeof(std::uint64_t));
   policy_ = &policy;
   options_ = options;
   trace_ = Trace(!options.trace_path.empty());
@@ -215,10 +216,11 @@ double Aggregator::levels_us() const {
 bool Aggregator::observe(RunStats& stats) {
   for (;;) {
     // A shared run takes and gives work first (no kernel is in flight between rounds).
-    if (options_.sharing) options_.sharing->at_round(graph_);
+    const bool shared = options_.sharing && options_.sharing->at_round(graph_);
     collect_watched();
-    // Every channel's counters in one transfer (behind a device-scheduler launch: already read).
-    if (!readback_.read) graph_.table_.refresh();
+    // Every channel's counters in one transfer (behind a device-scheduler launch: already read,
+    // unless work moved since).
+    if (!readback_.read || shared) graph_.table_.refresh();
     graph_.table_.check_errors();
     live_bytes_ = 0;
     for (auto& w : watched_) {
@@ -230,7 +232,8 @@ bool Aggregator::observe(RunStats& stats) {
     // Structural freedom from hangs: rounds that leave every channel and restart context as it
     // was would repeat for ever. (Two stalled sweep rounds are caught first, with their reason.)
     auto state = fingerprint();
-    unchanged_ = state == last_fingerprint_ ? unchanged_ + 1 : 0;
+    // A recalled launch may end before any batch does: that is no stall.
+    unchanged_ = state == last_fingerprint_ && !std::exchange(recalled_, false) ? unchanged_ + 1 : 0;
     last_fingerprint_ = std::move(state);
 
     build_views();

@@ -205,6 +205,9 @@ class Aggregator {
   void read_live(void* to, const void* svm, std::size_t bytes);
   /// Whether read_live reads the memory in place (a CPU device), rather than copying on a queue.
   bool reads_live_in_place() const;
+  /// Asks the running launch to end at its work-groups' next poll (WorkSharing::launch_begins:
+  /// another device wants work); from any one thread at a time.
+  void recall_launch();
   /// What the watchdog samples: batches finished, polls made and work-groups gone in the launch
   /// (none before its first work-group has taken a batch or polled in vain).
   std::optional<std::uint64_t> sched_heartbeat();
@@ -315,6 +318,7 @@ class Aggregator {
   std::vector<void*> sched_svm_;
   ControlBlock sched_entries_;                 // chanflow_sched_entry per watched channel
   ControlBlock sched_block_;                   // chanflow_sched
+  ControlBlock sched_recall_;                  // its recall word (chanflow_sched::recall)
   ControlBlock sched_spans_;                   // chanflow_sched_span per batch (traced runs on a device with a clock)
   std::uint32_t sched_spans_used_ = 0;         // as the last launch counted them
   std::set<int> named_group_rows_;             // the trace's work-group rows named so far
@@ -340,7 +344,7 @@ class Aggregator {
   std::vector<std::byte> readback_list_host_;
   std::vector<std::uint64_t> readback_host_;   // the block, read
   struct ReadbackLayout {                      // byte offsets in the block, and sizes
-    std::size_t head = 0, counters = 0, headers = 0, resumable = 0, status = 0, taken = 0, bytes = 0;
+    std::size_t head = 0, recall = 0, counters = 0, headers = 0, resumable = 0, status = 0, taken = 0, bytes = 0;
     std::size_t launches = 0, header_bytes = 0, resumable_words = 0, pools = 0;
   } readback_layout_;
 
@@ -373,9 +377,11 @@ class Aggregator {
   std::uint32_t stalled_ = 0;                  // consecutive sweep rounds that finished no CE
   std::vector<std::uint64_t> last_fingerprint_;
   std::uint32_t unchanged_ = 0;                // consecutive rounds that changed nothing
+  bool recalled_ = false;  // the last launch was recalled (a shared run): its end is no stall
   bool waited_ = false;  // this round, a shared run waited for results from elsewhere instead of launching
 
   std::optional<cl::CommandQueue> watch_queue_;  // the watchdog's reads on a device that is not the host's
+  std::optional<cl::CommandQueue> recall_queue_;  // recall_launch's writes there
   cl::Event sched_launch_event_;                 // the scheduler's launch in progress (watched runs)
   // The run's progress line (RunOptions::progress_label) while run() runs: the rounds report to
   // it, and the device scheduler's watchdog thread between arm() and disarm().

@@ -168,6 +168,7 @@ void Aggregator::lay_out_device() {
   head.spread = env_u32("CHANFLOW_SCHED_SPREAD", every_body ? 1u : spread_groups());
   head.patience = env_u32("CHANFLOW_SCHED_PATIENCE", every_body ? 0u : graph_.options().scheduler_patience);
   head.quiet = std::max(1u, env_u32("CHANFLOW_SCHED_QUIET", graph_.options().scheduler_quiet));
+  head.recall = reinterpret_cast<std::uint64_t>(sched_recall_.get());
   // A traced run's device timeline: a span per batch, where the device has a clock.
   if (trace_.enabled() && device_order(rt_.caps()) == DeviceOrder::Ptx) {
     constexpr std::uint32_t kSpans = 1u << 18;
@@ -194,7 +195,7 @@ void Aggregator::launch_device(RunStats& stats) {
   for (const auto& k : graph_.kernels())
     for (void* p : indirect_svm(*k))
       if (std::find(reach.begin(), reach.end(), p) == reach.end()) reach.push_back(p);
-  for (void* p : {sched_entries_.allocation(), sched_block_.allocation(), sched_spans_.allocation()})
+  for (void* p : {sched_entries_.allocation(), sched_block_.allocation(), sched_recall_.allocation(), sched_spans_.allocation()})
     if (p && std::find(reach.begin(), reach.end(), p) == reach.end()) reach.push_back(p);
   stats.svm_named = std::max(stats.svm_named, static_cast<std::uint32_t>(reach.size()));
   if (sched_svm_ != reach) {
@@ -217,6 +218,12 @@ void Aggregator::launch_device(RunStats& stats) {
           [this] { return sched_heartbeat(); },
           [this](double seconds, bool started) { started ? sched_stuck(seconds) : sched_not_started(seconds); });
   }
+  // A shared run's launch may be recalled from now on: a recall made before the launch starts
+  // ends it at its first poll (the word is zeroed only behind a launch, by the readback).
+  if (options_.sharing) {
+    if (!reads_live_in_place() && !recall_queue_) recall_queue_.emplace(rt_.context(), rt_.device());
+    options_.sharing->launch_begins([this] { recall_launch(); });
+  }
   // The launch's event: traced runs' timestamps, and the watchdog's "has it started".
   cl::Event event = launch(rt_, sched_kernel_, std::size_t{sched_groups_} * wg_, wg_, trace_.enabled() || watchdog_);
   sched_launch_event_ = event;
@@ -225,6 +232,19 @@ void Aggregator::launch_device(RunStats& stats) {
   graph_.table_.enqueue_deallocate(consumed_);
   enqueue_readback();  // behind the deallocation: the heads it moves
   enqueue_us_ += us_between(launch_start_, Clock::now());
+}
+
+void Aggregator::recall_launch() {
+  auto* recall = static_cast<std::uint32_t*>(sched_recall_.get());
+  if (reads_live_in_place()) {  // a CPU device's SVM is the host's memory
+    __atomic_store_n(recall, 1u, __ATOMIC_RELAXED);
+    return;
+  }
+  // A copy on a queue of its own runs while the launch does (as the watchdog's reads); the
+  // work-groups read the word past their L1.
+  const std::uint32_t one = 1;
+  check(clEnqueueSVMMemcpy((*recall_queue_)(), CL_TRUE, recall, &one, sizeof one, 0, nullptr, nullptr),
+        "clEnqueueSVMMemcpy (a launch's recall)");
 }
 
 void Aggregator::collect_device(RunStats& stats) {
@@ -251,11 +271,14 @@ void Aggregator::collect_device(RunStats& stats) {
   stats.device_scheduler.left_idle += head.left_idle;
   stats.device_scheduler.left_polls += head.left_polls;
   stats.device_scheduler.left_quiet += head.left_quiet;
+  stats.device_scheduler.left_recalled += head.left_recalled;
+  recalled_ = head.left_recalled > 0;
+  stats.device_scheduler.recalled += recalled_ ? 1 : 0;
   stats.device_scheduler.blocks_written += std::exchange(blocks_written_, 0);
   sched_spans_used_ = head.spans_used;
   std::vector<std::uint32_t> busy;
   const std::uint64_t finished = collect_yields(stats, busy, &readback_.counters);
-  if (finished == 0) {
+  if (finished == 0 && !recalled_) {
     if (++stalled_ >= 2) {
       check_status(readback_.status);
       no_progress(Stall::SweepsFinishedNothing);

@@ -109,7 +109,8 @@ void Aggregator::lay_out_readback() {
   at.resumable_words = resumable_.size() / kWord;
   at.pools = pools;
   at.head = 0;
-  at.counters = align8(at.head + sizeof(chanflow_sched));
+  at.recall = align8(at.head + sizeof(chanflow_sched));
+  at.counters = align8(at.recall + sizeof(std::uint64_t));
   at.headers = align8(at.counters + at.launches * sizeof(chanflow_launch_counters));
   at.resumable = align8(at.headers + at.header_bytes);
   at.status = align8(at.resumable + at.resumable_words * kWord);
@@ -121,9 +122,11 @@ void Aggregator::lay_out_readback() {
     return chanflow_readback_piece{reinterpret_cast<std::uint64_t>(src), reinterpret_cast<std::uint64_t>(block + offset),
                                    reset, static_cast<std::uint32_t>(bytes / kWord), 0};
   };
-  // The header goes back to the template lay_out_device wrote beside it, the counters to zero.
+  // The header goes back to the template lay_out_device wrote beside it, the recall word and the
+  // counters to zero.
   readback_pieces_host_ = {
       piece(sched_block_.get(), at.head, sizeof(chanflow_sched), reinterpret_cast<std::uint64_t>(sched_template_.get())),
+      piece(sched_recall_.get(), at.recall, sizeof(std::uint64_t), CHANFLOW_READBACK_ZERO),
       piece(counters_.get(), at.counters, at.launches * sizeof(chanflow_launch_counters), CHANFLOW_READBACK_ZERO),
       piece(table.headers_allocation(), at.headers, at.header_bytes, 0),
       piece(resumable_.get(), at.resumable, at.resumable_words * kWord, 0),

@@ -1,12 +1,7 @@
-// Settings for a graph's copies across devices (across_devices.hpp).
+// The compiled program across devices (across_devices.hpp).
 #include "common/across_devices.hpp"
 
 namespace chanflow::workloads {
-
-RunSettings across_devices_settings(RunSettings settings) {
-  settings.scheduler = Scheduler::Rounds;
-  return settings;
-}
 
 CompiledAcrossDevices::~CompiledAcrossDevices() {
   if (set_) cilk::forget(set_->runtime(0));
@@ -14,7 +9,7 @@ CompiledAcrossDevices::~CompiledAcrossDevices() {
 
 void CompiledAcrossDevices::use() {
   if (!set_) set_ = std::make_unique<DeviceSet>(settings_.devices, profiling_);
-  cilk::use(*set_, cilk::settings_for(settings_, set_->caps(0), footprint_));  // in rounds: cilk::use says so
+  cilk::use(*set_, cilk::settings_for(settings_, set_->caps(0), footprint_));
 }
 
 }  // namespace chanflow::workloads

@@ -1,5 +1,7 @@
 // A hand-built graph run across the devices RunSettings::devices names: a copy per device, made
-// on that device's runtime, in rounds, and the router (multidevice/) moving tasks between them.
+// on that device's runtime (under the scheduler the settings ask for: by default the device
+// scheduler on a GPU, rounds on a CPU device), and the router (multidevice/) moving tasks between
+// them.
 // The root is placed on the first device, whose copy holds the result when the run ends.
 #pragma once
 
@@ -9,6 +11,8 @@
 #include "chanflow/work_router.hpp"
 #include "common/workload.hpp"
 
+#include <fmt/format.h>
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -17,12 +21,6 @@
 #include <vector>
 
 namespace chanflow::workloads {
-
-/// A workload's settings for one device's copy of a graph run across devices: in rounds (the
-/// router acts between them). Sweeps stay as asked (by default as suits each device): a round of
-/// sweeps runs many levels before the router sees the next, which costs balance less than rounds
-/// without them cost time (docs/devices.md: on one H200, 0.67-0.92 of the speed without them).
-RunSettings across_devices_settings(RunSettings settings);
 
 /// The copies of a hand-built graph class `Copy` (FibCilk, QueensCilk, ...: graph(), result()),
 /// one per device, and their router: opened and built by the first measure(), kept for the next.
@@ -44,16 +42,17 @@ class AcrossDevices {
         options_(options),
         make_(std::move(make)) {}
 
-  /// One timed run (the first opens the devices and builds the copies): `seed(copy)` places the
+  /// One timed run (the first opens the devices and builds the copies), named `what` (its
+  /// progress line; a trace per device where the settings ask for one): `seed(copy)` places the
   /// root on the first device's copy, whose result() is returned. `m` gets the time, every
   /// device's statistics (m.across) and the first device's as the run's (m.stats).
   template <class Seed>
-  std::uint64_t measure(Measurement& m, Seed&& seed) {
+  std::uint64_t measure(Measurement& m, const std::string& what, Seed&& seed) {
     std::uint64_t value = 0;
     m.ms = time_ms([&] {
       if (!router_) open();
       seed(*copies_.front());
-      run(m);
+      run(m, what);
       value = copies_.front()->result();
     });
     return value;
@@ -63,12 +62,12 @@ class AcrossDevices {
   /// devices)` prepares each copy (its count zeroed, and its share of the roots placed), and the result is
   /// the sum of the copies' result() (a tree search's node counts).
   template <class Seed>
-  std::uint64_t measure_summed(Measurement& m, Seed&& seed) {
+  std::uint64_t measure_summed(Measurement& m, const std::string& what, Seed&& seed) {
     std::uint64_t value = 0;
     m.ms = time_ms([&] {
       if (!router_) open();
       for (std::size_t d = 0; d < copies_.size(); ++d) seed(*copies_[d], d, copies_.size());
-      run(m);
+      run(m, what);
       for (const auto& copy : copies_) value += copy->result();
     });
     return value;
@@ -76,9 +75,10 @@ class AcrossDevices {
 
 
  private:
-  void run(Measurement& m) {
+  void run(Measurement& m, const std::string& what) {
     m.threads = 0;
-    DeviceRunStats stats = router_->run([this] { return settings_.make_policy(); });
+    DeviceRunStats stats = router_->run([this] { return settings_.make_policy(); },
+                                        settings_.run_options(fmt::format("{} across {} devices", what, copies_.size())));
     m.stats = stats.runs.front();
     m.across = std::move(stats);
   }
@@ -86,9 +86,8 @@ class AcrossDevices {
   void open() {
     set_ = std::make_unique<DeviceSet>(settings_.devices, profiling_);
     std::vector<DeviceGraph> graphs;
-    const RunSettings each = across_devices_settings(settings_);
     for (std::size_t i = 0; i < set_->size(); ++i) {
-      copies_.push_back(make_(set_->runtime(i), set_->caps(i), each));
+      copies_.push_back(make_(set_->runtime(i), set_->caps(i), settings_));
       graphs.push_back({&copies_.back()->graph(), movable_, movable_channels_});
     }
     router_ = std::make_unique<WorkRouter>(std::move(graphs), options_);

@@ -51,7 +51,7 @@ class FibInstance final : public Instance {
       const RunOptions options = settings_.run_options(fmt::format("fib {}", n_));
       FibResult r;
       if (impl == "chanflow" && !settings_.devices.empty()) {
-        r.value = across_.measure(m, [&](FibCilk& copy) { copy.seed(n_); });
+        r.value = across_.measure(m, fmt::format("fib {}", n_), [&](FibCilk& copy) { copy.seed(n_); });
         r.stats = *m.stats;
       } else if (impl == "chanflow") {
         // The graph is built by the first run and reused by the next (as a user keeps it).

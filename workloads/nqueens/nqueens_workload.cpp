@@ -56,7 +56,7 @@ class NQueensInstance final : public Instance {
         m.threads = tbb_threads();
         m.ms = time_ms([&] { value = impl == "tbb-fine" ? nqueens_tbb_fine(n_) : nqueens_tbb_cutoff(n_); });
       } else if (impl == "chanflow" && !settings_.devices.empty()) {
-        value = across_.measure(m, [](auto& copy) { copy.seed(); });
+        value = across_.measure(m, fmt::format("nqueens {}", n_), [](auto& copy) { copy.seed(); });
       } else if (impl == "chanflow") {
         m.threads = 0;
         const auto policy = settings_.make_policy();

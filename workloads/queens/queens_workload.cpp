@@ -37,7 +37,7 @@ class QueensInstance final : public Instance {
         m.threads = tbb_threads();
         m.ms = time_ms([&] { value = impl == "tbb-fine" ? queens_tbb_fine(n_) : queens_tbb_cutoff(n_); });
       } else if (impl == "chanflow" && !settings_.devices.empty()) {
-        value = across_.measure(m, [](auto& copy) { copy.seed(); });
+        value = across_.measure(m, fmt::format("queens {}", n_), [](auto& copy) { copy.seed(); });
       } else if (impl == "chanflow") {
         m.threads = 0;
         const auto policy = settings_.make_policy();

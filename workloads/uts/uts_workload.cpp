@@ -32,12 +32,12 @@ class UtsInstance final : public Instance {
         m.ms = time_ms([&] { value = impl == "tbb-fine" ? uts_tbb_fine(seed_, heavy_) : uts_tbb_cutoff(seed_, heavy_); });
       } else if (impl == "chanflow" && !settings_.devices.empty()) {
         // The tree on the first device; every device counts the nodes it visits.
-        value = across_.measure_summed(m, [&](UtsGraph& copy, std::size_t device, std::size_t) {
+        value = across_.measure_summed(m, fmt::format("uts {}", heavy_), [&](UtsGraph& copy, std::size_t device, std::size_t) {
           if (device == 0) copy.seed_tree(seed_, heavy_);
           else copy.clear();
         });
       } else if (impl == "chanflow-static" && !settings_.devices.empty()) {
-        value = split_.measure_summed(m, [&](UtsGraph& copy, std::size_t device, std::size_t devices) {
+        value = split_.measure_summed(m, fmt::format("uts {} split", heavy_), [&](UtsGraph& copy, std::size_t device, std::size_t devices) {
           copy.seed_share(seed_, heavy_, device, devices);
         });
       } else if (impl == "chanflow-compiled" && !settings_.devices.empty()) {

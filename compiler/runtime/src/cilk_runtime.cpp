@@ -63,7 +63,6 @@ class Process {
   }
   void use(const Runtime& runtime, const DeviceSet* set, RunSettings settings, Capacity capacity) {
     std::lock_guard lock(mutex_);
-    if (set) settings.scheduler = Scheduler::Rounds;  // the router acts between rounds
     if (set != external_set_) kept_.clear();
     external_set_ = set;
     const RunSettings resolved = settings.for_device(runtime.caps());
@@ -122,7 +121,6 @@ class Process {
       try {
         if (!settings_.devices.empty()) {
           set_ = std::make_unique<DeviceSet>(settings_.devices, !settings_.trace_path.empty());
-          settings_.scheduler = Scheduler::Rounds;  // the router acts between rounds
         } else {
           runtime_ = std::make_unique<Runtime>(DeviceSelection{.profiling = !settings_.trace_path.empty()});
         }

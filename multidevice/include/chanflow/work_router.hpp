@@ -1,6 +1,7 @@
 // One run of a graph across several devices (DESIGN.md decision 16): each device runs its own
-// copy of the graph in rounds, and the router moves tasks from a busy device to an idle one
-// between rounds, returns their results to the frames that wait for them, and ends the run when
+// copy of the graph, in rounds or under the device scheduler, and the router moves tasks from a
+// busy device to an idle one between its rounds or launches (a launch is recalled when another
+// device waits), returns their results to the frames that wait for them, and ends the run when
 // every device is idle and nothing is on its way.
 //
 // A task moves whole: its CE (a chanflow_task header, then its arguments) goes, packed with the
@@ -28,8 +29,7 @@
 
 namespace chanflow {
 
-/// One device's copy of the graph: the graph (made on that device's runtime with
-/// GraphOptions::scheduler = Rounds), the names of its stacks whose tasks may move, and of its
+/// One device's copy of the graph: the graph (made on that device's runtime), the names of its stacks whose tasks may move, and of its
 /// plain channels whose CEs may move: tasks that return nothing to a frame (a tree search that
 /// counts what it visits, each device counting in its own memory, summed when the run ends).
 struct DeviceGraph {
@@ -53,6 +53,7 @@ struct DeviceTraffic {
   std::uint64_t batches_sent = 0;    ///< packed transfers of tasks (one per take)
   std::uint64_t returns_sent = 0;    ///< results of received tasks, carried back to their frames
   std::uint64_t bytes_sent = 0;      ///< task CEs and results (or data: a sort's keys, sort_across.hpp)
+  std::uint64_t recalls = 0;         ///< its device-scheduler launches another device's wait recalled
   std::uint64_t waits = 0;           ///< times the device ran dry and waited
   double wait_ms = 0;                ///< host time it spent waiting
   std::uint64_t wakes = 0;           ///< waits that work ended (tasks or results arriving)

@@ -310,6 +310,12 @@ typedef struct chanflow_sched {
   CHANFLOW_SVM_STRUCT_PTR(chanflow_sched_span) spans; /* a traced run's timeline, or 0 */
   chanflow_u32 span_capacity;
   chanflow_u32 spans_used; /* batches that wanted a span (those past the capacity have none) */
+  /* A word the host sets while the launch runs (Aggregator::recall_launch; a block of its own,
+   * which no write of the header's can overwrite): every work-group leaves at its next poll, so
+   * that the host can move work to another device (multidevice/). Zeroed after each launch. */
+  CHANFLOW_SVM_STRUCT_PTR(uint) recall;
+  chanflow_u32 left_recalled; /* work-groups that left so */
+  chanflow_u32 pad;
 } chanflow_sched;
 
 /* A piece of what the host reads after a device-scheduler launch (readback.cl): `words` 32-bit

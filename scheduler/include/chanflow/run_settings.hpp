@@ -56,7 +56,7 @@ struct RunSettings {
   /// terminal's standard error.
   bool quiet = false;
   /// The devices a run spans (a device set's spec: all, 1,2, 0-3, nvidia; multidevice/); empty:
-  /// the one device the runtime has. Across devices a graph runs in rounds.
+  /// the one device the runtime has.
   std::string devices;
 
   bool operator==(const RunSettings&) const = default;

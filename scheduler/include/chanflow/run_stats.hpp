@@ -71,6 +71,9 @@ struct RunStats {
     std::uint64_t left_idle = 0;   ///< work-groups that left with nothing ready and none busy
     std::uint64_t left_polls = 0;  ///< work-groups that left after their empty polls in a row
     std::uint64_t left_quiet = 0;  ///< work-groups that left a launch gone quiet (no batch held or finished)
+    /// Launches the host recalled while they ran (RunOptions::sharing: another device wanted
+    /// work), and the work-groups that left them so.
+    std::uint64_t recalled = 0, left_recalled = 0;
     /// Blocks the host wrote before its launches (environments, entries, header, counters): a
     /// block is written only where it changed, so a re-run of an unchanged graph writes none.
     std::uint64_t blocks_written = 0;
@@ -86,13 +89,19 @@ class Graph;
 
 /// A run that shares its work with runs of the same graph on other devices (the multi-device
 /// layer, multidevice/). Its calls come on the run's host thread, while no kernel of the run is
-/// in flight.
+/// in flight, but for the recall it is given, which any thread may call.
 class WorkSharing {
  public:
   virtual ~WorkSharing() = default;
-  /// At the start of every round: take ready CEs out of the graph's channels, put arrived ones
-  /// in, publish frames whose children returned elsewhere (Channel's handoff calls).
-  virtual void at_round(Graph& graph) = 0;
+  /// At the start of every round (or device-scheduler launch): take ready CEs out of the graph's
+  /// channels, put arrived ones in, publish frames whose children returned elsewhere (Channel's
+  /// handoff calls). True when it changed any channel (the run reads their counters again).
+  virtual bool at_round(Graph& graph) = 0;
+  /// A launch of the device scheduler, which runs until the graph's work is done, has begun:
+  /// until the next at_round (or the run's end), `recall` asks it to end at its work-groups' next
+  /// poll, so that the next at_round can give work away. Callable from any thread, more than
+  /// once; a recall that comes after the launch has ended may end the next one early (harmless).
+  virtual void launch_begins(std::function<void()> recall) { (void)recall; }
   /// The run found nothing ready, in flight or blocked; CEs may still be allocated (frames whose
   /// children run elsewhere). Blocks until work may have arrived (true: the run looks again) or
   /// the run across devices is over (false: it ends, and a CE still allocated is an error, as in
@@ -120,8 +129,8 @@ struct RunOptions {
   /// kSerialOff: every spawn goes through a channel. Nodes without a serial form ignore it.
   std::uint32_t serial_depth = kSerialOff;
   /// Shares the run's work with runs on other devices; null: the run is alone. Under the
-  /// device scheduler the host sees the channels only between launches, so a shared run goes in
-  /// rounds (Graph::run refuses Scheduler::Device with it).
+  /// device scheduler the host sees the channels only between launches: the sharing recalls a
+  /// launch when another device wants work (WorkSharing::launch_begins).
   WorkSharing* sharing = nullptr;
 };
 
