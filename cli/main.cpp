@@ -272,6 +272,10 @@ int main(int argc, char** argv) {
                             "makes them with POCL_DEVICES); 1: none")
       ->capture_default_str()
       ->check(CLI::Range(1u, 64u));
+  soak_compiled->add_option("--scheduler", compiled_soak.scheduler,
+                            "every run's scheduler: device, rounds or auto (the default: rounds on CPU devices)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "device", "rounds"}));
   soak_compiled->add_option("--json", json_path, "also write the results as JSON to this file");
 
   auto* run_cmd = app.add_subcommand("run", "run a workload and check it against its serial reference (chanflow run "

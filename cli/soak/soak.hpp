@@ -46,6 +46,8 @@ struct CompiledSoakOptions {
   double timeout_s = 120;   ///< per run: past it the run is killed and counts as a hang
   /// Above 1: a quarter of the runs go across 2 to this many devices (CHANFLOW_DEVICES=0-K).
   std::uint32_t most_devices = 1;
+  /// Every run's scheduler (CHANFLOW_SCHEDULER): "auto", "device" or "rounds".
+  std::string scheduler = "auto";
 };
 
 /// Compiles each listed Cilk program with chanflowc (found beside this executable) and as its

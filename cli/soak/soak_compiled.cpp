@@ -206,6 +206,7 @@ nlohmann::json run_compiled_soak(const CompiledSoakOptions& options, std::FILE* 
     const std::uint32_t devices =
         options.most_devices > 1 && rng() % 4 == 0 ? 2 + static_cast<std::uint32_t>(rng() % (options.most_devices - 1)) : 1;
     const RunSettings settings{.capacity = capacity, .wg_size = wg, .policy = policy, .dispatch = sweeps_from_string(dispatch),
+                               .scheduler = scheduler_from_string(options.scheduler),
                                .serial_cutoff = SerialCutoff::parse("serial", serial),
                                .devices = devices > 1 ? fmt::format("0-{}", devices - 1) : std::string()};
     std::vector<std::string> env{"CHANFLOW_STATS=1"};
@@ -213,10 +214,11 @@ nlohmann::json run_compiled_soak(const CompiledSoakOptions& options, std::FILE* 
     std::vector<std::string> argv{p.executable};
     argv.insert(argv.end(), p.args.begin(), p.args.end());
     const Outcome o = run(argv, env, work, options.timeout_s);
-    const std::string config = fmt::format("[{}] {}{} | capacity {} wg {} {} {} serial {}{}", i, p.source.filename().string(),
+    const std::string config = fmt::format("[{}] {}{} | capacity {} wg {} {} {} serial {}{}{}", i, p.source.filename().string(),
                                            fmt::format("{}{}", p.args.empty() ? "" : " ", fmt::join(p.args, " ")),
                                            capacity, wg, policy, dispatch, serial,
-                                           devices > 1 ? fmt::format(" devices {}", devices) : "");
+                                           devices > 1 ? fmt::format(" devices {}", devices) : "",
+                                           options.scheduler != "auto" ? " scheduler " + options.scheduler : "");
     std::string verdict;
     const bool so_far = p.expected.compare(0, o.out.size(), o.out) == 0;  // what it printed, the elision printed first
     if (o.timed_out) {
