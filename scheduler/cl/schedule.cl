@@ -179,8 +179,9 @@ uint chanflow_sched_poll(__global chanflow_sched* s, __local chanflow_batch* b, 
     pick->any_ready = 0u;
     pick->full = CHANFLOW_SCHED_NONE;
     pick->movable = 0u;
-    /* Written by the host while the launch runs (a copy on another queue): read past L1. */
-    pick->recalled = *(volatile __global uint*)s->recall != 0u;
+    /* Written by the host while the launch runs (a copy on another queue): read past L1, in a
+     * shared run only (alone, the header names no word). */
+    pick->recalled = s->recall && *(volatile __global uint*)s->recall != 0u;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   uint mine = 0u;

@@ -168,7 +168,8 @@ void Aggregator::lay_out_device() {
   head.spread = env_u32("CHANFLOW_SCHED_SPREAD", every_body ? 1u : spread_groups());
   head.patience = env_u32("CHANFLOW_SCHED_PATIENCE", every_body ? 0u : graph_.options().scheduler_patience);
   head.quiet = std::max(1u, env_u32("CHANFLOW_SCHED_QUIET", graph_.options().scheduler_quiet));
-  head.recall = reinterpret_cast<std::uint64_t>(sched_recall_.get());
+  // Only a shared run can be recalled: alone, the pollers skip the word's uncached read.
+  head.recall = options_.sharing ? reinterpret_cast<std::uint64_t>(sched_recall_.get()) : 0;
   // A traced run's device timeline: a span per batch, where the device has a clock.
   if (trace_.enabled() && device_order(rt_.caps()) == DeviceOrder::Ptx) {
     constexpr std::uint32_t kSpans = 1u << 18;

@@ -312,7 +312,8 @@ typedef struct chanflow_sched {
   chanflow_u32 spans_used; /* batches that wanted a span (those past the capacity have none) */
   /* A word the host sets while the launch runs (Aggregator::recall_launch; a block of its own,
    * which no write of the header's can overwrite): every work-group leaves at its next poll, so
-   * that the host can move work to another device (multidevice/). Zeroed after each launch. */
+   * that the host can move work to another device (multidevice/). Zeroed after each launch; 0 (no
+ * word) in a run that is not shared. */
   CHANFLOW_SVM_STRUCT_PTR(uint) recall;
   chanflow_u32 left_recalled; /* work-groups that left so */
   chanflow_u32 pad;
