@@ -45,11 +45,12 @@
 // RecursiveHelper::one_entry). On PoCL 3.1 the direct form ran fib(30)'s serial form in 1.8 ms
 // where that one took 3.1.
 //
-// Not done: running the guards a body opens with (`if (n <= 2) return ...;`) at each call on its
-// arguments, so that a call ending there pushes no frame. In the direct form that took fib(30)'s
-// serial form on PoCL from 1.8 to 1.2 ms, but only by jumping from the guard to the code after the
-// call, which cf_return also enters: control flow PoCL 3.1's kernel compiler recursed on without
-// end (a stack overflow in libpocl, helper_stack.c); through cf_return instead, it gained nothing.
+// A body that opens with guards (`if (n <= 2) return ...;`, RecursiveHelper::guards) runs them at
+// each call on its arguments, so that a call ending there pushes no frame and makes no pass: half
+// of fib's calls. Jumping from such a guard to the code after its call, which the return's dispatch
+// also enters, makes a loop of two entries (PoCL 3.1's kernel compiler recursed on it without end,
+// a stack overflow in libpocl); so the body is printed twice, a top copy that new activations run
+// and the copy that calls resume in, each guard going on in its own copy (Guarded).
 #include "analysis/analysis.hpp"
 #include "emit/resumable_printer.hpp"
 
@@ -94,8 +95,15 @@ class RecursivePrinter : public ResumablePrinter {
     print_body();  // the first pass finds the calls' resume points and the loops around them
     TotalResumes = static_cast<unsigned>(Found.size());
     Direct = !in_loops() && H.one_entry;
+    Guarded = Direct && !Lifo && !H.guards.empty() && !has_label_or_static(H.decl->getBody());
     Layout = false;
     const std::string body = print_body();
+    std::string top;  // the copy a new activation runs (guarded: see Guarded)
+    if (Guarded) {
+      TopCopy = true;
+      top = print_body();
+      TopCopy = false;
+    }
     const clang::QualType result = H.decl->getReturnType();
     const unsigned frames = Program.helper_stack_frames;
     const std::string value = result->isVoidType() ? "" : " cf_value";
@@ -123,7 +131,9 @@ class RecursivePrinter : public ResumablePrinter {
     out += "  for (;;) { /* around the loop of activations: a chunk taken, or the call's end */\n  for (;;) {\n";
     const std::string give_back = Lifo ? "  chanflow_lifo_reset(&cf_lifo, cf_box); /* its blocks */\n" : "";
     if (Direct) {
-      out += entry(value) + body +
+      out += entry(value);
+      if (Guarded) out += top + "  goto cf_return; /* below: the copy the calls resume in */\n";
+      out += body +
              fmt::format("  cf_return:\n{}{}  --cf_depth;\n{}", give_back, fill(frames / 2), dispatch(nullptr));
     } else {
       out += "  if (cf_resuming) {\n" + dispatch(nullptr) + "  }\n" + entry(value) + body;
@@ -270,6 +280,7 @@ class RecursivePrinter : public ResumablePrinter {
       print_expr(call->getArg(i), os);
       os << ";\n";
     }
+    if (Guarded) print_guards(os);
     for (const clang::VarDecl* v : scope) {
       os << copy(slot(Field.at(v)) + "[cf_depth]", Field.at(v), false, v->getType());
       Saved.insert(Field.at(v));
@@ -285,11 +296,46 @@ class RecursivePrinter : public ResumablePrinter {
     os << fmt::format("  cf_s_resume_at[cf_depth] = {};\n  ++cf_depth;\n", k);
     for (unsigned i = 0; i < call->getNumArgs() && i < H.decl->getNumParams(); ++i)
       os << "  " << Field.at(H.decl->getParamDecl(i)) << " = cf_a" << i << ";\n";
-    os << "  goto cf_call;\n}\n" << fmt::format("cf_resume_{}:\n{}", k, Direct ? "" : "  cf_resuming = 0;\n");
-    for (const clang::VarDecl* v : scope) os << copy(Field.at(v), slot(Field.at(v)) + "[cf_depth]", false, v->getType());
-    for (const std::string& t : made) os << "  " << t << " = " << slot(t) << "[cf_depth];\n";
-    if (Lifo) os << "  cf_box = " << slot("cf_box") << "[cf_depth];\n";
+    os << "  goto cf_call;\n" << (Guarded ? "" : "}\n");
+    if (!TopCopy) {  // the top copy is never resumed (Guarded)
+      os << fmt::format("cf_resume_{}:{}\n{}", k, Guarded ? ";" : "", Direct ? "" : "  cf_resuming = 0;\n");  // a label ends no block
+      for (const clang::VarDecl* v : scope) os << copy(Field.at(v), slot(Field.at(v)) + "[cf_depth]", false, v->getType());
+      for (const std::string& t : made) os << "  " << t << " = " << slot(t) << "[cf_depth];\n";
+      if (Lifo) os << "  cf_box = " << slot("cf_box") << "[cf_depth];\n";
+    }
+    if (Guarded) os << "}\n}\n";
     if (Temp.count(call)) os << "  " << Temp.at(call) << " = cf_value;\n";
+  }
+
+  // A guarded call's opening (Guarded): the callee's guards on the arguments (cf_aI), in order; one
+  // that holds gives the call's value there, with no frame; else the call is made (`else {`).
+  void print_guards(llvm::raw_ostream& os) {
+    const std::map<const clang::VarDecl*, std::string> names = Printed;
+    for (unsigned i = 0; i < H.decl->getNumParams(); ++i) Printed[H.decl->getParamDecl(i)] = fmt::format("cf_a{}", i);
+    for (std::size_t j = 0; j < H.guards.size(); ++j) {
+      os << (j ? "} else if (" : "if (");
+      print_expr(H.guards[j]->getCond(), os);
+      os << fmt::format(") {{ /* '{}' returns at once: it opens with this guard */\n", H.decl->getName().str());
+      const clang::Stmt* then = H.guards[j]->getThen();
+      if (const auto* block = llvm::dyn_cast<clang::CompoundStmt>(then)) then = block->body_front();
+      if (const clang::Expr* v = llvm::cast<clang::ReturnStmt>(then)->getRetValue()) {
+        if (!H.decl->getReturnType()->isVoidType()) os << "cf_value = ";
+        print_expr(v, os);
+        os << ";\n";
+      }
+    }
+    os << "} else {\n";
+    Printed = names;
+  }
+
+  // Whether `s` holds a label or a static local: the guarded form prints the body twice.
+  static bool has_label_or_static(const clang::Stmt* s) {
+    if (!s) return false;
+    if (llvm::isa<clang::LabelStmt>(s)) return true;
+    if (const auto* d = llvm::dyn_cast<clang::DeclStmt>(s))
+      for (const clang::Decl* decl : d->decls())
+        if (const auto* v = llvm::dyn_cast<clang::VarDecl>(decl); v && v->isStaticLocal()) return true;
+    return std::any_of(s->child_begin(), s->child_end(), has_label_or_static);
   }
 
   // The parameters and locals in scope at statement `s` (declared before it in the blocks around
@@ -452,6 +498,13 @@ class RecursivePrinter : public ResumablePrinter {
   bool Layout = true;  // the first pass
   std::set<std::string> Saved;  // the fields some call saves: the stack's arrays
   bool Direct = false;  // no call in a loop: a return goes straight to its call's resume point
+  // A direct form whose body opens with guards (RecursiveHelper::guards) runs them at each call on
+  // its arguments, and is printed twice: a top copy, which a new activation runs and no resume
+  // enters, and the copy the return's dispatch resumes, each call's guard path going on within its
+  // own copy. So no code is entered both from the top and from a resume (a loop of two entries,
+  // which PoCL 3.1's kernel compiler recursed on without end; one_entry).
+  bool Guarded = false;
+  bool TopCopy = false;  // printing the top copy
   unsigned Resumes = 0;
 };
 
