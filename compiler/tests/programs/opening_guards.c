@@ -1,0 +1,80 @@
+/* Recursions whose bodies open with guards (`if (C) return E;`), which chanflowc runs at each call
+ * on the call's arguments so that a call they end pushes no frame: several guards in a row, two
+ * parameters, an enumerator, a value converted to the result's type, `&&` in a condition, a void
+ * function's bare `return;`, a guard that calls a function (not run at the call: it stops the run
+ * of guards), and a plain helper that calls itself. Each runs as its serial form below the serial
+ * depth and as tasks above it; the output is the serial elision's.
+ * usage: opening_guards N */
+#include <cilk/cilk.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+enum { kSmall = 3 };
+
+/* Lattice paths with steps of 1 and 2 through a grid: three guards, two parameters, an enumerator. */
+long paths(int a, unsigned char b) {
+  if (a < 0) return 0;
+  if (a == 0 && b == 0) return 1;
+  if (a + b < kSmall) return b; /* an unsigned char as the long result */
+  long x = cilk_spawn paths(a - 1, b);
+  long y = cilk_spawn paths(a - 2, b > 0 ? b - 1 : 0);
+  cilk_sync;
+  return x + y + (b & 1);
+}
+
+static int small(long n) { return n < 4; }
+
+/* A guard that calls a function is no guard run at the call; neither is one after it. */
+long stairs(long n) {
+  if (small(n)) return n;
+  if (n == 4) return 5;
+  long x = cilk_spawn stairs(n - 1);
+  long y = cilk_spawn stairs(n - 3);
+  cilk_sync;
+  return x + y;
+}
+
+/* A void function: `return;` ends a call with nothing to write. */
+void squares(long *out, long lo, long hi) {
+  if (hi <= lo) return;
+  if (hi - lo == 1) {
+    out[lo] = lo * lo + 1;
+    return;
+  }
+  long mid = lo + (hi - lo) / 2;
+  cilk_spawn squares(out, lo, mid);
+  cilk_spawn squares(out, mid, hi);
+  cilk_sync;
+}
+
+/* A helper that calls itself (no spawn), its guards in braces. */
+static long binom(int n, int k) {
+  if (k == 0 || k == n) {
+    return 1;
+  }
+  return binom(n - 1, k - 1) + binom(n - 1, k);
+}
+
+long binoms(int n, int k) {
+  if (k < 0) return 0;
+  long b = cilk_spawn binoms(n, k - 1);
+  long a = binom(n, k);
+  cilk_sync;
+  return a + b;
+}
+
+int main(int argc, char **argv) {
+  const int n = argc > 1 ? atoi(argv[1]) : 16;
+  printf("paths(%d, %d) = %ld\n", n, n / 3, paths(n, (unsigned char)(n / 3)));
+  printf("stairs(%d) = %ld\n", n + 6, stairs(n + 6));
+  const long count = 3 * n + 5;
+  long *out = malloc(sizeof(long) * count);
+  for (long i = 0; i < count; ++i) out[i] = -1;
+  squares(out, 0, count);
+  long sum = 0;
+  for (long i = 0; i < count; ++i) sum += out[i] * (i + 1);
+  printf("squares(%ld) = %ld\n", count, sum);
+  free(out);
+  printf("binoms(%d) = %ld\n", n, binoms(n, n / 2));
+  return 0;
+}
