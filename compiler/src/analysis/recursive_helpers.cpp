@@ -64,30 +64,46 @@ bool one_entry(const RecursiveHelper& h) {
 }
 
 // The guards the body opens with (RecursiveHelper::guards): a run of `if (C) return E;` with no
-// else, C and E reading only the parameters, enumerators and literals, calling nothing and changing
-// nothing. fib's `if (n <= 2) return ...;`: half of its calls end there, and a call that does
-// costs a frame pushed, a pass from the top and a dispatch back without it.
+// else. C reads only the parameters, enumerators and literals, calls nothing and changes nothing
+// (a guard that fails at the call is run again by the activation). E is evaluated once either way,
+// at the call or in the activation, in the same order with the arguments: it may also read globals
+// and call other functions (`if (row >= 7) return complete(...);`), but not the function itself,
+// and reads no local. fib's `if (n <= 2) return ...;`: half of its calls end there, and a call that
+// does costs a frame pushed, a pass from the top and a dispatch back without it.
 std::vector<const clang::IfStmt*> opening_guards(const RecursiveHelper& h, const clang::ASTContext& ctx) {
   std::vector<const clang::IfStmt*> out;
   const auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(h.decl->getBody());
   if (!body) return out;
+  const auto own = [&](const clang::ValueDecl* d) {
+    const auto* p = llvm::dyn_cast<clang::ParmVarDecl>(d);
+    return (p && p->getDeclContext() == h.decl) || llvm::isa<clang::EnumConstantDecl>(d);
+  };
   std::function<bool(const clang::Stmt*)> plain = [&](const clang::Stmt* s) {
     if (!s) return true;
     if (llvm::isa<clang::CallExpr, clang::StmtExpr, clang::BlockExpr>(s)) return false;
-    if (const auto* r = llvm::dyn_cast<clang::DeclRefExpr>(s)) {
-      const auto* p = llvm::dyn_cast<clang::ParmVarDecl>(r->getDecl());
-      if (!(p && p->getDeclContext() == h.decl) && !llvm::isa<clang::EnumConstantDecl>(r->getDecl())) return false;
-    }
+    if (const auto* r = llvm::dyn_cast<clang::DeclRefExpr>(s); r && !own(r->getDecl())) return false;
     return std::all_of(s->child_begin(), s->child_end(), plain);
   };
-  const auto pure = [&](const clang::Expr* e) { return !e || (!e->HasSideEffects(ctx) && plain(e)); };
+  std::function<bool(const clang::Stmt*)> value = [&](const clang::Stmt* s) {
+    if (!s) return true;
+    if (llvm::isa<clang::StmtExpr, clang::BlockExpr>(s)) return false;
+    if (const auto* c = llvm::dyn_cast<clang::CallExpr>(s);
+        c && (!c->getDirectCallee() || c->getDirectCallee()->getCanonicalDecl() == h.decl->getCanonicalDecl()))
+      return false;
+    if (const auto* r = llvm::dyn_cast<clang::DeclRefExpr>(s)) {
+      const auto* v = llvm::dyn_cast<clang::VarDecl>(r->getDecl());
+      const bool global = v && v->hasGlobalStorage() && !v->isStaticLocal();
+      if (!own(r->getDecl()) && !global && !llvm::isa<clang::FunctionDecl>(r->getDecl())) return false;
+    }
+    return std::all_of(s->child_begin(), s->child_end(), value);
+  };
   for (const clang::Stmt* s : body->body()) {
     const auto* i = llvm::dyn_cast<clang::IfStmt>(s);
     if (!i || i->getElse() || i->getInit() || i->getConditionVariable() || i->isConstexpr()) break;
     const clang::Stmt* then = i->getThen();
     if (const auto* block = llvm::dyn_cast<clang::CompoundStmt>(then)) then = block->size() == 1 ? block->body_front() : nullptr;
     const auto* r = llvm::dyn_cast_or_null<clang::ReturnStmt>(then);
-    if (!r || !pure(i->getCond()) || !pure(r->getRetValue())) break;
+    if (!r || i->getCond()->HasSideEffects(ctx) || !plain(i->getCond()) || !value(r->getRetValue())) break;
     out.push_back(i);
   }
   return out;

@@ -50,7 +50,8 @@
 // of fib's calls. Jumping from such a guard to the code after its call, which the return's dispatch
 // also enters, makes a loop of two entries (PoCL 3.1's kernel compiler recursed on it without end,
 // a stack overflow in libpocl); so the body is printed twice, a top copy that new activations run
-// and the copy that calls resume in, each guard going on in its own copy (Guarded).
+// and the copy that calls resume in, each guard going on in its own copy (TwoCopies). The form that
+// resumes through the top of the pass needs no second copy: every resume enters there.
 #include "analysis/analysis.hpp"
 #include "emit/resumable_printer.hpp"
 
@@ -95,11 +96,12 @@ class RecursivePrinter : public ResumablePrinter {
     print_body();  // the first pass finds the calls' resume points and the loops around them
     TotalResumes = static_cast<unsigned>(Found.size());
     Direct = !in_loops() && H.one_entry;
-    Guarded = Direct && !Lifo && !H.guards.empty() && !has_label_or_static(H.decl->getBody());
+    Guarded = !Lifo && !H.guards.empty() && !(Direct && has_label_or_static(H.decl->getBody()));
+    TwoCopies = Direct && Guarded;
     Layout = false;
     const std::string body = print_body();
-    std::string top;  // the copy a new activation runs (guarded: see Guarded)
-    if (Guarded) {
+    std::string top;  // the copy a new activation runs (TwoCopies)
+    if (TwoCopies) {
       TopCopy = true;
       top = print_body();
       TopCopy = false;
@@ -132,7 +134,7 @@ class RecursivePrinter : public ResumablePrinter {
     const std::string give_back = Lifo ? "  chanflow_lifo_reset(&cf_lifo, cf_box); /* its blocks */\n" : "";
     if (Direct) {
       out += entry(value);
-      if (Guarded) out += top + "  goto cf_return; /* below: the copy the calls resume in */\n";
+      if (TwoCopies) out += top + "  goto cf_return; /* below: the copy the calls resume in */\n";
       out += body +
              fmt::format("  cf_return:\n{}{}  --cf_depth;\n{}", give_back, fill(frames / 2), dispatch(nullptr));
     } else {
@@ -297,7 +299,7 @@ class RecursivePrinter : public ResumablePrinter {
     for (unsigned i = 0; i < call->getNumArgs() && i < H.decl->getNumParams(); ++i)
       os << "  " << Field.at(H.decl->getParamDecl(i)) << " = cf_a" << i << ";\n";
     os << "  goto cf_call;\n" << (Guarded ? "" : "}\n");
-    if (!TopCopy) {  // the top copy is never resumed (Guarded)
+    if (!TopCopy) {  // the top copy is never resumed (TwoCopies)
       os << fmt::format("cf_resume_{}:{}\n{}", k, Guarded ? ";" : "", Direct ? "" : "  cf_resuming = 0;\n");  // a label ends no block
       for (const clang::VarDecl* v : scope) os << copy(Field.at(v), slot(Field.at(v)) + "[cf_depth]", false, v->getType());
       for (const std::string& t : made) os << "  " << t << " = " << slot(t) << "[cf_depth];\n";
@@ -503,8 +505,9 @@ class RecursivePrinter : public ResumablePrinter {
   // enters, and the copy the return's dispatch resumes, each call's guard path going on within its
   // own copy. So no code is entered both from the top and from a resume (a loop of two entries,
   // which PoCL 3.1's kernel compiler recursed on without end; one_entry).
-  bool Guarded = false;
-  bool TopCopy = false;  // printing the top copy
+  bool Guarded = false;    // the callee's opening guards run at each call
+  bool TwoCopies = false;  // a direct form, guarded: the body printed twice (above)
+  bool TopCopy = false;    // printing the top copy
   unsigned Resumes = 0;
 };
 

@@ -1,8 +1,9 @@
 /* Recursions whose bodies open with guards (`if (C) return E;`), which chanflowc runs at each call
  * on the call's arguments so that a call they end pushes no frame: several guards in a row, two
  * parameters, an enumerator, a value converted to the result's type, `&&` in a condition, a void
- * function's bare `return;`, a guard that calls a function (not run at the call: it stops the run
- * of guards), and a plain helper that calls itself. Each runs as its serial form below the serial
+ * function's bare `return;`, a guard whose condition calls a function (not run at the call: it stops
+ * the run of guards), a value that calls a helper and reads a constant, calls in a loop (the form
+ * that resumes through the loop's head), and a plain helper that calls itself. Each runs as its serial form below the serial
  * depth and as tasks above it; the output is the serial elision's.
  * usage: opening_guards N */
 #include <cilk/cilk.h>
@@ -63,6 +64,21 @@ long binoms(int n, int k) {
   return a + b;
 }
 
+static const long kScale = 3;
+static long leaf_weight(long id) { return id % 7 + 1; }
+
+/* Calls in a loop, after a guard whose value calls a helper and reads a constant. */
+long tree(int depth, long id) {
+  if (depth == 0) return leaf_weight(id) * kScale;
+  long w[4];
+  for (int q = 0; q < 4; q++) {
+    w[q] = 0;
+    if ((id + q) % 3 != 0) w[q] = cilk_spawn tree(depth - 1, id * 4 + q);
+  }
+  cilk_sync;
+  return w[0] + 2 * w[1] + 3 * w[2] + 4 * w[3];
+}
+
 int main(int argc, char **argv) {
   const int n = argc > 1 ? atoi(argv[1]) : 16;
   printf("paths(%d, %d) = %ld\n", n, n / 3, paths(n, (unsigned char)(n / 3)));
@@ -76,5 +92,6 @@ int main(int argc, char **argv) {
   printf("squares(%ld) = %ld\n", count, sum);
   free(out);
   printf("binoms(%d) = %ld\n", n, binoms(n, n / 2));
+  printf("tree(%d) = %ld\n", n / 3 + 2, tree(n / 3 + 2, 1));
   return 0;
 }
