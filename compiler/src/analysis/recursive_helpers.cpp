@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
 
 namespace chanflow::compiler {
 namespace {
@@ -74,6 +75,50 @@ std::vector<const clang::IfStmt*> opening_guards(const RecursiveHelper& h, const
   std::vector<const clang::IfStmt*> out;
   const auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(h.decl->getBody());
   if (!body) return out;
+  // A guard runs at a call inside the caller's body, where a name the body declares (anywhere:
+  // a variable, a type, an enumerator) may hide the file-scope one C or E means (a local `kSmall`
+  // declared after the guards, hiding an enumerator): a guard naming one stops the run.
+  std::set<std::string> declared;
+  std::function<void(const clang::Stmt*)> declares = [&](const clang::Stmt* s) {
+    if (!s) return;
+    if (const auto* d = llvm::dyn_cast<clang::DeclStmt>(s))
+      for (const clang::Decl* decl : d->decls()) {
+        if (const auto* n = llvm::dyn_cast<clang::NamedDecl>(decl)) declared.insert(n->getNameAsString());
+        if (const auto* e = llvm::dyn_cast<clang::EnumDecl>(decl))
+          for (const clang::EnumConstantDecl* c : e->enumerators()) declared.insert(c->getNameAsString());
+      }
+    for (const clang::Stmt* c : s->children()) declares(c);
+  };
+  declares(body);
+  // The names an expression uses besides the parameters: values, functions, and the typedefs and
+  // tags its types are written with.
+  std::function<void(clang::QualType, std::set<std::string>&)> type_names = [&](clang::QualType t, std::set<std::string>& out) {
+    for (int steps = 0; !t.isNull() && steps < 16; ++steps) {
+      if (const auto* td = t->getAs<clang::TypedefType>()) out.insert(td->getDecl()->getNameAsString());
+      if (const auto* tag = t->getAsTagDecl()) out.insert(tag->getNameAsString());
+      if (t->isPointerType()) t = t->getPointeeType();
+      else if (const clang::ArrayType* a = ctx.getAsArrayType(t)) t = a->getElementType();
+      else if (t.getSingleStepDesugaredType(ctx) != t) t = t.getSingleStepDesugaredType(ctx);
+      else break;
+    }
+  };
+  const auto hidden = [&](const clang::Expr* e) {
+    std::set<std::string> used;
+    std::function<void(const clang::Stmt*)> walk = [&](const clang::Stmt* s) {
+      if (!s) return;
+      if (const auto* r = llvm::dyn_cast<clang::DeclRefExpr>(s)) {
+        const auto* p = llvm::dyn_cast<clang::ParmVarDecl>(r->getDecl());
+        if (!(p && p->getDeclContext() == h.decl)) used.insert(r->getDecl()->getNameAsString());
+      }
+      if (const auto* x = llvm::dyn_cast<clang::Expr>(s)) type_names(x->getType(), used);
+      if (const auto* c = llvm::dyn_cast<clang::ExplicitCastExpr>(s)) type_names(c->getTypeAsWritten(), used);
+      if (const auto* u = llvm::dyn_cast<clang::UnaryExprOrTypeTraitExpr>(s); u && u->isArgumentType())
+        type_names(u->getArgumentType(), used);
+      for (const clang::Stmt* c : s->children()) walk(c);
+    };
+    walk(e);
+    return std::any_of(used.begin(), used.end(), [&](const std::string& n) { return declared.count(n) > 0; });
+  };
   const auto own = [&](const clang::ValueDecl* d) {
     const auto* p = llvm::dyn_cast<clang::ParmVarDecl>(d);
     return (p && p->getDeclContext() == h.decl) || llvm::isa<clang::EnumConstantDecl>(d);
@@ -104,6 +149,7 @@ std::vector<const clang::IfStmt*> opening_guards(const RecursiveHelper& h, const
     if (const auto* block = llvm::dyn_cast<clang::CompoundStmt>(then)) then = block->size() == 1 ? block->body_front() : nullptr;
     const auto* r = llvm::dyn_cast_or_null<clang::ReturnStmt>(then);
     if (!r || i->getCond()->HasSideEffects(ctx) || !plain(i->getCond()) || !value(r->getRetValue())) break;
+    if (hidden(i->getCond()) || (r->getRetValue() && hidden(r->getRetValue()))) break;
     out.push_back(i);
   }
   return out;

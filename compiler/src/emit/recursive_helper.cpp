@@ -282,7 +282,7 @@ class RecursivePrinter : public ResumablePrinter {
       print_expr(call->getArg(i), os);
       os << ";\n";
     }
-    if (Guarded) print_guards(os);
+    if (Guarded) print_guards(call, os);
     for (const clang::VarDecl* v : scope) {
       os << copy(slot(Field.at(v)) + "[cf_depth]", Field.at(v), false, v->getType());
       Saved.insert(Field.at(v));
@@ -311,7 +311,11 @@ class RecursivePrinter : public ResumablePrinter {
 
   // A guarded call's opening (Guarded): the callee's guards on the arguments (cf_aI), in order; one
   // that holds gives the call's value there, with no frame; else the call is made (`else {`).
-  void print_guards(llvm::raw_ostream& os) {
+  void print_guards(const clang::CallExpr* call, llvm::raw_ostream& os) {
+    if (call->getNumArgs() != H.decl->getNumParams()) {  // an old-style definition's call: no guards
+      os << "{\n";
+      return;
+    }
     const std::map<const clang::VarDecl*, std::string> names = Printed;
     for (unsigned i = 0; i < H.decl->getNumParams(); ++i) Printed[H.decl->getParamDecl(i)] = fmt::format("cf_a{}", i);
     for (std::size_t j = 0; j < H.guards.size(); ++j) {

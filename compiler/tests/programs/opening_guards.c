@@ -3,7 +3,9 @@
  * parameters, an enumerator, a value converted to the result's type, `&&` in a condition, a void
  * function's bare `return;`, a guard whose condition calls a function (not run at the call: it stops
  * the run of guards), a value that calls a helper and reads a constant, calls in a loop (the form
- * that resumes through the loop's head), and a plain helper that calls itself. Each runs as its serial form below the serial
+ * that resumes through the loop's head), a plain helper that calls itself, names the body declares
+ * after its guards that would hide what a guard means at the call (an enumerator, a function:
+ * those guards are not run at the calls), and a chain deeper than the private frames. Each runs as its serial form below the serial
  * depth and as tasks above it; the output is the serial elision's.
  * usage: opening_guards N */
 #include <cilk/cilk.h>
@@ -79,6 +81,34 @@ long tree(int depth, long id) {
   return w[0] + 2 * w[1] + 3 * w[2] + 4 * w[3];
 }
 
+/* Locals declared after the guards with the names the guards use. */
+long shadowed(int a) {
+  if (a < kSmall) return a;
+  long kSmall = 100;
+  long x = cilk_spawn shadowed(a - 1);
+  long y = cilk_spawn shadowed(a - 2);
+  cilk_sync;
+  return x + y + kSmall;
+}
+
+long weighed(int depth, long id) {
+  if (depth == 0) return leaf_weight(id);
+  long leaf_weight = id % 5;
+  long a = cilk_spawn weighed(depth - 1, id * 2);
+  long b = cilk_spawn weighed(depth - 1, id * 2 + 1);
+  cilk_sync;
+  return a + b + leaf_weight;
+}
+
+/* Deeper than the serial form's private frames: they spill to the heap and come back. */
+long chain(long n) {
+  if (n <= 0) return 0;
+  if (n == 1) return 1;
+  long r = cilk_spawn chain(n - 1);
+  cilk_sync;
+  return r + n % 7;
+}
+
 int main(int argc, char **argv) {
   const int n = argc > 1 ? atoi(argv[1]) : 16;
   printf("paths(%d, %d) = %ld\n", n, n / 3, paths(n, (unsigned char)(n / 3)));
@@ -93,5 +123,8 @@ int main(int argc, char **argv) {
   free(out);
   printf("binoms(%d) = %ld\n", n, binoms(n, n / 2));
   printf("tree(%d) = %ld\n", n / 3 + 2, tree(n / 3 + 2, 1));
+  printf("shadowed(%d) = %ld\n", n, shadowed(n));
+  printf("weighed(%d) = %ld\n", n / 2, weighed(n / 2, 1));
+  printf("chain(%d) = %ld\n", 20 * n, chain(20 * n));
   return 0;
 }
