@@ -175,10 +175,14 @@ struct RecursiveHelper {
   /// No code after a call of itself is reached both from the top without a call and from a
   /// resume point: the emitter may resume each call directly (recursive_helpers.cpp).
   bool one_entry = false;
-  /// The guards its body opens with, `if (C) return E;` (or `return;`), whose condition and value
-  /// read only its parameters and constants, call nothing and change nothing: the emitter runs
-  /// them at each call on the call's arguments, so that a call one of them ends pushes no frame.
-  std::vector<const clang::IfStmt*> guards;
+  /// One of the guards its body opens with: `if (cond) return value;` (value null: `return;`).
+  struct Guard {
+    const clang::Expr* cond = nullptr;
+    const clang::Expr* value = nullptr;
+  };
+  /// The guards its body opens with that the emitter runs at each call on the call's arguments,
+  /// so that a call one of them ends pushes no frame (recursive_helpers.cpp says which qualify).
+  std::vector<Guard> guards;
 };
 
 /// The definition of a global: its one with an initializer, or else its tentative one (`int n;`);

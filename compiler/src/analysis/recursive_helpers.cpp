@@ -64,20 +64,65 @@ bool one_entry(const RecursiveHelper& h) {
   return !two;
 }
 
+// What an expression of a guard reads, besides the function's parameters (one walk).
+struct GuardReads {
+  bool locals = false;       // a local, or a static one
+  bool globals = false;      // a global variable or a function's name
+  bool calls = false;        // a call of another function
+  bool self_call = false;    // a call of the function itself, or through a pointer
+  bool statements = false;   // a statement expression or a block
+  std::set<std::string> names;  // of the values, functions, typedefs and tags it names
+};
+
+void type_names(const clang::ASTContext& ctx, clang::QualType t, std::set<std::string>& out) {
+  for (int steps = 0; !t.isNull() && steps < 16; ++steps) {
+    if (const auto* td = t->getAs<clang::TypedefType>()) out.insert(td->getDecl()->getNameAsString());
+    if (const auto* tag = t->getAsTagDecl()) out.insert(tag->getNameAsString());
+    if (t->isPointerType()) t = t->getPointeeType();
+    else if (const clang::ArrayType* a = ctx.getAsArrayType(t)) t = a->getElementType();
+    else if (t.getSingleStepDesugaredType(ctx) != t) t = t.getSingleStepDesugaredType(ctx);
+    else break;
+  }
+}
+
+void guard_reads(const clang::ASTContext& ctx, const clang::FunctionDecl* f, const clang::Stmt* s, GuardReads& r) {
+  if (!s) return;
+  if (llvm::isa<clang::StmtExpr, clang::BlockExpr>(s)) r.statements = true;
+  if (const auto* c = llvm::dyn_cast<clang::CallExpr>(s)) {
+    const clang::FunctionDecl* callee = c->getDirectCallee();
+    (callee && callee->getCanonicalDecl() != f->getCanonicalDecl() ? r.calls : r.self_call) = true;
+  }
+  if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(s)) {
+    const clang::ValueDecl* d = ref->getDecl();
+    const auto* p = llvm::dyn_cast<clang::ParmVarDecl>(d);
+    if (!(p && p->getDeclContext() == f)) {
+      r.names.insert(d->getNameAsString());
+      const auto* v = llvm::dyn_cast<clang::VarDecl>(d);
+      if (v && (!v->hasGlobalStorage() || v->isStaticLocal())) r.locals = true;
+      else if (!llvm::isa<clang::EnumConstantDecl>(d)) r.globals = true;
+    }
+  }
+  if (const auto* e = llvm::dyn_cast<clang::Expr>(s)) type_names(ctx, e->getType(), r.names);
+  if (const auto* c = llvm::dyn_cast<clang::ExplicitCastExpr>(s)) type_names(ctx, c->getTypeAsWritten(), r.names);
+  if (const auto* u = llvm::dyn_cast<clang::UnaryExprOrTypeTraitExpr>(s); u && u->isArgumentType())
+    type_names(ctx, u->getArgumentType(), r.names);
+  for (const clang::Stmt* c : s->children()) guard_reads(ctx, f, c, r);
+}
+
 // The guards the body opens with (RecursiveHelper::guards): a run of `if (C) return E;` with no
 // else. C reads only the parameters, enumerators and literals, calls nothing and changes nothing
 // (a guard that fails at the call is run again by the activation). E is evaluated once either way,
 // at the call or in the activation, in the same order with the arguments: it may also read globals
 // and call other functions (`if (row >= 7) return complete(...);`), but not the function itself,
-// and reads no local. fib's `if (n <= 2) return ...;`: half of its calls end there, and a call that
-// does costs a frame pushed, a pass from the top and a dispatch back without it.
-std::vector<const clang::IfStmt*> opening_guards(const RecursiveHelper& h, const clang::ASTContext& ctx) {
-  std::vector<const clang::IfStmt*> out;
+// and reads no local. A guard runs at a call inside the caller's body, where a name the body
+// declares (anywhere: a variable, a type, an enumerator) may hide the file-scope one C or E means
+// (a local `kSmall` declared after the guards, hiding an enumerator): a guard naming one ends the
+// run. fib's `if (n <= 2) return ...;`: half of its calls end there, and a call that does costs a
+// frame pushed, a pass from the top and a dispatch back without it.
+std::vector<RecursiveHelper::Guard> opening_guards(const RecursiveHelper& h, const clang::ASTContext& ctx) {
+  std::vector<RecursiveHelper::Guard> out;
   const auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(h.decl->getBody());
   if (!body) return out;
-  // A guard runs at a call inside the caller's body, where a name the body declares (anywhere:
-  // a variable, a type, an enumerator) may hide the file-scope one C or E means (a local `kSmall`
-  // declared after the guards, hiding an enumerator): a guard naming one stops the run.
   std::set<std::string> declared;
   std::function<void(const clang::Stmt*)> declares = [&](const clang::Stmt* s) {
     if (!s) return;
@@ -90,67 +135,24 @@ std::vector<const clang::IfStmt*> opening_guards(const RecursiveHelper& h, const
     for (const clang::Stmt* c : s->children()) declares(c);
   };
   declares(body);
-  // The names an expression uses besides the parameters: values, functions, and the typedefs and
-  // tags its types are written with.
-  std::function<void(clang::QualType, std::set<std::string>&)> type_names = [&](clang::QualType t, std::set<std::string>& out) {
-    for (int steps = 0; !t.isNull() && steps < 16; ++steps) {
-      if (const auto* td = t->getAs<clang::TypedefType>()) out.insert(td->getDecl()->getNameAsString());
-      if (const auto* tag = t->getAsTagDecl()) out.insert(tag->getNameAsString());
-      if (t->isPointerType()) t = t->getPointeeType();
-      else if (const clang::ArrayType* a = ctx.getAsArrayType(t)) t = a->getElementType();
-      else if (t.getSingleStepDesugaredType(ctx) != t) t = t.getSingleStepDesugaredType(ctx);
-      else break;
-    }
-  };
-  const auto hidden = [&](const clang::Expr* e) {
-    std::set<std::string> used;
-    std::function<void(const clang::Stmt*)> walk = [&](const clang::Stmt* s) {
-      if (!s) return;
-      if (const auto* r = llvm::dyn_cast<clang::DeclRefExpr>(s)) {
-        const auto* p = llvm::dyn_cast<clang::ParmVarDecl>(r->getDecl());
-        if (!(p && p->getDeclContext() == h.decl)) used.insert(r->getDecl()->getNameAsString());
-      }
-      if (const auto* x = llvm::dyn_cast<clang::Expr>(s)) type_names(x->getType(), used);
-      if (const auto* c = llvm::dyn_cast<clang::ExplicitCastExpr>(s)) type_names(c->getTypeAsWritten(), used);
-      if (const auto* u = llvm::dyn_cast<clang::UnaryExprOrTypeTraitExpr>(s); u && u->isArgumentType())
-        type_names(u->getArgumentType(), used);
-      for (const clang::Stmt* c : s->children()) walk(c);
-    };
-    walk(e);
-    return std::any_of(used.begin(), used.end(), [&](const std::string& n) { return declared.count(n) > 0; });
-  };
-  const auto own = [&](const clang::ValueDecl* d) {
-    const auto* p = llvm::dyn_cast<clang::ParmVarDecl>(d);
-    return (p && p->getDeclContext() == h.decl) || llvm::isa<clang::EnumConstantDecl>(d);
-  };
-  std::function<bool(const clang::Stmt*)> plain = [&](const clang::Stmt* s) {
-    if (!s) return true;
-    if (llvm::isa<clang::CallExpr, clang::StmtExpr, clang::BlockExpr>(s)) return false;
-    if (const auto* r = llvm::dyn_cast<clang::DeclRefExpr>(s); r && !own(r->getDecl())) return false;
-    return std::all_of(s->child_begin(), s->child_end(), plain);
-  };
-  std::function<bool(const clang::Stmt*)> value = [&](const clang::Stmt* s) {
-    if (!s) return true;
-    if (llvm::isa<clang::StmtExpr, clang::BlockExpr>(s)) return false;
-    if (const auto* c = llvm::dyn_cast<clang::CallExpr>(s);
-        c && (!c->getDirectCallee() || c->getDirectCallee()->getCanonicalDecl() == h.decl->getCanonicalDecl()))
-      return false;
-    if (const auto* r = llvm::dyn_cast<clang::DeclRefExpr>(s)) {
-      const auto* v = llvm::dyn_cast<clang::VarDecl>(r->getDecl());
-      const bool global = v && v->hasGlobalStorage() && !v->isStaticLocal();
-      if (!own(r->getDecl()) && !global && !llvm::isa<clang::FunctionDecl>(r->getDecl())) return false;
-    }
-    return std::all_of(s->child_begin(), s->child_end(), value);
+  const auto hides = [&](const GuardReads& r) {
+    return std::any_of(r.names.begin(), r.names.end(), [&](const std::string& n) { return declared.count(n) > 0; });
   };
   for (const clang::Stmt* s : body->body()) {
     const auto* i = llvm::dyn_cast<clang::IfStmt>(s);
     if (!i || i->getElse() || i->getInit() || i->getConditionVariable() || i->isConstexpr()) break;
     const clang::Stmt* then = i->getThen();
     if (const auto* block = llvm::dyn_cast<clang::CompoundStmt>(then)) then = block->size() == 1 ? block->body_front() : nullptr;
-    const auto* r = llvm::dyn_cast_or_null<clang::ReturnStmt>(then);
-    if (!r || i->getCond()->HasSideEffects(ctx) || !plain(i->getCond()) || !value(r->getRetValue())) break;
-    if (hidden(i->getCond()) || (r->getRetValue() && hidden(r->getRetValue()))) break;
-    out.push_back(i);
+    const auto* ret = llvm::dyn_cast_or_null<clang::ReturnStmt>(then);
+    if (!ret) break;
+    GuardReads cond, value;
+    guard_reads(ctx, h.decl, i->getCond(), cond);
+    guard_reads(ctx, h.decl, ret->getRetValue(), value);
+    if (i->getCond()->HasSideEffects(ctx) || cond.locals || cond.globals || cond.calls || cond.self_call ||
+        cond.statements || hides(cond))
+      break;
+    if (value.locals || value.self_call || value.statements || hides(value)) break;
+    out.push_back({i->getCond(), ret->getRetValue()});
   }
   return out;
 }

@@ -50,10 +50,11 @@
 // of fib's calls. Jumping from such a guard to the code after its call, which the return's dispatch
 // also enters, makes a loop of two entries (PoCL 3.1's kernel compiler recursed on it without end,
 // a stack overflow in libpocl); so the body is printed twice, a top copy that new activations run
-// and the copy that calls resume in, each guard going on in its own copy (TwoCopies). The form that
+// and the copy that calls resume in, each guard going on in its own copy (two_copies). The form that
 // resumes through the top of the pass needs no second copy: every resume enters there.
 #include "analysis/analysis.hpp"
 #include "emit/resumable_printer.hpp"
+#include "emit/spilled_frames.hpp"
 
 #include <fmt/format.h>
 
@@ -97,20 +98,20 @@ class RecursivePrinter : public ResumablePrinter {
     TotalResumes = static_cast<unsigned>(Found.size());
     Direct = !in_loops() && H.one_entry;
     Guarded = !Lifo && !H.guards.empty() && !(Direct && has_label_or_static(H.decl->getBody()));
-    TwoCopies = Direct && Guarded;
     Layout = false;
     const std::string body = print_body();
-    std::string top;  // the copy a new activation runs (TwoCopies)
-    if (TwoCopies) {
+    std::string top;  // the copy a new activation runs (two_copies)
+    if (two_copies()) {
       TopCopy = true;
       top = print_body();
       TopCopy = false;
     }
+    const SpilledFrames heap = heap_frames();  // what some call saves is known now
     const clang::QualType result = H.decl->getReturnType();
     const unsigned frames = Program.helper_stack_frames;
     const std::string value = result->isVoidType() ? "" : " cf_value";
     if (H.calls.empty()) return leaf_code(body, value);
-    std::string out = chunk_type(frames / 2) + Heading + helper_signature(Ctx, Program, Fs) + " {\n";
+    std::string out = heap.type(frames / 2) + Heading + helper_signature(Ctx, Program, Fs) + " {\n";
     out += fmt::format("  /* '{}' calls itself: its activations run on an explicit stack (OpenCL C has no recursion), "
                        "a field an array, the newest {} frames in private memory and older ones on the device heap "
                        "*/\n",
@@ -134,16 +135,16 @@ class RecursivePrinter : public ResumablePrinter {
     const std::string give_back = Lifo ? "  chanflow_lifo_reset(&cf_lifo, cf_box); /* its blocks */\n" : "";
     if (Direct) {
       out += entry(value);
-      if (TwoCopies) out += top + "  goto cf_return; /* below: the copy the calls resume in */\n";
+      if (two_copies()) out += top + "  goto cf_return; /* below: the copy the calls resume in */\n";
       out += body +
-             fmt::format("  cf_return:\n{}{}  --cf_depth;\n{}", give_back, fill(frames / 2), dispatch(nullptr));
+             fmt::format("  cf_return:\n{}{}  --cf_depth;\n{}", give_back, heap.fill(frames / 2), dispatch(nullptr));
     } else {
       out += "  if (cf_resuming) {\n" + dispatch(nullptr) + "  }\n" + entry(value) + body;
-      out += fmt::format("  cf_return:\n{}{}  --cf_depth;\n  cf_resuming = 1;\n", give_back, fill(frames / 2));
+      out += fmt::format("  cf_return:\n{}{}  --cf_depth;\n  cf_resuming = 1;\n", give_back, heap.fill(frames / 2));
     }
     out += fmt::format("  cf_call:\n  if (cf_depth == {}u) break;\n  }}\n", frames);
     return out + fmt::format("  if (cf_depth == {}u) {{\n{}  }} else {{\n{}    return{};\n  }}\n  }}\n}}\n", frames,
-                             spill(frames, value), release(), value);
+                             heap.spill(frames, value), heap.release() + (Lifo ? "    chanflow_lifo_release(cf_env, &cf_lifo);\n" : ""), value);
   }
 
   // A boxed local's declaration: its initial value stored in its activation's block.
@@ -299,7 +300,7 @@ class RecursivePrinter : public ResumablePrinter {
     for (unsigned i = 0; i < call->getNumArgs() && i < H.decl->getNumParams(); ++i)
       os << "  " << Field.at(H.decl->getParamDecl(i)) << " = cf_a" << i << ";\n";
     os << "  goto cf_call;\n" << (Guarded ? "" : "}\n");
-    if (!TopCopy) {  // the top copy is never resumed (TwoCopies)
+    if (!TopCopy) {  // the top copy is never resumed (two_copies)
       os << fmt::format("cf_resume_{}:{}\n{}", k, Guarded ? ";" : "", Direct ? "" : "  cf_resuming = 0;\n");  // a label ends no block
       for (const clang::VarDecl* v : scope) os << copy(Field.at(v), slot(Field.at(v)) + "[cf_depth]", false, v->getType());
       for (const std::string& t : made) os << "  " << t << " = " << slot(t) << "[cf_depth];\n";
@@ -320,11 +321,9 @@ class RecursivePrinter : public ResumablePrinter {
     for (unsigned i = 0; i < H.decl->getNumParams(); ++i) Printed[H.decl->getParamDecl(i)] = fmt::format("cf_a{}", i);
     for (std::size_t j = 0; j < H.guards.size(); ++j) {
       os << (j ? "} else if (" : "if (");
-      print_expr(H.guards[j]->getCond(), os);
+      print_expr(H.guards[j].cond, os);
       os << fmt::format(") {{ /* '{}' returns at once: it opens with this guard */\n", H.decl->getName().str());
-      const clang::Stmt* then = H.guards[j]->getThen();
-      if (const auto* block = llvm::dyn_cast<clang::CompoundStmt>(then)) then = block->body_front();
-      if (const clang::Expr* v = llvm::cast<clang::ReturnStmt>(then)->getRetValue()) {
+      if (const clang::Expr* v = H.guards[j].value) {
         if (!H.decl->getReturnType()->isVoidType()) os << "cf_value = ";
         print_expr(v, os);
         os << ";\n";
@@ -413,68 +412,17 @@ class RecursivePrinter : public ResumablePrinter {
   }
   std::string resume_type() const { return TotalResumes < 256 ? "uchar" : "uint"; }
 
-  // The frames an explicit stack keeps on the device heap: `half` of them a chunk, the private
-  // frames' older half each time they fill; a call's chunks are linked both ways.
+  // What the loop of activations prints for its frames on the device heap (spilled_frames.hpp).
   std::string chunk_name() const { return Fs.name + "__frames"; }
-  std::string chunk_type(unsigned half) const {
-    std::string out = fmt::format("/* {0} frames of '{1}' spilled from its private ones to the device heap */\ntypedef struct {2} {{\n"
-                                  "  __global struct {2} *cf_below; /* the chunk before it (0: none) */\n"
-                                  "  __global struct {2} *cf_above; /* the one after it, kept once taken (0: none) */\n",
-                                  half, H.decl->getName().str(), chunk_name());
-    for (const SavedField& f : fields()) out += "  " + f.declared(*this, fmt::format("{}[{}]", f.name, half)) + ";\n";
-    return out + fmt::format("  {} resume_at[{}];\n}} {};\n\n", resume_type(), half, chunk_name());
-  }
-
-  // After a call pushed the last private frame: the older half to the next chunk (taken from the
-  // heap the first time this call goes that deep), the newer half down. No room on the heap
-  // fails the run, naming the depth reached.
-  std::string spill(unsigned frames, const std::string& value) const {
-    const unsigned half = frames / 2;
-    std::string out = fmt::format(
-        "    /* the private frames are full: the older half to the device heap */\n"
-        "    __global {0} *cf_chunk = cf_spilled ? cf_spilled->cf_above : cf_chunks;\n"
-        "    if (!cf_chunk) {{\n"
-        "      cf_chunk = (__global {0} *)chanflow_stack_chunk(cf_env, sizeof({0}));\n"
-        "      if (!cf_chunk) {{ /* the depth reached: these frames and the spilled ones */\n"
-        "        uint cf_deep = {1}u;\n        for (__global {0} *cf_c = cf_spilled; cf_c; cf_c = cf_c->cf_below) cf_deep += {4}u;\n"
-        "        chanflow_report(cf_env, CHANFLOW_ERR_HELPER_STACK, cf_deep, {2}u);\n        return{3};\n      }}\n"
-        "      cf_chunk->cf_below = cf_spilled;\n      cf_chunk->cf_above = 0;\n"
-        "      if (cf_spilled) cf_spilled->cf_above = cf_chunk;\n      else cf_chunks = cf_chunk;\n    }}\n"
-        "    for (uint cf_k = 0; cf_k < {4}u; ++cf_k) {{\n",
-        chunk_name(), frames, H.id, value, half);
-    for (const SavedField& f : fields()) {
-      out += "  " + f.copy(*this, fmt::format("cf_chunk->{}[cf_k]", f.name), slot(f.name) + "[cf_k]", false, true);
-      out += "  " + f.copy(*this, slot(f.name) + "[cf_k]", fmt::format("{}[cf_k + {}u]", slot(f.name), half), false);
-    }
-    out += fmt::format("      cf_chunk->resume_at[cf_k] = cf_s_resume_at[cf_k];\n"
-                       "      cf_s_resume_at[cf_k] = cf_s_resume_at[cf_k + {0}u];\n    }}\n"
-                       "    cf_spilled = cf_chunk;\n    cf_depth = {0}u;\n",
-                       half);
-    return out;
-  }
-
-  // A return found the private frames empty: the outermost activation has returned (out of the
-  // loop), or the newest chunk's frames come back (no call: the chunk stays for the next spill).
-  std::string fill(unsigned half) const {
-    std::string out = fmt::format(
-        "  if (cf_depth == 0) {{\n    if (!cf_spilled) break;\n    /* the newest chunk's frames back from the device heap */\n"
-        "    for (uint cf_k = 0; cf_k < {}u; ++cf_k) {{\n",
-        half);
+  SpilledFrames heap_frames() const {
+    SpilledFrames out{chunk_name(), H.decl->getName().str(), H.id, resume_type(), {}};
     for (const SavedField& f : fields())
-      out += "  " + f.copy(*this, slot(f.name) + "[cf_k]", fmt::format("cf_spilled->{}[cf_k]", f.name), true);
-    out += fmt::format("      cf_s_resume_at[cf_k] = cf_spilled->resume_at[cf_k];\n    }}\n"
-                       "    cf_spilled = cf_spilled->cf_below;\n    cf_depth = {0}u;\n  }}\n",
-                       half);
+      out.fields.push_back({f.name, [this, f](const std::string& as) { return f.declared(*this, as); },
+                            [this, f](const std::string& to, const std::string& from, bool from_global, bool to_global) {
+                              return f.copy(*this, to, from, from_global, to_global);
+                            }});
     return out;
   }
-
-  // The call's end: its chunks back to the heap.
-  std::string release() const {
-    return std::string("    while (cf_chunks) { /* the chunks back to the device heap */\n      __global void *cf_chunk = cf_chunks;\n"
-                       "      cf_chunks = cf_chunks->cf_above;\n      chanflow_free(cf_env, cf_chunk);\n    }\n") +
-           (Lifo ? "    chanflow_lifo_release(cf_env, &cf_lifo);\n" : "");
-  }
-
   std::string value_type(const std::string& name) const {
     return device_type_in(Ctx, H.decl->getReturnType().getUnqualifiedType(), Fs.result, name);
   }
@@ -509,9 +457,9 @@ class RecursivePrinter : public ResumablePrinter {
   // enters, and the copy the return's dispatch resumes, each call's guard path going on within its
   // own copy. So no code is entered both from the top and from a resume (a loop of two entries,
   // which PoCL 3.1's kernel compiler recursed on without end; one_entry).
-  bool Guarded = false;    // the callee's opening guards run at each call
-  bool TwoCopies = false;  // a direct form, guarded: the body printed twice (above)
-  bool TopCopy = false;    // printing the top copy
+  bool Guarded = false;  // the callee's opening guards run at each call
+  bool TopCopy = false;  // printing the top copy
+  bool two_copies() const { return Direct && Guarded; }  // the body printed twice (above)
   unsigned Resumes = 0;
 };
 
