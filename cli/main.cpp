@@ -234,6 +234,8 @@ int main(int argc, char** argv) {
   bench_chain->add_option("--wg", chain_opts.wg_size, "work-group size (0: the device's)")->capture_default_str();
   bench_chain->add_option("--capacity", chain_opts.capacity,
                           "CEs the channel holds (0: four levels' worth, at least 65536)")->capture_default_str();
+  bench_chain->add_option("--trace", chain_opts.trace,
+                          "write the timeline of the last run at the greatest depth to TRACE-<scheduler>-<width>.json");
 
   auto* soak_cmd = app.add_subcommand("soak", "long randomized runs, every result checked (exit 1 on any failure)");
   soak_cmd->require_subcommand(1);
@@ -312,7 +314,7 @@ int main(int argc, char** argv) {
       for (const auto* list : {&yield_opts.sizes, &yield_opts.memory_sizes})
         for (std::uint32_t n : *list) workloads::find_workload("fib").check_size(n, {}, {});
     if (*bench_channels || *bench_yield || *bench_launch || *bench_transfers || *bench_chain) {
-      const Runtime rt(DeviceSelection{device, /*profiling=*/false});
+      const Runtime rt(DeviceSelection{device, /*profiling=*/*bench_chain && !chain_opts.trace.empty()});
       const char* name = *bench_channels ? "channels"
                          : *bench_yield  ? "yield"
                          : *bench_launch ? "launch"

@@ -8,7 +8,7 @@ CHANFLOW_PACKAGES=(
   pocl-opencl-icd ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers
   libtbb-dev libfmt-dev doctest-dev libcli11-dev nlohmann-json3-dev
   python3-matplotlib
-  libclang-15-dev libclang-cpp15-dev llvm-15-dev
+  libclang-15-dev libclang-cpp15-dev llvm-15-dev clang-15
   libclblast-dev libboost-dev
 )
 

@@ -43,10 +43,11 @@ class Chain {
   }
 
   // `width` chains of `depth` levels below their first task: the tasks counted, and the stats.
-  std::uint64_t run(std::uint32_t width, std::uint32_t depth, SchedulingPolicy& policy, RunStats& stats) {
+  std::uint64_t run(std::uint32_t width, std::uint32_t depth, SchedulingPolicy& policy, RunStats& stats,
+                    const std::string& trace_path = {}) {
     rt_.svm_fill_zero(counts_.get(), counts_.size());
     for (std::uint32_t i = 0; i < width; ++i) tasks_.push(ChainTask{depth, 0});
-    stats = graph_.run(policy);
+    stats = graph_.run(policy, RunOptions{.trace_path = trace_path});
     std::vector<std::uint64_t> counts(kCounters);
     rt_.svm_read(counts.data(), counts_.get(), counts_.size());
     return std::accumulate(counts.begin(), counts.end(), std::uint64_t{0});
@@ -104,7 +105,9 @@ nlohmann::json run_chain_bench(const Runtime& rt, const ChainBenchOptions& o, st
         const std::uint64_t want = std::uint64_t{width} * (depth + 1);
         std::vector<double> samples;
         for (unsigned rep = 0; correct && rep < o.reps; ++rep) {
-          correct = chain.run(width, depth, policy, stats) == want;
+          const bool traced = !o.trace.empty() && depth == *longest && rep + 1 == o.reps;
+          correct = chain.run(width, depth, policy, stats,
+                              traced ? fmt::format("{}-{}-{}.json", o.trace, name, width) : std::string()) == want;
           samples.push_back(stats.wall_ms);
         }
         const Summary s = summarize(samples);

@@ -23,6 +23,10 @@ struct ChainBenchOptions {
   /// CEs the channel holds; 0: four levels' worth, and at least 2^16. A channel that holds a few
   /// levels is freed as the run goes (between rounds, or inside a device-scheduler launch).
   std::uint32_t capacity = 0;
+  /// Non-empty: the last run at the greatest depth of each scheduler and width writes its
+  /// Chrome-trace timeline (under the device scheduler, every batch on its work-group's row) to
+  /// `<trace>-<scheduler>-<width>.json`.
+  std::string trace;
 };
 
 /// Prints the tables to `table` and returns the JSON result rows; every run's count of tasks is

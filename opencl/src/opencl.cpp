@@ -54,7 +54,8 @@ Runtime::Runtime(const DeviceSelection& selection) {
 }
 
 // Writes a built program's device binary (PTX text on NVIDIA, an ELF on PoCL) for inspecting
-// what the compiler made of the kernels' atomics and fences; named by a hash of its sources.
+// what the compiler made of the kernels' atomics and fences, and its sources; named by a hash of
+// its sources and options.
 static void dump_program_binary(const cl::Program& program, const std::string& dir, const std::string& key) {
   std::size_t size = 0;
   check(clGetProgramInfo(program(), CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr),
@@ -63,12 +64,24 @@ static void dump_program_binary(const cl::Program& program, const std::string& d
   unsigned char* ptr = binary.data();
   check(clGetProgramInfo(program(), CL_PROGRAM_BINARIES, sizeof ptr, &ptr, nullptr),
         "clGetProgramInfo(CL_PROGRAM_BINARIES)");
-  const std::string path = fmt::format("{}/program-{:016x}.bin", dir, std::hash<std::string>{}(key));
-  if (std::FILE* f = std::fopen(path.c_str(), "wb")) {
-    std::fwrite(binary.data(), 1, binary.size(), f);
-    std::fclose(f);
-  } else {
-    fmt::print(stderr, "chanflow: cannot write {} (CHANFLOW_DUMP_PROGRAMS)\n", path);
+  const std::string stem = fmt::format("{}/program-{:016x}", dir, std::hash<std::string>{}(key));
+  // Beside the binary, the sources as one file with the build options in its first line, so a
+  // path built only for another device (the GPU's side of an #ifdef) can be compiled here too.
+  const std::size_t end_of_options = key.find('\0');
+  std::string source = "// options: " + key.substr(0, end_of_options) + '\n';
+  for (std::size_t at = end_of_options + 1; at < key.size();) {
+    const std::size_t next = key.find('\0', at);
+    source.append(key, at, next - at).push_back('\n');
+    at = next + 1;
+  }
+  for (const auto& [path, bytes] : {std::pair{stem + ".bin", std::string_view(reinterpret_cast<const char*>(binary.data()), binary.size())},
+                                    std::pair{stem + ".cl", std::string_view(source)}}) {
+    if (std::FILE* f = std::fopen(path.c_str(), "wb")) {
+      std::fwrite(bytes.data(), 1, bytes.size(), f);
+      std::fclose(f);
+    } else {
+      fmt::print(stderr, "chanflow: cannot write {} (CHANFLOW_DUMP_PROGRAMS)\n", path);
+    }
   }
 }
 

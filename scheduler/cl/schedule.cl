@@ -83,6 +83,56 @@ int chanflow_sched_deallocate(__global chanflow_channel* ch) {
   return pos != head;
 }
 
+/* A collective deallocation's shared values (chanflow_sched_deallocate_group). */
+typedef struct {
+  ulong head, tail;
+  uint locked;
+  uint first_busy; /* the first done-count group from the head not wholly freed */
+} chanflow_sched_free;
+
+#ifndef CHANFLOW_SCHED_ONE_POLL
+/* The same by the whole work-group: each work-item reads one done count, so a call looks at up to
+ * a work-group's worth of done-count groups in one round trip to memory and frees the prefix that
+ * is wholly freed. (The leader's loop above read them one after another, two dependent atomics
+ * each: on an H200 a chain reusing one channel freed 64 groups, 4,096 CEs, every ~45 us, and that
+ * set its pace.) Collective and uniform; `ch` is the same for every item. */
+int chanflow_sched_deallocate_group(__global chanflow_channel* ch, __local chanflow_sched_free* f) {
+  const uint lid = chanflow_local_id();
+  if (lid == 0) {
+    f->locked = atom_cmpxchg(&ch->dealloc_lock, 0ul, 1ul) == 0ul;
+    if (f->locked) {
+      chanflow_fence_acq_rel(); /* acquire: the last holder's head and resets */
+      volatile __global chanflow_channel* v = (volatile __global chanflow_channel*)ch;
+      f->head = v->data_head;
+      f->tail = v->data_tail;
+    }
+    f->first_busy = CHANFLOW_WG_SIZE;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (!f->locked) return 1; /* uniform: another group is at it, and may free something */
+  const ulong head = f->head, tail = f->tail;
+  const uint group = ch->done_group;
+  const ulong pos = head + (ulong)lid * group;
+  volatile __global uint* done = ch->done + (uint)((pos % ch->capacity) / group);
+  if (pos + group > tail || *done != group) atomic_min(&f->first_busy, lid);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint n = f->first_busy;
+  if (lid < n) *done = 0u; /* wholly freed: nobody else touches it until its credits return */
+  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+  if (lid == 0) {
+    if (n) {
+      chanflow_fence_acq_rel(); /* release: the counts reset before the slots can be reserved again */
+      ((volatile __global chanflow_channel*)ch)->data_head = head + (ulong)n * group;
+      chanflow_fence_acq_rel();
+      atom_add(&ch->data_free, (ulong)n * group);
+    }
+    chanflow_fence_acq_rel();
+    atom_xchg(&ch->dealloc_lock, 0ul);
+  }
+  return n != 0u;
+}
+#endif
+
 /* A work-group's view of the search: the best entry of a scan, the entries it tried and could
  * not take since its last batch, and what it decided. */
 typedef struct {
@@ -90,16 +140,15 @@ typedef struct {
   uint entry;
   uint any_ready;
   uint k;      /* CEs the leader prepaid for */
-  ulong head;  /* a claim attempt's dispatch head */
-  uint take;   /* and the entries it may take from there */
-  uint valid;  /* of those, the written prefix (the work-group reads them together) */
-  uint done;
   uint empty;  /* polls in a row that took nothing */
   uint full;   /* an entry with ready CEs and no room in an output, or CHANFLOW_SCHED_NONE */
   uint movable; /* some entry with ready CEs had room for them */
   uint seen;    /* the launch's batches when this group last looked */
   uint still;   /* empty polls in a row in which no batch was held or finished in the launch */
   uint recalled; /* the host asked the launch to end (chanflow_sched::recall) */
+  uint held;     /* an entry whose outputs' room the group frees (CHANFLOW_SCHED_NONE: none) */
+  uint settled;  /* after a poll that took nothing: leave or poll again */
+  chanflow_sched_free free;
   uint share[CHANFLOW_NODE_PORTS]; /* credits per CE, for a work-group node's batch run CE by CE */
   uint tried[CHANFLOW_SCHED_MAX_ENTRIES / 32];
 } chanflow_sched_pick;
@@ -114,55 +163,92 @@ typedef struct {
 
 #ifndef CHANFLOW_SCHED_ONE_POLL
 /* Claims up to `most` ready CEs of `ch` for the work-group, as chanflow_claim does for one leader,
- * but with the control entries read by the work-items together (one round trip to memory, not
- * one per entry), so that the window between reading the head and moving it is short: with a
- * thousand work-groups claiming from one level, a leader reading 256 entries one after another
- * lost nearly every compare-and-swap. Collective; sets b->first and b->n (0: none). */
+ * with the window between reading the dispatch head and moving it as short as it can be: the
+ * leader reads the head and the published count and swaps at once, retrying from the head a lost
+ * swap returns, and only then do the work-items read the claimed control entries together. A
+ * claimed position below the published count was reserved by a producer (enq reserves before it
+ * publishes) whose group writes its entry without waiting on any other: an entry not written yet
+ * is waited for, a few stores away. (Reading the entries first and swapping after, the window was
+ * two reads, two barriers and a read of the entries: with a level of 32,768 CEs in one channel on
+ * an H200, one batch every ~2.8 us on the whole device, however many work-groups polled.)
+ * Collective; sets b->first and b->n (0: none). */
 void chanflow_sched_claim(__global chanflow_channel* ch, uint most, __local chanflow_batch* b,
                           __local chanflow_sched_pick* pick) {
   const uint lid = chanflow_local_id();
   if (lid == 0) {
-    b->n = 0u;
-    pick->done = 0u;
-  }
-  for (uint attempt = 0; attempt < 16u; ++attempt) {
-    if (lid == 0) {
-      const ulong head = atom_add(&ch->ctrl_head, 0ul);
-      const ulong published = atom_add(&ch->ctrl_published, 0ul);
-      chanflow_fence_acq_rel(); /* acquire: the entries and CEs counted in `published` */
-      pick->head = head;
-      pick->take = published > head ? (uint)min((ulong)most, published - head) : 0u;
-      pick->valid = pick->take;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const uint take = pick->take;
-    const ulong head = pick->head;
-    if (take == 0u) break; /* uniform */
-    if (lid < take) {
-      const uint ccap = ch->ctrl_capacity;
-      const ulong cpos = head + lid;
-      const ulong entry = ((volatile __global ulong*)ch->ctrl)[cpos % ccap];
-      if ((entry >> CHANFLOW_CTRL_TAG_SHIFT) != (ulong)(uint)(cpos / ccap + 1))
-        atomic_min(&pick->valid, lid);
-      else
-        b->index[lid] = (uint)(entry & CHANFLOW_CTRL_INDEX_MASK);
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (lid == 0) {
-      const uint valid = pick->valid;
-      if (valid == 0u) {
-        pick->done = 1u;
-      } else if (atom_cmpxchg(&ch->ctrl_head, head, head + valid) == head) {
-        b->first = head;
-        b->n = valid;
-        pick->done = 1u;
+    volatile __global chanflow_channel* v = (volatile __global chanflow_channel*)ch;
+    ulong head = v->ctrl_head, published = v->ctrl_published;
+    uint take = 0u;
+    for (uint attempt = 0; attempt < 16u; ++attempt) {
+      if (published <= head) published = v->ctrl_published; /* it only grows: read again when short */
+      if (published <= head) break;
+      const uint want = (uint)min((ulong)most, published - head);
+      const ulong seen = atom_cmpxchg(&ch->ctrl_head, head, head + want);
+      if (seen == head) {
+        take = want;
+        break;
       }
+      head = seen;
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (pick->done) break; /* uniform */
+    b->first = head;
+    b->n = take;
   }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint take = b->n;
+  if (lid < take) {
+    const uint ccap = ch->ctrl_capacity;
+    const ulong cpos = b->first + lid;
+    const ulong tag = (ulong)(uint)(cpos / ccap + 1);
+    volatile __global ulong* slot = (volatile __global ulong*)ch->ctrl + cpos % ccap;
+    ulong entry = chanflow_load_acquire(slot);
+    while ((entry >> CHANFLOW_CTRL_TAG_SHIFT) != tag) entry = chanflow_load_acquire(slot);
+    b->index[lid] = (uint)(entry & CHANFLOW_CTRL_INDEX_MASK);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
 }
 #endif
+
+/* A poll that took nothing: whether the group leaves (CHANFLOW_SCHED_NONE) or polls again
+ * (CHANFLOW_SCHED_AGAIN, after backing off), given whether its deallocation freed anything. The
+ * leader's. */
+uint chanflow_sched_settle(__global chanflow_sched* s, __local chanflow_sched_pick* pick, uint e, int freed) {
+  /* Nothing ready anywhere and no batch held: nothing more can appear in this launch. A batch
+   * finished since the scan published its spawns before it left `busy`, and its own group
+   * looks again. Entries tried and refused (no room) count as ready: the group polls on. */
+  /* Likewise when what is ready waits for room that nothing in this launch will free: no
+   * batch held, and deallocation found nothing finished (the deallocation kernel between
+   * launches frees the rest: a partly reserved done-count group). */
+  /* And when the launch has gone quiet: no batch held, none finished for `quiet` polls. What
+   * is ready then waits for room that in-launch deallocation does not give back (at a
+   * capacity of one request per level: a done-count group partly reserved), and a launch that
+   * polls on for `polls` only delays the host's deallocation and relaunch (a soak's recursion
+   * at 32 CEs per level took 1,611 launches; at 4,096 polls each it ran past 120 s, at 16 it
+   * took 3.6 s). A group that is waiting for another's batch sees it held or finished. */
+  const uint finished = atomic_add(&s->batches, 0u);
+  const int none_busy = atomic_add(&s->busy, 0u) == 0u;
+  if (finished != pick->seen || !none_busy) {
+    pick->seen = finished;
+    pick->still = 0u;
+  } else {
+    ++pick->still;
+  }
+  if (pick->recalled) {
+    atomic_inc(&s->left_recalled);
+  } else if ((!pick->any_ready || (!pick->movable && !freed)) && none_busy) {
+    atomic_inc(&s->left_idle);
+  } else if (++pick->empty >= s->polls) {
+    atomic_inc(&s->left_polls);
+  } else if (pick->still >= s->quiet) {
+    atomic_inc(&s->left_quiet);
+  } else {
+    /* A new poll may try what this one could not: room may have come back. */
+    if (e == CHANFLOW_SCHED_NONE)
+      for (uint w = 0; w < CHANFLOW_SCHED_MAX_ENTRIES / 32; ++w) pick->tried[w] = 0u;
+    chanflow_backoff(pick->empty);
+    return CHANFLOW_SCHED_AGAIN;
+  }
+  return CHANFLOW_SCHED_NONE;
+}
 
 /* One poll: the work-items score the entries in parallel, the leader prepays the best one's
  * outputs, the batch is claimed (by compare-and-swap on its dispatch head), and every item learns
@@ -273,58 +359,38 @@ uint chanflow_sched_poll(__global chanflow_sched* s, __local chanflow_batch* b, 
     if (chosen == CHANFLOW_SCHED_AGAIN) {
       atomic_inc(&s->empty_polls);
       /* Work held up for room: free what its outputs' consumers have finished with. */
-      const uint full = e != CHANFLOW_SCHED_NONE && !pick->k ? e : pick->full;
+      pick->held = e != CHANFLOW_SCHED_NONE && !pick->k ? e : pick->full;
+#ifdef CHANFLOW_SCHED_ONE_POLL
       int freed = 0;
-      if (full != CHANFLOW_SCHED_NONE) {
-        __global const chanflow_node_env* held = (__global const chanflow_node_env*)s->entries[full].env;
+      if (pick->held != CHANFLOW_SCHED_NONE) {
+        __global const chanflow_node_env* held = (__global const chanflow_node_env*)s->entries[pick->held].env;
         for (uint p = 0; p < held->ports; ++p)
           if (held->port[p]) freed |= chanflow_sched_deallocate((__global chanflow_channel*)held->port[p]);
       }
-      /* Nothing ready anywhere and no batch held: nothing more can appear in this launch. A batch
-       * finished since the scan published its spawns before it left `busy`, and its own group
-       * looks again. Entries tried and refused (no room) count as ready: the group polls on. */
-      /* Likewise when what is ready waits for room that nothing in this launch will free: no
-       * batch held, and deallocation found nothing finished (the deallocation kernel between
-       * launches frees the rest: a partly reserved done-count group). */
-      /* And when the launch has gone quiet: no batch held, none finished for `quiet` polls. What
-       * is ready then waits for room that in-launch deallocation does not give back (at a
-       * capacity of one request per level: a done-count group partly reserved), and a launch that
-       * polls on for `polls` only delays the host's deallocation and relaunch (a soak's recursion
-       * at 32 CEs per level took 1,611 launches; at 4,096 polls each it ran past 120 s, at 16 it
-       * took 3.6 s). A group that is waiting for another's batch sees it held or finished. */
-      const uint finished = atomic_add(&s->batches, 0u);
-      const int none_busy = atomic_add(&s->busy, 0u) == 0u;
-      if (finished != pick->seen || !none_busy) {
-        pick->seen = finished;
-        pick->still = 0u;
-      } else {
-        ++pick->still;
-      }
-      if (pick->recalled) {
-        chosen = CHANFLOW_SCHED_NONE;
-        atomic_inc(&s->left_recalled);
-      } else if ((!pick->any_ready || (!pick->movable && !freed)) && none_busy) {
-        chosen = CHANFLOW_SCHED_NONE;
-        atomic_inc(&s->left_idle);
-      } else if (++pick->empty >= s->polls) {
-        chosen = CHANFLOW_SCHED_NONE;
-        atomic_inc(&s->left_polls);
-      } else if (pick->still >= s->quiet) {
-        chosen = CHANFLOW_SCHED_NONE;
-        atomic_inc(&s->left_quiet);
-      } else {
-        /* A new poll may try what this one could not: room may have come back. */
-        if (e == CHANFLOW_SCHED_NONE)
-          for (uint w = 0; w < CHANFLOW_SCHED_MAX_ENTRIES / 32; ++w) pick->tried[w] = 0u;
-        chanflow_backoff(pick->empty);
-      }
+      chosen = chanflow_sched_settle(s, pick, e, freed);
+#endif
     } else {
       pick->empty = 0u;
     }
     pick->entry = chosen;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
+#ifdef CHANFLOW_SCHED_ONE_POLL
   return pick->entry;
+#else
+  /* Nothing taken: the group frees room together, then the leader settles whether it leaves. */
+  const uint chosen = pick->entry;
+  if (chosen != CHANFLOW_SCHED_AGAIN) return chosen; /* uniform, as is everything below */
+  int freed = 0;
+  if (pick->held != CHANFLOW_SCHED_NONE) {
+    __global const chanflow_node_env* held = (__global const chanflow_node_env*)s->entries[pick->held].env;
+    for (uint p = 0; p < held->ports; ++p)
+      if (held->port[p]) freed |= chanflow_sched_deallocate_group((__global chanflow_channel*)held->port[p], &pick->free);
+  }
+  if (lid == 0) pick->settled = chanflow_sched_settle(s, pick, e, freed);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return pick->settled;
+#endif
 }
 
 /* The device's clock in ns, for the time each node's batches take (RunStats::device_scheduler.
