@@ -378,4 +378,34 @@ TEST_CASE("GPU only: the device scheduler times each node on the device's clock"
   }
 }
 
+TEST_CASE("GPU only: a narrow recursion runs its spawns in the work-group that made them, and every CE is counted" *
+          doctest::timeout(900)) {
+  CAPTURE(runtime().caps().name);
+  REQUIRE(!(runtime().caps().type & CL_DEVICE_TYPE_CPU));  // a CPU device keeps no spawns (one poll a group)
+  // Fib's calls at each depth of its tree (n <= 2 a leaf, as fib_cilk.cl): what the stack's
+  // levels must have carried, published or kept.
+  const std::uint32_t n = 22;
+  std::vector<std::uint64_t> calls;
+  const auto count = [&](auto& self, std::uint32_t m, std::size_t depth) -> void {
+    if (calls.size() <= depth) calls.resize(depth + 1);
+    ++calls[depth];
+    if (m <= 2) return;
+    self(self, m - 1, depth + 1);
+    self(self, m - 2, depth + 1);
+  };
+  count(count, n, 0);
+  Levelized levelized;
+  FibCilk fib(runtime(), device(1u << 14, 64));
+  const auto r = fib.run(n, levelized);
+  CHECK(r.value == fib_serial(n));
+  REQUIRE(r.stats.scheduler == "device");
+  CHECK(r.stats.ces_per_level.at("fib") == calls);
+  CHECK(r.stats.max_level + 1 == calls.size());
+  // The top of the tree is narrower than a work-group: some level's CEs were kept, not published.
+  std::uint64_t kept = 0;
+  for (const auto& stack : fib.graph().stacks())
+    for (std::uint32_t d = 0; d < stack->depth(); ++d) kept += stack->level(d).counters().ctrl_kept;
+  CHECK(kept > 0);
+}
+
 }  // TEST_SUITE

@@ -34,6 +34,9 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
     if ((p >= from_port && ctx->count[p]) || (ctx->prepaid && ctx->prepaid[p])) mine |= 1u << p;
   const uint used = chanflow_wg_or(mine, wg);
 #endif
+#ifndef CHANFLOW_CPU_DEVICE
+  int may_keep = ctx->keep != 0 && refused == CHANFLOW_NO_PORT; /* uniform */
+#endif
   if (ctx->in_place) { /* before any child is published: the join counter they will count down */
     __global chanflow_frame* self = (__global chanflow_frame*)ctx->link;
     self->pending = children;
@@ -108,6 +111,20 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
      * the flush), so its count cannot reach zero meanwhile. */
     if (forwarded && up) atomic_add((volatile __global uint*)&((__global chanflow_frame*)up)->pending, forwarded);
     if (is_cont) t.n = t.total = 0u; /* frames are enqueued by chanflow_join */
+#ifndef CHANFLOW_CPU_DEVICE
+    /* Kept for the work-group (ctx->keep: the device scheduler's, schedule.cl): the first port
+     * whose spawns, at most a work-group's worth, go to a task node; written, not published (the
+     * enq below publishes nothing and its barrier shows the CEs to the group). Uniform. */
+    if (may_keep && !is_cont && t.total > 0u && t.total <= CHANFLOW_WG_SIZE) {
+      if (chanflow_local_id() == 0) {
+        ctx->keep->channel = out;
+        ctx->keep->index = t.index; /* the leader's offset is 0: the group's first CE */
+        ctx->keep->n = t.total;
+      }
+      may_keep = 0;
+      t.n = t.total = 0u;
+    }
+#endif
     enq(out, &t, wg);
     if (task && refused == CHANFLOW_NO_PORT && p + 1 > from_port) task->resume_port = p + 1;
   }

@@ -9,20 +9,22 @@
 #define CHANFLOW_NODE_KERNEL(name, kind)                                                        \
   CHANFLOW_NODE_KERNEL_HEAD(name, kind) {                                                       \
     CHANFLOW_NODE_KERNEL_BATCH                                                                  \
-    name##_batch(level_env, pos, index, active, batch.prepaid, &wg);                            \
+    name##_batch(level_env, pos, index, active, batch.prepaid, &wg, 0);                         \
   }                                                                                             \
-  CHANFLOW_SCHED_RUN(name, uchar, name##_batch(env, pos, index, active, prepaid, wg))
+  CHANFLOW_SCHED_RUN(name, uchar, name##_batch(env, pos, index, active, prepaid, wg, keep))
 
 /* What the device scheduler (schedule.cl) calls for a batch of this node, the same for every kind,
- * and the local memory the node's work-group needs besides the scheduler's own. (Not inlined made
- * no difference to NVIDIA's build of a compiled program's scheduler, 40-50 s for loops.c.) */
+ * and the local memory the node's work-group needs besides the scheduler's own. `keep`: where a
+ * task node's flush may keep spawns for the group (0: none may be kept). (Not inlined made no
+ * difference to NVIDIA's build of a compiled program's scheduler, 40-50 s for loops.c.) */
 #define CHANFLOW_SCHED_RUN(name, local_type, call)                                              \
   typedef local_type name##__chanflow_local;                                                    \
   void name##__chanflow_run(__global const chanflow_node_env* env, ulong pos, uint index, int active, \
                             __local const uint* prepaid, __local chanflow_wg_scratch* wg,       \
-                            __local void* group_local, __local ulong* group_ce) {               \
+                            __local void* group_local, __local ulong* group_ce, __local chanflow_keep* keep) { \
     (void)group_local;                                                                          \
     (void)group_ce;                                                                             \
+    (void)keep;                                                                                 \
     call;                                                                                       \
   }
 
@@ -73,8 +75,10 @@
 /* Defines kernel `name` consuming CEs of `ce_type` with `body(__global ce_type*, chanflow_ctx*)`. */
 #define CHANFLOW_KERNEL_NODE(name, ce_type, body)                                               \
   void name##_batch(__global const chanflow_node_env* env, ulong pos, uint index, int active,   \
-                    __local const uint* prepaid, __local chanflow_wg_scratch* wg) {             \
+                    __local const uint* prepaid, __local chanflow_wg_scratch* wg,               \
+                    __local chanflow_keep* keep) {                                              \
     CHANFLOW_BATCH_PROLOGUE(ce_type, 0u)                                                        \
+    ctx.keep = keep;                                                                            \
     if (ce) body(ce, &ctx);                                                                     \
     chanflow_flush(&ctx, 0, 0u, wg);                                                            \
     chanflow_tfree_index(in, index, active, wg);                                                \
@@ -86,8 +90,10 @@
  * resumes at its flush with the records it kept (chanflow_yield_restore): its body runs once. */
 #define CHANFLOW_YIELDING_KERNEL_NODE(name, ce_type, body)                                      \
   void name##_batch(__global const chanflow_node_env* env, ulong pos, uint index, int active,   \
-                    __local const uint* prepaid, __local chanflow_wg_scratch* wg) {             \
+                    __local const uint* prepaid, __local chanflow_wg_scratch* wg,               \
+                    __local chanflow_keep* keep) {                                              \
     CHANFLOW_BATCH_PROLOGUE(ce_type, 0u)                                                        \
+    ctx.keep = keep;                                                                            \
     __global chanflow_task* task = (__global chanflow_task*)ce;                                 \
     ctx.link = (__global ulong*)task;                                                           \
     const uint resumed = task ? task->resume_port : 0u;                                         \
@@ -116,8 +122,10 @@
  * where the task that spawned it would have (chanflow_return). */
 #define CHANFLOW_CONTINUATION_NODE(name, ce_type, body)                                         \
   void name##_batch(__global const chanflow_node_env* env, ulong pos, uint index, int active,   \
-                    __local const uint* prepaid, __local chanflow_wg_scratch* wg) {             \
+                    __local const uint* prepaid, __local chanflow_wg_scratch* wg,               \
+                    __local chanflow_keep* keep) {                                              \
     CHANFLOW_BATCH_PROLOGUE(ce_type, 1u)                                                        \
+    (void)keep; /* a frame's spawns are published: frames run where their last child returns */ \
     __global chanflow_frame* frame = (__global chanflow_frame*)ce;                              \
     ctx.link = (__global ulong*)frame;                                                          \
     if (ce) body(ce, &ctx);                                                                     \

@@ -37,101 +37,6 @@ int chanflow_policy_score(uint policy, const chanflow_policy_view* v) {
   return chanflow_levelized_score(v);
 }
 
-/* CEs of this level (at most `most`) whose spawns its outputs can take now in the worst case:
- * a snapshot, which chanflow_prepay_level makes certain or refuses. A level whose output level
- * is not made yet takes none (the host makes it before the next launch). */
-uint chanflow_sched_afford(__global const chanflow_node_env* env, uint most) {
-  uint k = most;
-  for (uint p = 0; p < env->ports && k > 0u; ++p) {
-    const uint need = chanflow_port_need(env, p);
-    if (need == 0u) continue;
-    volatile __global chanflow_channel* out = (volatile __global chanflow_channel*)env->port[p];
-    if (!out) return 0u;
-    const long free = (long)out->data_free;
-    const ulong fits = free > 0 ? (ulong)free / need : 0ul;
-    k = (uint)min((ulong)k, min(fits, (ulong)(out->max_reservation / need)));
-  }
-  return k;
-}
-
-/* In-order deallocation of `ch` inside a launch (the deallocation kernel's, for what a work-group
- * found full): from the data head, every done-count group that is wholly allocated and wholly
- * freed is reset and its credits given back. Only whole groups below the tail (a group the tail
- * stands inside may still be reserved into), at most 64 a call, by one leader at a time (a work-
- * group that finds another at it goes on without). The deallocation kernel between launches
- * does the rest. Returns whether it freed anything (or another group may have). */
-int chanflow_sched_deallocate(__global chanflow_channel* ch) {
-  if (atom_cmpxchg(&ch->dealloc_lock, 0ul, 1ul) != 0ul) return 1; /* another group is at it: maybe */
-  chanflow_fence_acq_rel(); /* acquire: the last holder's head */
-  const ulong head = ((volatile __global chanflow_channel*)ch)->data_head;
-  const ulong tail = atom_add(&ch->data_tail, 0ul);
-  const uint group = ch->done_group;
-  ulong pos = head;
-  for (uint n = 0; n < 64u && pos + group <= tail; ++n) {
-    volatile __global uint* done = ch->done + (uint)((pos % ch->capacity) / group);
-    if (atomic_add(done, 0u) != group) break;
-    atomic_xchg(done, 0u);
-    pos += group;
-  }
-  if (pos != head) {
-    ((volatile __global chanflow_channel*)ch)->data_head = pos;
-    chanflow_fence_acq_rel(); /* release: the counts reset before the slots can be reserved again */
-    atom_add(&ch->data_free, pos - head);
-  }
-  chanflow_fence_acq_rel();
-  atom_xchg(&ch->dealloc_lock, 0ul);
-  return pos != head;
-}
-
-/* A collective deallocation's shared values (chanflow_sched_deallocate_group). */
-typedef struct {
-  ulong head, tail;
-  uint locked;
-  uint first_busy; /* the first done-count group from the head not wholly freed */
-} chanflow_sched_free;
-
-#ifndef CHANFLOW_SCHED_ONE_POLL
-/* The same by the whole work-group: each work-item reads one done count, so a call looks at up to
- * a work-group's worth of done-count groups in one round trip to memory and frees the prefix that
- * is wholly freed. (The leader's loop above read them one after another, two dependent atomics
- * each: on an H200 a chain reusing one channel freed 64 groups, 4,096 CEs, every ~45 us, and that
- * set its pace.) Collective and uniform; `ch` is the same for every item. */
-int chanflow_sched_deallocate_group(__global chanflow_channel* ch, __local chanflow_sched_free* f) {
-  const uint lid = chanflow_local_id();
-  if (lid == 0) {
-    f->locked = atom_cmpxchg(&ch->dealloc_lock, 0ul, 1ul) == 0ul;
-    if (f->locked) {
-      chanflow_fence_acq_rel(); /* acquire: the last holder's head and resets */
-      volatile __global chanflow_channel* v = (volatile __global chanflow_channel*)ch;
-      f->head = v->data_head;
-      f->tail = v->data_tail;
-    }
-    f->first_busy = CHANFLOW_WG_SIZE;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  if (!f->locked) return 1; /* uniform: another group is at it, and may free something */
-  const ulong head = f->head, tail = f->tail;
-  const uint group = ch->done_group;
-  const ulong pos = head + (ulong)lid * group;
-  volatile __global uint* done = ch->done + (uint)((pos % ch->capacity) / group);
-  if (pos + group > tail || *done != group) atomic_min(&f->first_busy, lid);
-  barrier(CLK_LOCAL_MEM_FENCE);
-  const uint n = f->first_busy;
-  if (lid < n) *done = 0u; /* wholly freed: nobody else touches it until its credits return */
-  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-  if (lid == 0) {
-    if (n) {
-      chanflow_fence_acq_rel(); /* release: the counts reset before the slots can be reserved again */
-      ((volatile __global chanflow_channel*)ch)->data_head = head + (ulong)n * group;
-      chanflow_fence_acq_rel();
-      atom_add(&ch->data_free, (ulong)n * group);
-    }
-    chanflow_fence_acq_rel();
-    atom_xchg(&ch->dealloc_lock, 0ul);
-  }
-  return n != 0u;
-}
-#endif
 
 /* A work-group's view of the search: the best entry of a scan, the entries it tried and could
  * not take since its last batch, and what it decided. */
@@ -161,52 +66,6 @@ typedef struct {
 #endif
 #define CHANFLOW_SCHED_AGAIN 0xfffffffeu /* nothing taken this poll */
 
-#ifndef CHANFLOW_SCHED_ONE_POLL
-/* Claims up to `most` ready CEs of `ch` for the work-group, as chanflow_claim does for one leader,
- * with the window between reading the dispatch head and moving it as short as it can be: the
- * leader reads the head and the published count and swaps at once, retrying from the head a lost
- * swap returns, and only then do the work-items read the claimed control entries together. A
- * claimed position below the published count was reserved by a producer (enq reserves before it
- * publishes) whose group writes its entry without waiting on any other: an entry not written yet
- * is waited for, a few stores away. (Reading the entries first and swapping after, the window was
- * two reads, two barriers and a read of the entries: with a level of 32,768 CEs in one channel on
- * an H200, one batch every ~2.8 us on the whole device, however many work-groups polled.)
- * Collective; sets b->first and b->n (0: none). */
-void chanflow_sched_claim(__global chanflow_channel* ch, uint most, __local chanflow_batch* b,
-                          __local chanflow_sched_pick* pick) {
-  const uint lid = chanflow_local_id();
-  if (lid == 0) {
-    volatile __global chanflow_channel* v = (volatile __global chanflow_channel*)ch;
-    ulong head = v->ctrl_head, published = v->ctrl_published;
-    uint take = 0u;
-    for (uint attempt = 0; attempt < 16u; ++attempt) {
-      if (published <= head) published = v->ctrl_published; /* it only grows: read again when short */
-      if (published <= head) break;
-      const uint want = (uint)min((ulong)most, published - head);
-      const ulong seen = atom_cmpxchg(&ch->ctrl_head, head, head + want);
-      if (seen == head) {
-        take = want;
-        break;
-      }
-      head = seen;
-    }
-    b->first = head;
-    b->n = take;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  const uint take = b->n;
-  if (lid < take) {
-    const uint ccap = ch->ctrl_capacity;
-    const ulong cpos = b->first + lid;
-    const ulong tag = (ulong)(uint)(cpos / ccap + 1);
-    volatile __global ulong* slot = (volatile __global ulong*)ch->ctrl + cpos % ccap;
-    ulong entry = chanflow_load_acquire(slot);
-    while ((entry >> CHANFLOW_CTRL_TAG_SHIFT) != tag) entry = chanflow_load_acquire(slot);
-    b->index[lid] = (uint)(entry & CHANFLOW_CTRL_INDEX_MASK);
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-}
-#endif
 
 /* A poll that took nothing: whether the group leaves (CHANFLOW_SCHED_NONE) or polls again
  * (CHANFLOW_SCHED_AGAIN, after backing off), given whether its deallocation freed anything. The
@@ -334,7 +193,7 @@ uint chanflow_sched_poll(__global chanflow_sched* s, __local chanflow_batch* b, 
   }
 #ifndef CHANFLOW_SCHED_ONE_POLL
   barrier(CLK_LOCAL_MEM_FENCE);
-  if (pick->k) chanflow_sched_claim((__global chanflow_channel*)entry->in, pick->k, b, pick); /* uniform */
+  if (pick->k) chanflow_sched_claim((__global chanflow_channel*)entry->in, pick->k, b); /* uniform */
 #endif
   if (lid == 0) {
     uint chosen = CHANFLOW_SCHED_AGAIN;
@@ -407,9 +266,9 @@ ulong chanflow_sched_clock(void) { return 0ul; }
 
 /* The leader, once its group's batch (entry e, `ces` CEs) has run (spawns flushed, joins made, CEs
  * freed): the batch's time to its node's counters, since `started` (chanflow_sched_clock), and in a
- * traced run to the timeline. */
+ * traced run to the timeline; the group stops counting as busy unless it `held` kept spawns. */
 void chanflow_sched_done(__global chanflow_sched* s, __global const chanflow_node_env* env, ulong started, uint e,
-                         uint ces) {
+                         uint ces, int held) {
   if (chanflow_local_id() == 0) {
     const ulong now = chanflow_sched_clock(), took = now - started;
     if (took) atom_add(&env->counters->busy_ns, took);
@@ -425,8 +284,10 @@ void chanflow_sched_done(__global chanflow_sched* s, __global const chanflow_nod
       }
     }
     atomic_inc(&s->batches);
-    chanflow_fence_acq_rel(); /* release: what the batch published, before it stops counting as busy */
-    atomic_dec(&s->busy);
+    if (!held) { /* a group that kept spawns stays busy: they are work no other group can see */
+      chanflow_fence_acq_rel(); /* release: what the batch published, before it stops counting as busy */
+      atomic_dec(&s->busy);
+    }
   }
 }
 
@@ -435,20 +296,21 @@ void chanflow_sched_done(__global chanflow_sched* s, __global const chanflow_nod
  * chanflow_next_batch gives them to a claimed sweep's item. */
 void chanflow_sched_batch(__global chanflow_sched* s, uint e, __local chanflow_batch* b, __local chanflow_wg_scratch* wg,
                           __local void* group_local, __local ulong* group_ce, __local const uint* none,
-                          __local chanflow_sched_pick* pick) {
+                          __local chanflow_sched_pick* pick, __local chanflow_keep* keep) {
   const uint lid = chanflow_local_id();
   const int taken = e < CHANFLOW_SCHED_AGAIN;
   __global const chanflow_sched_entry* entry = s->entries + (taken ? e : 0u);
   __global const chanflow_node_env* env = (__global const chanflow_node_env*)entry->env;
   const uint body = taken ? entry->body : CHANFLOW_SCHED_NONE;
   const ulong started = chanflow_sched_clock(); /* read by the leader only (chanflow_sched_done) */
+  if (keep && lid == 0) keep->n = 0u; /* the flush's leader sets it; the group reads it after the batch */
 #ifndef CHANFLOW_SCHED_ONE_POLL
   if (taken && env->group_ces == 1u) { /* uniform: a work-group node's CEs, one after another */
     const uint n = b->n;
     for (uint i = 0; i < n; ++i)
       chanflow_sched_run(body, env, b->first + i, b->index[i], lid == 0u, pick->share, wg, group_local, group_ce, none,
-                         (__global const ulong*)s->envs);
-    chanflow_sched_done(s, env, started, e, n);
+                         (__global const ulong*)s->envs, 0);
+    chanflow_sched_done(s, env, started, e, n, 0);
     return;
   }
 #endif
@@ -456,9 +318,77 @@ void chanflow_sched_batch(__global chanflow_sched* s, uint e, __local chanflow_b
   const ulong pos = b->first + lid;
   const uint index = active ? b->index[lid] : 0u;
   chanflow_sched_run(body, env, pos, index, active, b->prepaid, wg, group_local, group_ce, none,
-                     (__global const ulong*)s->envs);
-  if (taken) chanflow_sched_done(s, env, started, e, b->n);
+                     (__global const ulong*)s->envs, keep);
+  if (taken) chanflow_sched_done(s, env, started, e, b->n, keep && keep->n);
 }
+
+#ifndef CHANFLOW_SCHED_ONE_POLL
+/* Kept spawns. A batch whose flush kept its spawns on one port (at most a work-group's worth,
+ * reserved and written, not published: flush.cl) runs them next in the same work-group, as a
+ * batch of the level that consumes that port, with its outputs prepaid as a claimed batch's are;
+ * the group counts as busy throughout. A narrow recursion so grows inside one work-group, a level
+ * costing a batch's own work and no publish, poll or claim, until a batch spawns more than a
+ * work-group's worth, which go to the channels for every group. Where the consumer is a work-group
+ * node, its outputs lack room, or the host has recalled the launch, the CEs are published as the
+ * flush would have and the group polls. Collective; returns the entry to run, or
+ * CHANFLOW_SCHED_AGAIN. */
+uint chanflow_sched_take_kept(__global chanflow_sched* s, __local chanflow_batch* b, __local chanflow_sched_pick* pick,
+                              __local chanflow_keep* keep, __local chanflow_wg_scratch* wg) {
+  const uint lid = chanflow_local_id();
+  __global chanflow_channel* ch = keep->channel;
+  const uint n = keep->n, first = keep->index;
+  if (ch != keep->found_channel) { /* uniform: the level that consumes the channel, found once */
+    const uint count = min(s->count, (uint)CHANFLOW_SCHED_MAX_ENTRIES);
+    if (lid == 0) pick->best = CHANFLOW_SCHED_NONE;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint e = lid; e < count; e += CHANFLOW_WG_SIZE)
+      if ((__global chanflow_channel*)s->entries[e].in == ch) atomic_min(&pick->best, e);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+      keep->found = pick->best;
+      keep->found_channel = ch;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const uint e = keep->found;
+  if (lid == 0) {
+    pick->k = 0u;
+    /* The recall is read beside the prepay's atomics, not before them. */
+    const uint recall = s->recall ? *(volatile __global uint*)s->recall : 0u;
+    if (e != CHANFLOW_SCHED_NONE) {
+      __global const chanflow_node_env* env = (__global const chanflow_node_env*)s->entries[e].env;
+      for (uint p = 0; p < CHANFLOW_NODE_PORTS; ++p) b->prepaid[p] = 0u;
+      if (env->group_ces > 1u && chanflow_prepay_level(env, n, b->prepaid)) {
+        if (recall) {
+          chanflow_refund_level(env, b->prepaid, env->ports);
+        } else {
+          pick->k = n;
+          b->first = 0ul; /* no control positions: a batch that never yields has no use for them */
+          b->n = n;
+          atom_add(&ch->ctrl_kept, (ulong)n);
+          atomic_add(&env->counters->claimed, n);
+          atomic_inc(&env->counters->batches);
+        }
+      }
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (pick->k) { /* uniform */
+    if (lid < n) b->index[lid] = first + lid;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return e;
+  }
+  const chanflow_ticket t = {first + lid, lid < n ? 1u : 0u, lid, n};
+  enq(ch, &t, wg);
+  if (lid == 0) {
+    keep->n = 0u;
+    chanflow_fence_acq_rel(); /* release: the entries published before the group stops counting as busy */
+    atomic_dec(&s->busy);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return CHANFLOW_SCHED_AGAIN;
+}
+#endif
 
 __kernel __attribute__((reqd_work_group_size(CHANFLOW_WG_SIZE, 1, 1))) void chanflow_schedule(__global chanflow_sched* s) {
   __local chanflow_wg_scratch wg;
@@ -480,12 +410,19 @@ __kernel __attribute__((reqd_work_group_size(CHANFLOW_WG_SIZE, 1, 1))) void chan
    * polls once and runs every node's collectives, and a launch's later work-groups (a CPU device
    * runs them one after another on each core) take what earlier ones made. */
   const uint e = chanflow_sched_poll(s, &batch, &pick);
-  chanflow_sched_batch(s, e, &batch, &wg, &group_local, &group_ce, none, &pick);
+  chanflow_sched_batch(s, e, &batch, &wg, &group_local, &group_ce, none, &pick, 0);
 #else
+  __local chanflow_keep keep;
+  if (chanflow_local_id() == 0) keep.found_channel = 0; /* the entries are this launch's */
+  barrier(CLK_LOCAL_MEM_FENCE);
   for (;;) {
-    const uint e = chanflow_sched_poll(s, &batch, &pick);
+    uint e = chanflow_sched_poll(s, &batch, &pick);
     if (e == CHANFLOW_SCHED_NONE) break;
-    if (e != CHANFLOW_SCHED_AGAIN) chanflow_sched_batch(s, e, &batch, &wg, &group_local, &group_ce, none, &pick);
+    while (e != CHANFLOW_SCHED_AGAIN) { /* uniform */
+      chanflow_sched_batch(s, e, &batch, &wg, &group_local, &group_ce, none, &pick, &keep);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      e = keep.n ? chanflow_sched_take_kept(s, &batch, &pick, &keep, &wg) : CHANFLOW_SCHED_AGAIN;
+    }
   }
 #endif
 }

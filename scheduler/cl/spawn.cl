@@ -66,6 +66,18 @@
 /* ... and of one that joins where its parent returns (chanflow_forward_children). */
 #define CHANFLOW_FORWARD_SLOT 0xfffffffeu
 
+/* Spawns a batch keeps for its own work-group to run next, under the device scheduler on a GPU
+ * (schedule.cl, "kept spawns"): one port's, at most a work-group's worth, reserved and written in
+ * their channel but not published. */
+typedef struct {
+  __global chanflow_channel* channel; /* 0: nothing kept */
+  uint index;                         /* the first CE's physical index; the others follow it */
+  uint n;
+  /* The device scheduler's: the entry consuming `found_channel`, from the last time it looked. */
+  __global chanflow_channel* found_channel;
+  uint found;
+} chanflow_keep;
+
 /* What a body sees: its environment and its private spawn record. */
 typedef struct {
   __global const chanflow_node_env* env;
@@ -76,6 +88,7 @@ typedef struct {
                                              the task's value is the leader's (chanflow_return) */
   ulong task_scratch;                     /* the block chanflow_task_scratch took, until a frame receives it */
   __local const uint* prepaid;            /* credits a sweep took per port for this batch, or 0 */
+  __local chanflow_keep* keep;            /* where the flush may keep spawns for the group, or 0 */
   uint count[CHANFLOW_NODE_PORTS];
   uint patch[CHANFLOW_STAGED_CES];        /* per staged CE: return slot + 1 to patch, or 0 */
   uint staging[CHANFLOW_SPAWN_WORDS];
@@ -220,6 +233,7 @@ void chanflow_ctx_init(chanflow_ctx* ctx, __global const chanflow_node_env* env)
   ctx->follower = 0;
   ctx->task_scratch = 0;
   ctx->prepaid = 0;
+  ctx->keep = 0;
   for (uint p = 0; p < CHANFLOW_NODE_PORTS; ++p) ctx->count[p] = 0;
 }
 

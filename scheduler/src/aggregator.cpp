@@ -12,6 +12,10 @@ namespace chanflow {
 // The layouts host and device share are checked where node_layout.h is compiled, on both sides.
 static_assert(kSerialOff == CHANFLOW_SERIAL_OFF);  // RunOptions::serial_depth is written into every environment as is
 
+// CEs that went through a channel: those published, and those the device scheduler's work-groups
+// kept for themselves (never published).
+static std::uint64_t passed_through(const chanflow_channel& h) { return h.ctrl_published + h.ctrl_kept; }
+
 Aggregator::Aggregator(Graph& graph, const cl::Program& program)
     : graph_(graph), rt_(graph.runtime()), wg_(graph.options().wg_size), program_(program) {
   for (const auto& k : graph_.kernels()) {
@@ -181,7 +185,7 @@ RunStats Aggregator::run() {
   readback_.read ? check_status(readback_.status) : check_device_status();
   if (device_)  // the host saw only the launches' ends: the deepest level any CE reached
     for (const Watched& w : watched_)
-      if (w.stack && w.channel->counters().ctrl_published > 0) stats.max_level = std::max(stats.max_level, w.level);
+      if (w.stack && passed_through(w.channel->counters()) > 0) stats.max_level = std::max(stats.max_level, w.level);
   stats.wall_ms = us_between(run_start_, Clock::now()) / 1e3;
   stats.device_ms = device_us_ / 1e3;
   stats.enqueue_ms = enqueue_us_ / 1e3;
@@ -198,8 +202,8 @@ RunStats Aggregator::run() {
     for (std::uint32_t d = 0; d < s->depth(); ++d) {
       const Channel& level = s->level(d);
       std::uint64_t& before = published_before_[&level];
-      per_level.push_back(level.counters().ctrl_published - before);
-      before = level.counters().ctrl_published;
+      per_level.push_back(passed_through(level.counters()) - before);
+      before = passed_through(level.counters());
     }
     while (!per_level.empty() && per_level.back() == 0) per_level.pop_back();
   }

@@ -67,6 +67,7 @@ void Graph::prepare_scheduler_beside(const std::vector<std::string_view>& source
   if (scheduler_beside_source_.empty()) return;
   beside_parts_.assign(sources.begin(), sources.end());  // the graph may change while it builds
   beside_parts_.emplace_back(scheduler_beside_source_);
+  beside_parts_.emplace_back(scheduler_cl::claim_cl());
   beside_parts_.emplace_back(scheduler_cl::schedule_cl());
   beside_options_ = build;
   if (runtime_.caps().type & CL_DEVICE_TYPE_CPU) beside_options_.extra += " -DCHANFLOW_SCHED_ONE_POLL";  // schedule.cl
@@ -155,10 +156,10 @@ std::string Graph::scheduler_source() const {
     // PoCL 3.1 mis-runs barriers under a condition, a switch's too: on a CPU device every node's
     // body runs its collectives, all but the chosen one's inactive, on an environment of its own.
     every += fmt::format("  {0}__chanflow_run(body == {1}u ? env : (__global const chanflow_node_env*)envs[{1}], pos, index,\n"
-                         "      active && body == {1}u, body == {1}u ? prepaid : none, wg, group_local, group_ce);\n",
+                         "      active && body == {1}u, body == {1}u ? prepaid : none, wg, group_local, group_ce, keep);\n",
                          names[i], i);
     locals += fmt::format("  {}__chanflow_local n{};\n", names[i], i);
-    cases += fmt::format("    case {}u: {}__chanflow_run(env, pos, index, active, prepaid, wg, group_local, group_ce); break;\n",
+    cases += fmt::format("    case {}u: {}__chanflow_run(env, pos, index, active, prepaid, wg, group_local, group_ce, keep); break;\n",
                          i, names[i]);
   }
   locals += "} chanflow_sched_group_local;\n";
@@ -169,7 +170,8 @@ std::string Graph::scheduler_source() const {
       "/* The device scheduler's part for this graph (Graph::scheduler_source). */\n{}{}"
       "void chanflow_sched_run(uint body, __global const chanflow_node_env* env, ulong pos, uint index, int active,\n"
       "                        __local const uint* prepaid, __local chanflow_wg_scratch* wg, __local void* group_local,\n"
-      "                        __local ulong* group_ce, __local const uint* none, __global const ulong* envs) {{\n"
+      "                        __local ulong* group_ce, __local const uint* none, __global const ulong* envs,\n"
+      "                        __local chanflow_keep* keep) {{\n"
       "#ifdef CHANFLOW_SCHED_ONE_POLL\n{}#else\n  (void)none;\n  (void)envs;\n  switch (body) {{\n{}    default: break;\n  }}\n#endif\n}}\n",
       locals, policy, every, cases);
 }

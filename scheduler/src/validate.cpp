@@ -263,6 +263,7 @@ const cl::Program& Graph::program() {
     if (!scheduler_source_.empty()) {
       std::vector<std::string_view> with = sources;
       with.push_back(scheduler_source_);
+      with.push_back(scheduler_cl::claim_cl());
       with.push_back(scheduler_cl::schedule_cl());
       try {
         program_ = build_channel_program(runtime_, with, build);

@@ -99,9 +99,13 @@ typedef struct chanflow_channel {
   /* The device scheduler's in-order deallocation inside a launch (scheduler/cl/schedule.cl): 1
    * while a work-group deallocates this channel, which the others then leave alone. */
   chanflow_u64 dealloc_lock;
+  /* CEs reserved here and run by the work-group that made them without being published (the
+   * device scheduler's kept spawns, scheduler/cl/schedule.cl): with ctrl_published, the CEs that
+   * went through this channel. */
+  chanflow_u64 ctrl_kept;
 } chanflow_channel;
 
-#define CHANFLOW_CHANNEL_BYTES 144
+#define CHANFLOW_CHANNEL_BYTES 152
 CHANFLOW_CHECK_SIZE(chanflow_channel, CHANFLOW_CHANNEL_BYTES);
 CHANFLOW_CHECK_FIELD(chanflow_channel, capacity, 24);
 CHANFLOW_CHECK_FIELD(chanflow_channel, data_tail, 48);

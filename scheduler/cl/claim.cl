@@ -1,0 +1,145 @@
+/* The device scheduler's hold on a channel (schedule.cl is the scheduler): what a level's outputs
+ * can take, a claim of a batch from a channel's dispatch head, and in-order deallocation inside a
+ * launch, so that a bounded level empties and refills while the launch runs. */
+
+/* CEs of this level (at most `most`) whose spawns its outputs can take now in the worst case:
+ * a snapshot, which chanflow_prepay_level makes certain or refuses. A level whose output level
+ * is not made yet takes none (the host makes it before the next launch). */
+uint chanflow_sched_afford(__global const chanflow_node_env* env, uint most) {
+  uint k = most;
+  for (uint p = 0; p < env->ports && k > 0u; ++p) {
+    const uint need = chanflow_port_need(env, p);
+    if (need == 0u) continue;
+    volatile __global chanflow_channel* out = (volatile __global chanflow_channel*)env->port[p];
+    if (!out) return 0u;
+    const long free = (long)out->data_free;
+    const ulong fits = free > 0 ? (ulong)free / need : 0ul;
+    k = (uint)min((ulong)k, min(fits, (ulong)(out->max_reservation / need)));
+  }
+  return k;
+}
+
+/* In-order deallocation of `ch` inside a launch (the deallocation kernel's, for what a work-group
+ * found full): from the data head, every done-count group that is wholly allocated and wholly
+ * freed is reset and its credits given back. Only whole groups below the tail (a group the tail
+ * stands inside may still be reserved into), at most 64 a call, by one leader at a time (a work-
+ * group that finds another at it goes on without). The deallocation kernel between launches
+ * does the rest. Returns whether it freed anything (or another group may have). */
+int chanflow_sched_deallocate(__global chanflow_channel* ch) {
+  if (atom_cmpxchg(&ch->dealloc_lock, 0ul, 1ul) != 0ul) return 1; /* another group is at it: maybe */
+  chanflow_fence_acq_rel(); /* acquire: the last holder's head */
+  const ulong head = ((volatile __global chanflow_channel*)ch)->data_head;
+  const ulong tail = atom_add(&ch->data_tail, 0ul);
+  const uint group = ch->done_group;
+  ulong pos = head;
+  for (uint n = 0; n < 64u && pos + group <= tail; ++n) {
+    volatile __global uint* done = ch->done + (uint)((pos % ch->capacity) / group);
+    if (atomic_add(done, 0u) != group) break;
+    atomic_xchg(done, 0u);
+    pos += group;
+  }
+  if (pos != head) {
+    ((volatile __global chanflow_channel*)ch)->data_head = pos;
+    chanflow_fence_acq_rel(); /* release: the counts reset before the slots can be reserved again */
+    atom_add(&ch->data_free, pos - head);
+  }
+  chanflow_fence_acq_rel();
+  atom_xchg(&ch->dealloc_lock, 0ul);
+  return pos != head;
+}
+
+/* A collective deallocation's shared values (chanflow_sched_deallocate_group). */
+typedef struct {
+  ulong head, tail;
+  uint locked;
+  uint first_busy; /* the first done-count group from the head not wholly freed */
+} chanflow_sched_free;
+
+#ifndef CHANFLOW_SCHED_ONE_POLL
+/* The same by the whole work-group: each work-item reads one done count, so a call looks at up to
+ * a work-group's worth of done-count groups in one round trip to memory and frees the prefix that
+ * is wholly freed. (The leader's loop above read them one after another, two dependent atomics
+ * each: on an H200 a chain reusing one channel freed 64 groups, 4,096 CEs, every ~45 us, and that
+ * set its pace.) Collective and uniform; `ch` is the same for every item. */
+int chanflow_sched_deallocate_group(__global chanflow_channel* ch, __local chanflow_sched_free* f) {
+  const uint lid = chanflow_local_id();
+  if (lid == 0) {
+    f->locked = atom_cmpxchg(&ch->dealloc_lock, 0ul, 1ul) == 0ul;
+    if (f->locked) {
+      chanflow_fence_acq_rel(); /* acquire: the last holder's head and resets */
+      volatile __global chanflow_channel* v = (volatile __global chanflow_channel*)ch;
+      f->head = v->data_head;
+      f->tail = v->data_tail;
+    }
+    f->first_busy = CHANFLOW_WG_SIZE;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (!f->locked) return 1; /* uniform: another group is at it, and may free something */
+  const ulong head = f->head, tail = f->tail;
+  const uint group = ch->done_group;
+  const ulong pos = head + (ulong)lid * group;
+  volatile __global uint* done = ch->done + (uint)((pos % ch->capacity) / group);
+  if (pos + group > tail || *done != group) atomic_min(&f->first_busy, lid);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint n = f->first_busy;
+  if (lid < n) *done = 0u; /* wholly freed: nobody else touches it until its credits return */
+  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+  if (lid == 0) {
+    if (n) {
+      chanflow_fence_acq_rel(); /* release: the counts reset before the slots can be reserved again */
+      ((volatile __global chanflow_channel*)ch)->data_head = head + (ulong)n * group;
+      chanflow_fence_acq_rel();
+      atom_add(&ch->data_free, (ulong)n * group);
+    }
+    chanflow_fence_acq_rel();
+    atom_xchg(&ch->dealloc_lock, 0ul);
+  }
+  return n != 0u;
+}
+#endif
+
+#ifndef CHANFLOW_SCHED_ONE_POLL
+/* Claims up to `most` ready CEs of `ch` for the work-group, as chanflow_claim does for one leader,
+ * with the window between reading the dispatch head and moving it as short as it can be: the
+ * leader reads the head and the published count and swaps at once, retrying from the head a lost
+ * swap returns, and only then do the work-items read the claimed control entries together. A
+ * claimed position below the published count was reserved by a producer (enq reserves before it
+ * publishes) whose group writes its entry without waiting on any other: an entry not written yet
+ * is waited for, a few stores away. (Reading the entries first and swapping after, the window was
+ * two reads, two barriers and a read of the entries: with a level of 32,768 CEs in one channel on
+ * an H200, one batch every ~2.8 us on the whole device, however many work-groups polled.)
+ * Collective; sets b->first and b->n (0: none). */
+void chanflow_sched_claim(__global chanflow_channel* ch, uint most, __local chanflow_batch* b) {
+  const uint lid = chanflow_local_id();
+  if (lid == 0) {
+    volatile __global chanflow_channel* v = (volatile __global chanflow_channel*)ch;
+    ulong head = v->ctrl_head, published = v->ctrl_published;
+    uint take = 0u;
+    for (uint attempt = 0; attempt < 16u; ++attempt) {
+      if (published <= head) published = v->ctrl_published; /* it only grows: read again when short */
+      if (published <= head) break;
+      const uint want = (uint)min((ulong)most, published - head);
+      const ulong seen = atom_cmpxchg(&ch->ctrl_head, head, head + want);
+      if (seen == head) {
+        take = want;
+        break;
+      }
+      head = seen;
+    }
+    b->first = head;
+    b->n = take;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint take = b->n;
+  if (lid < take) {
+    const uint ccap = ch->ctrl_capacity;
+    const ulong cpos = b->first + lid;
+    const ulong tag = (ulong)(uint)(cpos / ccap + 1);
+    volatile __global ulong* slot = (volatile __global ulong*)ch->ctrl + cpos % ccap;
+    ulong entry = chanflow_load_acquire(slot);
+    while ((entry >> CHANFLOW_CTRL_TAG_SHIFT) != tag) entry = chanflow_load_acquire(slot);
+    b->index[lid] = (uint)(entry & CHANFLOW_CTRL_INDEX_MASK);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+#endif
