@@ -25,6 +25,7 @@ uint chanflow_sched_afford(__global const chanflow_node_env* env, uint most) {
  * stands inside may still be reserved into), at most 64 a call, by one leader at a time (a work-
  * group that finds another at it goes on without). The deallocation kernel between launches
  * does the rest. Returns whether it freed anything (or another group may have). */
+#ifdef CHANFLOW_SCHED_ONE_POLL
 int chanflow_sched_deallocate(__global chanflow_channel* ch) {
   if (atom_cmpxchg(&ch->dealloc_lock, 0ul, 1ul) != 0ul) return 1; /* another group is at it: maybe */
   chanflow_fence_acq_rel(); /* acquire: the last holder's head */
@@ -47,6 +48,7 @@ int chanflow_sched_deallocate(__global chanflow_channel* ch) {
   atom_xchg(&ch->dealloc_lock, 0ul);
   return pos != head;
 }
+#endif
 
 /* A collective deallocation's shared values (chanflow_sched_deallocate_group). */
 typedef struct {
@@ -58,7 +60,7 @@ typedef struct {
 #ifndef CHANFLOW_SCHED_ONE_POLL
 /* The same by the whole work-group: each work-item reads one done count, so a call looks at up to
  * a work-group's worth of done-count groups in one round trip to memory and frees the prefix that
- * is wholly freed. (The leader's loop above read them one after another, two dependent atomics
+ * is wholly freed. (The leader's loop above, a CPU device's, read them one after another, two dependent atomics
  * each: on an H200 a chain reusing one channel freed 64 groups, 4,096 CEs, every ~45 us, and that
  * set its pace.) Collective and uniform; `ch` is the same for every item. */
 int chanflow_sched_deallocate_group(__global chanflow_channel* ch, __local chanflow_sched_free* f) {
@@ -96,9 +98,7 @@ int chanflow_sched_deallocate_group(__global chanflow_channel* ch, __local chanf
   }
   return n != 0u;
 }
-#endif
 
-#ifndef CHANFLOW_SCHED_ONE_POLL
 /* Claims up to `most` ready CEs of `ch` for the work-group, as chanflow_claim does for one leader,
  * with the window between reading the dispatch head and moving it as short as it can be: the
  * leader reads the head and the published count and swaps at once, retrying from the head a lost
@@ -106,8 +106,8 @@ int chanflow_sched_deallocate_group(__global chanflow_channel* ch, __local chanf
  * claimed position below the published count was reserved by a producer (enq reserves before it
  * publishes) whose group writes its entry without waiting on any other: an entry not written yet
  * is waited for, a few stores away. (Reading the entries first and swapping after, the window was
- * two reads, two barriers and a read of the entries: with a level of 32,768 CEs in one channel on
- * an H200, one batch every ~2.8 us on the whole device, however many work-groups polled.)
+ * two atomic reads, two barriers and a read of the entries: fib 40 with every call a task took
+ * 623 ms on an H200 that way, 524 this way.)
  * Collective; sets b->first and b->n (0: none). */
 void chanflow_sched_claim(__global chanflow_channel* ch, uint most, __local chanflow_batch* b) {
   const uint lid = chanflow_local_id();

@@ -35,7 +35,7 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
   const uint used = chanflow_wg_or(mine, wg);
 #endif
 #ifndef CHANFLOW_CPU_DEVICE
-  int may_keep = ctx->keep != 0 && refused == CHANFLOW_NO_PORT; /* uniform */
+  int may_keep = ctx->keep != 0; /* uniform */
 #endif
   if (ctx->in_place) { /* before any child is published: the join counter they will count down */
     __global chanflow_frame* self = (__global chanflow_frame*)ctx->link;
