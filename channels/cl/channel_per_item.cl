@@ -20,6 +20,7 @@ void chanflow_enq_per_item(__global chanflow_channel* ch, const chanflow_ticket*
   chanflow_write_ctrl(ch, first, t);
   chanflow_fence_acq_rel(); /* release: entries before the count that publishes them */
   atom_add(&ch->ctrl_published, (ulong)t->n);
+  atom_add(&ch->ctrl_credits, (ulong)t->n);
   CHANFLOW_COUNT_ATOMIC(ch);
 }
 

@@ -414,7 +414,7 @@ __kernel __attribute__((reqd_work_group_size(CHANFLOW_WG_SIZE, 1, 1))) void chan
 #else
   __local chanflow_keep keep;
   if (chanflow_local_id() == 0) keep.found_channel = 0; /* the entries are this launch's */
-  barrier(CLK_LOCAL_MEM_FENCE);
+  chanflow_sched_set_credits(s, &pick.k);
   for (;;) {
     uint e = chanflow_sched_poll(s, &batch, &pick);
     if (e == CHANFLOW_SCHED_NONE) break;

@@ -67,6 +67,12 @@ void chanflow_yield_restore(chanflow_ctx* ctx, uint index, uint from_port) {
  * takes it out again). */
 void chanflow_record_yields(__global const chanflow_node_env* env, __global chanflow_task* task, int yields,
                             ulong ctrl_pos, uint index, uint port, __local chanflow_wg_scratch* wg) {
+#ifndef CHANFLOW_CPU_DEVICE
+  /* Uniform: a group none of whose items yields (every batch whose outputs were prepaid) records
+   * nothing, and skips the scan and the publish below. PoCL 3.1 mis-runs barriers under a
+   * condition: a CPU device runs them all. */
+  if (!chanflow_wg_or(yields ? 1u : 0u, wg)) return;
+#endif
   const int sweep = env->sweep_levels != 0u && (!env->ranged || env->planned);
   const uint offset = chanflow_wg_exclusive_scan(yields ? 1u : 0u, wg);
   const uint total = wg->total;

@@ -103,9 +103,15 @@ typedef struct chanflow_channel {
    * device scheduler's kept spawns, scheduler/cl/schedule.cl): with ctrl_published, the CEs that
    * went through this channel. */
   chanflow_u64 ctrl_kept;
+  /* Published CEs not yet claimed, as a signed 64-bit value: the device scheduler's claims take
+   * them by fetch-and-subtract before moving ctrl_head by fetch-and-add, so no claim fails and
+   * retries (scheduler/cl/claim.cl). enq adds what it publishes; the scheduler's first work-group
+   * sets it to ctrl_published - ctrl_head at each launch (between launches the host's dispatches
+   * move the head without it). */
+  chanflow_u64 ctrl_credits;
 } chanflow_channel;
 
-#define CHANFLOW_CHANNEL_BYTES 152
+#define CHANFLOW_CHANNEL_BYTES 160
 CHANFLOW_CHECK_SIZE(chanflow_channel, CHANFLOW_CHANNEL_BYTES);
 CHANFLOW_CHECK_FIELD(chanflow_channel, capacity, 24);
 CHANFLOW_CHECK_FIELD(chanflow_channel, data_tail, 48);

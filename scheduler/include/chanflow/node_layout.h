@@ -316,7 +316,9 @@ typedef struct chanflow_sched {
  * word) in a run that is not shared. */
   CHANFLOW_SVM_STRUCT_PTR(uint) recall;
   chanflow_u32 left_recalled; /* work-groups that left so */
-  chanflow_u32 pad;
+  /* The launch's claim credits (chanflow_channel::ctrl_credits): 0 until a work-group takes the
+   * setting of them (1), 2 once set; the other groups wait for 2. */
+  chanflow_u32 credits_set;
 } chanflow_sched;
 
 /* A piece of what the host reads after a device-scheduler launch (readback.cl): `words` 32-bit
