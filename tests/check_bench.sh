@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# `chanflow bench` end to end (ctest cli_bench_workloads): one repetition of the default sizes;
-# the JSON must carry every field for every row, each row correct, and --plot must write a PNG.
+# `chanflow bench` end to end (ctest cli_bench_workloads): one repetition of the default sizes, the
+# host's baselines and chanflow's graphs hand-built and compiled (each further implementation is
+# another PoCL build, most of this test's time); the JSON must carry every field for every row,
+# each row correct, and --plot must write a PNG.
 set -euo pipefail
 chanflow=$1
 out=$2
 mkdir -p "$out"
 rm -f "$out/bench.json" "$out/bench.png"
-"$chanflow" bench --reps 1 --seed 7 --json "$out/bench.json" --plot "$out/bench.png"
+"$chanflow" bench --reps 1 --seed 7 --impls serial,tbb-fine,tbb-cutoff,chanflow,chanflow-compiled --json "$out/bench.json" --plot "$out/bench.png"
 /usr/bin/python3 - "$out/bench.json" <<'PY'
 import json, sys
 bench = json.load(open(sys.argv[1]))

@@ -62,7 +62,11 @@ TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 "$dir-thread/bin/chanflow_t
 # Runs across devices (a host thread per device, the router's lock between them) on PoCL as three
 # devices. (Before each PoCL device of a set built with a define of its own, PoCL 3.1 aborted once
 # in six such runs, in pocl_release_dlhandle_cache: multidevice/src/device_set.cpp says why.)
+# ThreadSanitizer watches the host's threads, not the kernels, so the programs are built without
+# PoCL's optimiser here: three cold -O2 builds of each per-device program took 361 s of this step,
+# unoptimised 196 s in all.
 echo "== sanitize: runs across three PoCL devices under ThreadSanitizer (at ${SECONDS} s)"
+CHANFLOW_BUILD_OPTIONS=-cl-opt-disable \
 POCL_DEVICES="pthread pthread pthread" TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
   "$dir-thread/bin/chanflow_tests" --no-intro=true --test-suite=devices,data_across
 echo "== sanitize: done (${SECONDS} s)"
