@@ -66,3 +66,15 @@ void chanflow_fence_acq_rel(void) { mem_fence(CLK_GLOBAL_MEM_FENCE); }
 void chanflow_backoff(uint polls) { (void)polls; }
 
 #endif
+
+/* The device's clock in ns, for the device scheduler's timeline and a profiled build's phases
+ * (CHANFLOW_SCHED_PHASES, reserve.cl): PTX's %globaltimer on NVIDIA; none elsewhere (0). */
+#ifdef CHANFLOW_ORDER_PTX
+ulong chanflow_clock_ns(void) {
+  ulong ns;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+  return ns;
+}
+#else
+ulong chanflow_clock_ns(void) { return 0ul; }
+#endif

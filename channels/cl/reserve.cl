@@ -13,6 +13,16 @@
 
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 
+/* The parts of a batch a profiled build times (below): the body; the flush's reservations, writes
+ * (CEs, frames, children's links) and publishing; the join; the free. */
+#define CHANFLOW_SCHED_PHASES_N 6
+#define CHANFLOW_PART_BODY 0
+#define CHANFLOW_PART_RESERVE 1
+#define CHANFLOW_PART_WRITE 2
+#define CHANFLOW_PART_PUBLISH 3
+#define CHANFLOW_PART_JOIN 4
+#define CHANFLOW_PART_FREE 5
+
 /* Local scratch for one work-group's channel calls; declare one per kernel:
  *   __local chanflow_wg_scratch wg;
  * Every collective call must be reached by all work-items of the work-group. */
@@ -23,7 +33,30 @@ typedef struct {
   uint total;
   int ok;
   uint bits; /* chanflow_wg_or's result */
+#ifdef CHANFLOW_SCHED_PHASES
+  ulong phase[CHANFLOW_SCHED_PHASES_N]; /* ns the leader spent in each part of the batch */
+  ulong phase_at;                       /* the leader's clock where the last part ended */
+#endif
 } chanflow_wg_scratch;
+
+/* A profiled build (CHANFLOW_BUILD_OPTIONS=-DCHANFLOW_SCHED_PHASES): where a part of a node's
+ * batch ends (node_macros.cl, flush.cl), the leader adds the time since the last part ended to
+ * that part's, and the device scheduler's traced run keeps them with the batch's span
+ * (schedule.cl). Elsewhere nothing. */
+#ifdef CHANFLOW_SCHED_PHASES
+#define CHANFLOW_PHASE(wg, k)                         \
+  do {                                                \
+    if (chanflow_local_id() == 0) {                   \
+      const ulong now_ = chanflow_clock_ns();         \
+      (wg)->phase[k] += now_ - (wg)->phase_at;        \
+      (wg)->phase_at = now_;                          \
+    }                                                 \
+  } while (0)
+#else
+#define CHANFLOW_PHASE(wg, k) \
+  do {                        \
+  } while (0)
+#endif
 
 #ifdef CHANFLOW_COUNT_ATOMICS
 #define CHANFLOW_COUNT_ATOMIC(ch) atom_inc(&(ch)->atomic_ops)

@@ -60,6 +60,7 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
     const uint words = env->ce_words[p];
     chanflow_ticket t;
     __global uint* dst = (__global uint*)chanflow_talloc_prepaid(out, n, &t, wg, ctx->prepaid ? ctx->prepaid[p] : 0u);
+    CHANFLOW_PHASE(wg, CHANFLOW_PART_RESERVE);
     if (!dst) {
       /* Uniform: the work-group's request on this port was refused. */
       if (!env->yielding && chanflow_local_id() == 0) chanflow_report(env, CHANFLOW_ERR_CHANNEL_FULL, p, 0);
@@ -110,6 +111,7 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
     /* Counted in before they are published: the frame waits for this task still (it joins after
      * the flush), so its count cannot reach zero meanwhile. */
     if (forwarded && up) atomic_add((volatile __global uint*)&((__global chanflow_frame*)up)->pending, forwarded);
+    CHANFLOW_PHASE(wg, CHANFLOW_PART_WRITE);
     if (is_cont) t.n = t.total = 0u; /* frames are enqueued by chanflow_join */
 #ifndef CHANFLOW_CPU_DEVICE
     /* Kept for the work-group (ctx->keep: the device scheduler's, schedule.cl): the first port

@@ -80,8 +80,11 @@
     CHANFLOW_BATCH_PROLOGUE(ce_type, 0u)                                                        \
     ctx.keep = keep;                                                                            \
     if (ce) body(ce, &ctx);                                                                     \
+    CHANFLOW_PHASE(wg, CHANFLOW_PART_BODY);                                                     \
     chanflow_flush(&ctx, 0, 0u, wg);                                                            \
+    CHANFLOW_PHASE(wg, CHANFLOW_PART_PUBLISH);                                                  \
     chanflow_tfree_index(in, index, active, wg);                                                \
+    CHANFLOW_PHASE(wg, CHANFLOW_PART_FREE);                                                     \
   }                                                                                             \
   CHANFLOW_NODE_KERNEL(name, plain)
 
@@ -106,14 +109,18 @@
     } else if (ce) {                                                                            \
       body(ce, &ctx);                                                                           \
     }                                                                                           \
+    CHANFLOW_PHASE(wg, CHANFLOW_PART_BODY);                                                     \
     /* Counted by the sweep it yielded in; every dispatch of a stack level names the counter. */ \
     if ((resumed & CHANFLOW_TASK_RESUMABLE) && env->resumable) atomic_dec(env->resumable);      \
     const uint refused = chanflow_flush(&ctx, task, from, wg);                                  \
     const int yields = refused != CHANFLOW_NO_PORT;                                             \
     if (yields) chanflow_yield_save(&ctx, index, refused);                                      \
     chanflow_record_yields(env, task, yields, pos, index, refused, wg);                         \
+    CHANFLOW_PHASE(wg, CHANFLOW_PART_PUBLISH);                                                  \
     chanflow_join(chanflow_returns(&ctx, ce && !yields) ? task->ret_frame : 0ul, ctx.ready_frame, wg); \
+    CHANFLOW_PHASE(wg, CHANFLOW_PART_JOIN);                                                     \
     chanflow_tfree_index(in, index, active && !yields, wg);                                     \
+    CHANFLOW_PHASE(wg, CHANFLOW_PART_FREE);                                                     \
   }                                                                                             \
   CHANFLOW_NODE_KERNEL(name, yielding)
 
@@ -129,13 +136,17 @@
     __global chanflow_frame* frame = (__global chanflow_frame*)ce;                              \
     ctx.link = (__global ulong*)frame;                                                          \
     if (ce) body(ce, &ctx);                                                                     \
+    CHANFLOW_PHASE(wg, CHANFLOW_PART_BODY);                                                     \
     chanflow_flush(&ctx, 0, 0u, wg);                                                            \
+    CHANFLOW_PHASE(wg, CHANFLOW_PART_PUBLISH);                                                  \
     /* Waiting again in place: the frame lives on, and its children may already run it. */      \
     const int again = ce && ctx.in_place;                                                       \
     /* The frame's scratch lives until its continuation has run. */                             \
     if (ce && !again && frame->scratch && env->in_scratch) chanflow_scratch_give(env->in_scratch, frame->scratch); \
     chanflow_join(chanflow_returns(&ctx, ce != 0 && !again) ? frame->ret_frame : 0ul, ctx.ready_frame, wg); \
+    CHANFLOW_PHASE(wg, CHANFLOW_PART_JOIN);                                                     \
     chanflow_tfree_index(in, index, active && !again, wg);                                      \
+    CHANFLOW_PHASE(wg, CHANFLOW_PART_FREE);                                                     \
   }                                                                                             \
   CHANFLOW_NODE_KERNEL(name, continuation)
 
@@ -168,10 +179,14 @@
     /* Every item's part of the result is written before the leader returns the task. */       \
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);                                        \
     if (task && !ctx.follower) then(task, &ctx);                                                \
+    CHANFLOW_PHASE(wg, CHANFLOW_PART_BODY);                                                     \
     chanflow_group_spawns(&ctx);                                                                \
     chanflow_flush(&ctx, 0, 0u, wg);                                                            \
+    CHANFLOW_PHASE(wg, CHANFLOW_PART_PUBLISH);                                                  \
     chanflow_join(chanflow_returns(&ctx, ce != 0) ? ((__global chanflow_task*)ce)->ret_frame : 0ul, 0ul, wg); \
+    CHANFLOW_PHASE(wg, CHANFLOW_PART_JOIN);                                                     \
     chanflow_tfree_index(in, index, active, wg);                                                \
+    CHANFLOW_PHASE(wg, CHANFLOW_PART_FREE);                                                     \
   }                                                                                             \
   CHANFLOW_NODE_KERNEL_HEAD(name, group) {                                                      \
     __local local_type group_local;                                                             \

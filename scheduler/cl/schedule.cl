@@ -252,25 +252,14 @@ uint chanflow_sched_poll(__global chanflow_sched* s, __local chanflow_batch* b, 
 #endif
 }
 
-/* The device's clock in ns, for the time each node's batches take (RunStats::device_scheduler.
- * busy_ms_per_node): PTX's %globaltimer on NVIDIA; none elsewhere (0). */
-#ifdef CHANFLOW_ORDER_PTX
-ulong chanflow_sched_clock(void) {
-  ulong ns;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
-  return ns;
-}
-#else
-ulong chanflow_sched_clock(void) { return 0ul; }
-#endif
-
 /* The leader, once its group's batch (entry e, `ces` CEs) has run (spawns flushed, joins made, CEs
- * freed): the batch's time to its node's counters, since `started` (chanflow_sched_clock), and in a
+ * freed): the batch's time to its node's counters, since `started` (chanflow_clock_ns), and in a
  * traced run to the timeline; the group stops counting as busy unless it `held` kept spawns. */
 void chanflow_sched_done(__global chanflow_sched* s, __global const chanflow_node_env* env, ulong started, uint e,
-                         uint ces, int held) {
+                         uint ces, int held, __local const chanflow_wg_scratch* wg) {
+  (void)wg;
   if (chanflow_local_id() == 0) {
-    const ulong now = chanflow_sched_clock(), took = now - started;
+    const ulong now = chanflow_clock_ns(), took = now - started;
     if (took) atom_add(&env->counters->busy_ns, took);
     if (s->spans && took) {
       const uint at = atomic_inc(&s->spans_used);
@@ -281,6 +270,10 @@ void chanflow_sched_done(__global chanflow_sched* s, __global const chanflow_nod
         span->group = (uint)get_group_id(0);
         span->entry = e;
         span->ces = ces;
+        for (uint k = 0; k < CHANFLOW_SCHED_PHASES_N; ++k) span->phase_ns[k] = 0u;
+#ifdef CHANFLOW_SCHED_PHASES /* a work-group node's batch: its CEs' together */
+        for (uint k = 0; k < CHANFLOW_SCHED_PHASES_N; ++k) span->phase_ns[k] = (uint)min(wg->phase[k], (ulong)UINT_MAX);
+#endif
       }
     }
     atomic_inc(&s->batches);
@@ -302,15 +295,21 @@ void chanflow_sched_batch(__global chanflow_sched* s, uint e, __local chanflow_b
   __global const chanflow_sched_entry* entry = s->entries + (taken ? e : 0u);
   __global const chanflow_node_env* env = (__global const chanflow_node_env*)entry->env;
   const uint body = taken ? entry->body : CHANFLOW_SCHED_NONE;
-  const ulong started = chanflow_sched_clock(); /* read by the leader only (chanflow_sched_done) */
+  const ulong started = chanflow_clock_ns(); /* read by the leader only (chanflow_sched_done) */
   if (keep && lid == 0) keep->n = 0u; /* the flush's leader sets it; the group reads it after the batch */
+#ifdef CHANFLOW_SCHED_PHASES
+  if (lid == 0) {
+    for (uint k = 0; k < CHANFLOW_SCHED_PHASES_N; ++k) wg->phase[k] = 0ul;
+    wg->phase_at = started;
+  }
+#endif
 #ifndef CHANFLOW_SCHED_ONE_POLL
   if (taken && env->group_ces == 1u) { /* uniform: a work-group node's CEs, one after another */
     const uint n = b->n;
     for (uint i = 0; i < n; ++i)
       chanflow_sched_run(body, env, b->first + i, b->index[i], lid == 0u, pick->share, wg, group_local, group_ce, none,
                          (__global const ulong*)s->envs, 0);
-    chanflow_sched_done(s, env, started, e, n, 0);
+    chanflow_sched_done(s, env, started, e, n, 0, wg);
     return;
   }
 #endif
@@ -319,7 +318,7 @@ void chanflow_sched_batch(__global chanflow_sched* s, uint e, __local chanflow_b
   const uint index = active ? b->index[lid] : 0u;
   chanflow_sched_run(body, env, pos, index, active, b->prepaid, wg, group_local, group_ce, none,
                      (__global const ulong*)s->envs, keep);
-  if (taken) chanflow_sched_done(s, env, started, e, b->n, keep && keep->n);
+  if (taken) chanflow_sched_done(s, env, started, e, b->n, keep && keep->n, wg);
 }
 
 #ifndef CHANFLOW_SCHED_ONE_POLL

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <utility>
 
 namespace chanflow {
@@ -416,8 +417,15 @@ void Aggregator::trace_device_timeline(double t0) {
     const chanflow_sched_entry& e = sched_entries_host_[sp.entry];
     const int row = kGroupRows + static_cast<int>(sp.group);
     if (named_group_rows_.insert(row).second) trace_.name_row(row, fmt::format("work-group {}", sp.group));
-    trace_.span(row, graph_.kernels()[e.node]->name(), t0 + (sp.start_ns - first) / 1e3, (sp.end_ns - sp.start_ns) / 1e3,
-                {{"ces", sp.ces}, {"level", e.level}});
+    const double start_us = t0 + (sp.start_ns - first) / 1e3, dur_us = (sp.end_ns - sp.start_ns) / 1e3;
+    const std::string& name = graph_.kernels()[e.node]->name();
+    nlohmann::json args{{"ces", sp.ces}, {"level", e.level}};
+    // A profiled build: each part's ns beside the batch (cli/bench/trace_batches.py sums them).
+    static constexpr const char* kParts[] = {"body_ns", "reserve_ns", "write_ns", "publish_ns", "join_ns", "free_ns"};
+    static_assert(std::size(kParts) == std::size(chanflow_sched_span{}.phase_ns));
+    if (sp.phase_ns[std::size(kParts) - 1] != 0)  // the free: the last part, never 0 where known
+      for (std::size_t k = 0; k < std::size(kParts); ++k) args[kParts[k]] = sp.phase_ns[k];
+    trace_.span(row, name, start_us, dur_us, std::move(args));
   }
   if (sched_spans_used_ > capacity)
     trace_.span(0, fmt::format("device timeline: {} of {} batches kept", capacity, sched_spans_used_), t0, 0);

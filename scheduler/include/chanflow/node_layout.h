@@ -278,14 +278,17 @@ typedef struct chanflow_sched_entry {
 /* Most entries one scheduler launch watches (a work-group keeps a bit per entry it tried). */
 #define CHANFLOW_SCHED_MAX_ENTRIES 2048
 
-/* One batch a work-group ran, in a traced run on a device with a clock (schedule.cl's
- * chanflow_sched_clock): the trace's device timeline. */
+/* One batch a work-group ran, in a traced run on a device with a clock (order.cl's
+ * chanflow_clock_ns): the trace's device timeline. */
 typedef struct chanflow_sched_span {
   chanflow_u64 start_ns, end_ns; /* the device's clock */
   chanflow_u32 group;            /* the work-group */
   chanflow_u32 entry;            /* what it ran: an entry of chanflow_sched */
   chanflow_u32 ces;              /* CEs in the batch */
   chanflow_u32 pad;
+  /* A profiled build's (CHANFLOW_SCHED_PHASES, reserve.cl): ns the leader spent in the node's body,
+   * the flush's reservations, writes and publishing, the join and the free; 0 elsewhere. */
+  chanflow_u32 phase_ns[6];
 } chanflow_sched_span;
 
 /* What a launch of the scheduler reads and counts. */
