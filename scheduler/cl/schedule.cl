@@ -270,9 +270,10 @@ void chanflow_sched_done(__global chanflow_sched* s, __global const chanflow_nod
         span->group = (uint)get_group_id(0);
         span->entry = e;
         span->ces = ces;
-        for (uint k = 0; k < CHANFLOW_SCHED_PHASES_N; ++k) span->phase_ns[k] = 0u;
 #ifdef CHANFLOW_SCHED_PHASES /* a work-group node's batch: its CEs' together */
         for (uint k = 0; k < CHANFLOW_SCHED_PHASES_N; ++k) span->phase_ns[k] = (uint)min(wg->phase[k], (ulong)UINT_MAX);
+#else
+        for (uint k = 0; k < CHANFLOW_SCHED_PHASES_N; ++k) span->phase_ns[k] = 0u;
 #endif
       }
     }

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -423,7 +424,7 @@ void Aggregator::trace_device_timeline(double t0) {
     // A profiled build: each part's ns beside the batch (cli/bench/trace_batches.py sums them).
     static constexpr const char* kParts[] = {"body_ns", "reserve_ns", "write_ns", "publish_ns", "join_ns", "free_ns"};
     static_assert(std::size(kParts) == std::size(chanflow_sched_span{}.phase_ns));
-    if (sp.phase_ns[std::size(kParts) - 1] != 0)  // the free: the last part, never 0 where known
+    if (std::any_of(std::begin(sp.phase_ns), std::end(sp.phase_ns), [](std::uint32_t ns) { return ns != 0; }))
       for (std::size_t k = 0; k < std::size(kParts); ++k) args[kParts[k]] = sp.phase_ns[k];
     trace_.span(row, name, start_us, dur_us, std::move(args));
   }

@@ -287,7 +287,8 @@ typedef struct chanflow_sched_span {
   chanflow_u32 ces;              /* CEs in the batch */
   chanflow_u32 pad;
   /* A profiled build's (CHANFLOW_SCHED_PHASES, reserve.cl): ns the leader spent in the node's body,
-   * the flush's reservations, writes and publishing, the join and the free; 0 elsewhere. */
+   * the flush's reservations, writes and publishing, the join and the free; 0 elsewhere. As many
+   * as reserve.cl's CHANFLOW_SCHED_PHASES_N (the host's trace names them: device_scheduler.cpp). */
   chanflow_u32 phase_ns[6];
 } chanflow_sched_span;
 
