@@ -9,6 +9,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <random>
 
 using namespace chanflow;
@@ -76,6 +77,38 @@ TEST_CASE("Cilk-Fibonacci is correct for n = 1..30 with generous capacities" * d
     CHECK(r.value == fib_serial(n));
     CHECK(r.stats.yields == 0);  // every level fits: nothing had to yield
   }
+}
+
+TEST_CASE("Spawn records in the work-group's local memory: the same results, yields and restarts included" *
+          doctest::timeout(600)) {
+  // CHANFLOW_SPAWN_STAGING decides for graphs left at Auto (a GPU's default where they fit; a CPU
+  // device keeps them private unless told); unset again however the case ends.
+  struct Staging {
+    Staging() { ::setenv("CHANFLOW_SPAWN_STAGING", "local", 1); }
+    ~Staging() { ::unsetenv("CHANFLOW_SPAWN_STAGING"); }
+  } local;
+  Greedy greedy;
+  Levelized levelized;
+  for (const std::uint32_t n : {2u, 13u, 20u}) {
+    CAPTURE(n);
+    // Host-sized dispatches at one request per level yield, some after reserving the
+    // continuation: the records go to the task's yield state and come back from it.
+    const auto tiny = fib_cilk(runtime(), n, greedy, {.capacity = 64, .wg_size = 16, .dispatch = Sweeps::Off});
+    CHECK(tiny.value == fib_serial(n));
+    CHECK(tiny.stats.restarts == tiny.stats.yields);
+    if (n == 20) CHECK(tiny.stats.partial_yields > 0);
+    const auto wide = fib_cilk(runtime(), n, levelized, {.capacity = 1u << 14, .wg_size = 64});
+    CHECK(wide.value == fib_serial(n));
+    if (device_scheduler_holds(runtime().caps())) {
+      const auto dev = fib_cilk(runtime(), n, levelized, {.capacity = 64, .wg_size = 16, .scheduler = Scheduler::Device});
+      CHECK(dev.value == fib_serial(n));
+      CHECK(dev.stats.scheduler == "device");
+    }
+  }
+  ::setenv("CHANFLOW_SPAWN_STAGING", "shared", 1);
+  CHECK_THROWS_WITH_AS(ChainGraph(Sweeps::Off), doctest::Contains("CHANFLOW_SPAWN_STAGING=shared"), GraphError);
+  for (const SpawnStaging s : {SpawnStaging::Auto, SpawnStaging::Private, SpawnStaging::Local})
+    CHECK(spawn_staging_from_string(to_string(s)) == s);
 }
 
 TEST_CASE("Cilk-Fibonacci is correct with one work-group's request per level, where work-groups yield" *

@@ -37,6 +37,12 @@ typedef struct {
   ulong phase[CHANFLOW_SCHED_PHASES_N]; /* ns the leader spent in each part of the batch */
   ulong phase_at;                       /* the leader's clock where the last part ended */
 #endif
+#ifdef CHANFLOW_WG_ITEM_WORDS
+  /* Words of each work-item's own, a column per item (word i of item l at i * CHANFLOW_WG_SIZE
+   * + l): a layer above keeps there what it would index at run time (scheduler/cl/spawn.cl: the
+   * spawn record). */
+  uint per_item[CHANFLOW_WG_ITEM_WORDS * CHANFLOW_WG_SIZE];
+#endif
 } chanflow_wg_scratch;
 
 /* A profiled build (CHANFLOW_BUILD_OPTIONS=-DCHANFLOW_SCHED_PHASES): where a part of a node's

@@ -17,8 +17,8 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
   const ulong up = ctx->link ? ctx->link[1] : 0ul; /* the frame this task returns into, or 0 */
   for (uint p = 0; p < env->ports; ++p) {
     const uint patch_base = chanflow_patch_base(env, p);
-    for (uint k = 0; k < ctx->count[p]; ++k) {
-      const uint slot = ctx->patch[patch_base + k];
+    for (uint k = 0; k < CHANFLOW_COUNT(ctx, p); ++k) {
+      const uint slot = CHANFLOW_PATCH(ctx, patch_base + k);
       children += slot != 0u && slot != CHANFLOW_FORWARD_SLOT;
     }
   }
@@ -31,7 +31,7 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
    * under a condition, so a CPU device flushes every port. */
   uint mine = 0u;
   for (uint p = 0; p < env->ports; ++p) /* prepaid credits go back even on ports this item is past */
-    if ((p >= from_port && ctx->count[p]) || (ctx->prepaid && ctx->prepaid[p])) mine |= 1u << p;
+    if ((p >= from_port && CHANFLOW_COUNT(ctx, p)) || (ctx->prepaid && ctx->prepaid[p])) mine |= 1u << p;
   const uint used = chanflow_wg_or(mine, wg);
 #endif
 #ifndef CHANFLOW_CPU_DEVICE
@@ -52,7 +52,7 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
     /* A sweep's deepest level may name a level not made yet (0): nothing fits there. */
     const int missing = env->port[p] == 0ul;
     __global chanflow_channel* out = missing ? env->in : env->port[p];
-    uint n = p >= from_port && refused == CHANFLOW_NO_PORT ? ctx->count[p] : 0u;
+    uint n = p >= from_port && refused == CHANFLOW_NO_PORT ? CHANFLOW_COUNT(ctx, p) : 0u;
     if (missing && n > 0) {
       refused = p;
       n = 0;
@@ -67,7 +67,7 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
       if (n > 0) refused = p;
       n = 0;
     }
-    for (uint w = 0; w < n * words; ++w) dst[w] = ctx->staging[env->staging_offset[p] + w];
+    for (uint w = 0; w < n * words; ++w) dst[w] = CHANFLOW_STAGING(ctx, env->staging_offset[p] + w);
     /* The continuation frame returns where this task would have and waits for the children;
      * it is enqueued by the last of them, or by chanflow_join if it has none. Other ports'
      * CEs are enqueued here. One path for every port: PoCL 3.1 mis-runs collectives
@@ -93,7 +93,7 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
     const uint patch_base = chanflow_patch_base(env, p);
     uint forwarded = 0;
     for (uint k = 0; k < n && !is_cont; ++k) {
-      const uint slot = ctx->patch[patch_base + k];
+      const uint slot = CHANFLOW_PATCH(ctx, patch_base + k);
       if (slot == CHANFLOW_FORWARD_SLOT) { /* joins where this task returns (chanflow_forward_children) */
         __global chanflow_task* child = (__global chanflow_task*)(dst + k * words);
         child->ret = 0ul;
@@ -114,17 +114,25 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
     CHANFLOW_PHASE(wg, CHANFLOW_PART_WRITE);
     if (is_cont) t.n = t.total = 0u; /* frames are enqueued by chanflow_join */
 #ifndef CHANFLOW_CPU_DEVICE
-    /* Kept for the work-group (ctx->keep: the device scheduler's, schedule.cl): the first port
-     * whose spawns, at most a work-group's worth, go to a task node; written, not published (the
-     * enq below publishes nothing and its barrier shows the CEs to the group). Uniform. */
-    if (may_keep && !is_cont && t.total > 0u && t.total <= CHANFLOW_WG_SIZE) {
+    /* Kept for the work-group (ctx->keep: the device scheduler's, schedule.cl): on the first port
+     * that is not the continuation's, the first work-group's worth of the spawns (the group's
+     * reservation is contiguous: its first CEs), written and not published; the enq below
+     * publishes the rest for every group, and its barrier shows the kept ones to this group. A
+     * recursion that spawns more than a group's worth so goes on in the group, a batch at a time,
+     * and hands its surplus out. Uniform. */
+    if (may_keep && !is_cont && t.total > 0u) {
+      const uint kept = min(t.total, (uint)CHANFLOW_WG_SIZE);
       if (chanflow_local_id() == 0) {
         ctx->keep->channel = out;
         ctx->keep->index = t.index; /* the leader's offset is 0: the group's first CE */
-        ctx->keep->n = t.total;
+        ctx->keep->n = kept;
       }
       may_keep = 0;
-      t.n = t.total = 0u;
+      const uint mine = t.offset < kept ? min(t.n, kept - t.offset) : 0u; /* this item's kept CEs */
+      t.index += mine;
+      t.n -= mine;
+      t.offset = max(t.offset + mine, kept) - kept;
+      t.total -= kept;
     }
 #endif
     enq(out, &t, wg);

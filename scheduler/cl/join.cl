@@ -43,5 +43,5 @@ void chanflow_join(ulong frame, ulong own, __local chanflow_wg_scratch* wg) {
  * return for it. */
 int chanflow_returns(const chanflow_ctx* ctx, int ran) {
   const uint cont = ctx->env->cont_port;
-  return ran && (cont == CHANFLOW_NO_PORT || ctx->count[cont] == 0u);
+  return ran && (cont == CHANFLOW_NO_PORT || CHANFLOW_COUNT(ctx, cont) == 0u);
 }

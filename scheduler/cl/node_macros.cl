@@ -63,7 +63,7 @@
 #define CHANFLOW_BATCH_PROLOGUE(ce_type, is_frame)                                              \
   __global chanflow_channel* in = env->in;                                                      \
   chanflow_ctx ctx;                                                                             \
-  chanflow_ctx_init(&ctx, env);                                                                 \
+  chanflow_ctx_init(&ctx, env, wg);                                                             \
   ctx.prepaid = prepaid;                                                                        \
   if (get_global_id(0) == 0 && in->ce_bytes != sizeof(ce_type))                                 \
     chanflow_report(env, CHANFLOW_ERR_CE_SIZE, in->ce_bytes, (uint)sizeof(ce_type));            \

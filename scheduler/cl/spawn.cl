@@ -89,10 +89,36 @@ typedef struct {
   ulong task_scratch;                     /* the block chanflow_task_scratch took, until a frame receives it */
   __local const uint* prepaid;            /* credits a sweep took per port for this batch, or 0 */
   __local chanflow_keep* keep;            /* where the flush may keep spawns for the group, or 0 */
+  /* The spawn record: CEs staged per port (count), per staged CE its return slot + 1 to patch or 0
+   * (patch), the CEs' words (staging); read and written through CHANFLOW_COUNT, CHANFLOW_PATCH and
+   * CHANFLOW_STAGING. Indexed by port at run time, so a GPU compiler keeps it in the work-item's
+   * stack, off-chip once a group's stacks outgrow L1 (NVIDIA: 440 bytes a work-item for Fib's).
+   * Where the graph builds with CHANFLOW_WG_ITEM_WORDS (GraphOptions::spawn_staging), it lives
+   * in the work-group's local memory instead, a column per work-item (chanflow_wg_scratch::
+   * per_item, words a work-group's size apart: the group's items touch a word together, no bank
+   * conflicts). */
+#ifdef CHANFLOW_WG_ITEM_WORDS
+  __local uint* record; /* this item's column: word i at record[i * CHANFLOW_WG_SIZE] */
+#else
   uint count[CHANFLOW_NODE_PORTS];
-  uint patch[CHANFLOW_STAGED_CES];        /* per staged CE: return slot + 1 to patch, or 0 */
+  uint patch[CHANFLOW_STAGED_CES];
   uint staging[CHANFLOW_SPAWN_WORDS];
+#endif
 } chanflow_ctx;
+
+#ifdef CHANFLOW_WG_ITEM_WORDS
+#if CHANFLOW_WG_ITEM_WORDS < CHANFLOW_NODE_PORTS + CHANFLOW_STAGED_CES + CHANFLOW_SPAWN_WORDS
+#error "CHANFLOW_WG_ITEM_WORDS is smaller than the spawn record"
+#endif
+#define CHANFLOW_COUNT(ctx, p) ((ctx)->record[(p) * CHANFLOW_WG_SIZE])
+#define CHANFLOW_PATCH(ctx, k) ((ctx)->record[(CHANFLOW_NODE_PORTS + (k)) * CHANFLOW_WG_SIZE])
+#define CHANFLOW_STAGING(ctx, w) \
+  ((ctx)->record[(CHANFLOW_NODE_PORTS + CHANFLOW_STAGED_CES + (w)) * CHANFLOW_WG_SIZE])
+#else
+#define CHANFLOW_COUNT(ctx, p) ((ctx)->count[p])
+#define CHANFLOW_PATCH(ctx, k) ((ctx)->patch[k])
+#define CHANFLOW_STAGING(ctx, w) ((ctx)->staging[w])
+#endif
 
 #define CHANFLOW_ARGS(ctx, type) ((__global type*)(ctx)->env->user_args)
 
@@ -149,7 +175,7 @@ void chanflow_spawn_bytes(chanflow_ctx* ctx, uint port, const void* value, uint 
     chanflow_report(env, CHANFLOW_ERR_SPAWN_SIZE, port, env->ce_words[port] * 4u);
     return;
   }
-  const uint k = ctx->count[port];
+  const uint k = CHANFLOW_COUNT(ctx, port);
   if (k >= env->max_spawns[port]) {
     chanflow_report(env, CHANFLOW_ERR_SPAWN_LIMIT, port, env->max_spawns[port]);
     return;
@@ -157,9 +183,9 @@ void chanflow_spawn_bytes(chanflow_ctx* ctx, uint port, const void* value, uint 
   const uint words = env->ce_words[port];
   const uint at = env->staging_offset[port] + k * words;
   const uint* src = (const uint*)value;
-  for (uint w = 0; w < words; ++w) ctx->staging[at + w] = src[w];
-  ctx->patch[chanflow_patch_base(env, port) + k] = ret_slot;
-  ctx->count[port] = k + 1;
+  for (uint w = 0; w < words; ++w) CHANFLOW_STAGING(ctx, at + w) = src[w];
+  CHANFLOW_PATCH(ctx, chanflow_patch_base(env, port) + k) = ret_slot;
+  CHANFLOW_COUNT(ctx, port) = k + 1;
 }
 
 /* The index of port `port` (the edge's name: by default its target node's) of the node running
@@ -214,8 +240,8 @@ void chanflow_continue_in_place_bytes(chanflow_ctx* ctx, const void* value, uint
 void chanflow_forward_children(chanflow_ctx* ctx) {
   for (uint p = 0; p < ctx->env->ports; ++p) {
     const uint base = chanflow_patch_base(ctx->env, p);
-    for (uint k = 0; k < ctx->count[p]; ++k)
-      if (ctx->patch[base + k] != 0u) ctx->patch[base + k] = CHANFLOW_FORWARD_SLOT;
+    for (uint k = 0; k < CHANFLOW_COUNT(ctx, p); ++k)
+      if (CHANFLOW_PATCH(ctx, base + k) != 0u) CHANFLOW_PATCH(ctx, base + k) = CHANFLOW_FORWARD_SLOT;
   }
 }
 
@@ -225,7 +251,12 @@ void chanflow_return(chanflow_ctx* ctx, ulong value) {
   if (ctx->link && ctx->link[0] && !ctx->follower) *(__global ulong*)ctx->link[0] = value;
 }
 
-void chanflow_ctx_init(chanflow_ctx* ctx, __global const chanflow_node_env* env) {
+void chanflow_ctx_init(chanflow_ctx* ctx, __global const chanflow_node_env* env, __local chanflow_wg_scratch* wg) {
+#ifdef CHANFLOW_WG_ITEM_WORDS
+  ctx->record = wg->per_item + chanflow_local_id();
+#else
+  (void)wg;
+#endif
   ctx->env = env;
   ctx->link = 0;
   ctx->ready_frame = 0;
@@ -234,7 +265,7 @@ void chanflow_ctx_init(chanflow_ctx* ctx, __global const chanflow_node_env* env)
   ctx->task_scratch = 0;
   ctx->prepaid = 0;
   ctx->keep = 0;
-  for (uint p = 0; p < CHANFLOW_NODE_PORTS; ++p) ctx->count[p] = 0;
+  for (uint p = 0; p < CHANFLOW_NODE_PORTS; ++p) CHANFLOW_COUNT(ctx, p) = 0;
 }
 
 /* In a work-group task (CHANFLOW_GROUP_KERNEL_NODE) only the leader, work-item 0, spawns: what
@@ -242,8 +273,8 @@ void chanflow_ctx_init(chanflow_ctx* ctx, __global const chanflow_node_env* env)
 void chanflow_group_spawns(chanflow_ctx* ctx) {
   if (!ctx->follower) return;
   for (uint p = 0; p < ctx->env->ports; ++p)
-    if (ctx->count[p]) {
+    if (CHANFLOW_COUNT(ctx, p)) {
       chanflow_report(ctx->env, CHANFLOW_ERR_GROUP_SPAWN, p, 0u);
-      ctx->count[p] = 0u;
+      CHANFLOW_COUNT(ctx, p) = 0u;
     }
 }

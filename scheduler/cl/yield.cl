@@ -25,13 +25,13 @@ void chanflow_yield_save(const chanflow_ctx* ctx, uint index, uint refused) {
   __global uint* patch = counts + env->ports;
   __global uint* staging = patch + chanflow_patch_base(env, env->ports);
   for (uint p = 0; p < env->ports; ++p) {
-    const uint n = ctx->count[p];
+    const uint n = CHANFLOW_COUNT(ctx, p);
     counts[p] = n;
     if (p < refused) continue;
     const uint base = chanflow_patch_base(env, p);
-    for (uint k = 0; k < n; ++k) patch[base + k] = ctx->patch[base + k];
+    for (uint k = 0; k < n; ++k) patch[base + k] = CHANFLOW_PATCH(ctx, base + k);
     const uint from = env->staging_offset[p];
-    for (uint w = from; w < from + n * env->ce_words[p]; ++w) staging[w] = ctx->staging[w];
+    for (uint w = from; w < from + n * env->ce_words[p]; ++w) staging[w] = CHANFLOW_STAGING(ctx, w);
   }
 }
 
@@ -50,12 +50,12 @@ void chanflow_yield_restore(chanflow_ctx* ctx, uint index, uint from_port) {
   __global const uint* staging = patch + chanflow_patch_base(env, env->ports);
   for (uint p = 0; p < env->ports; ++p) {
     const uint n = counts[p];
-    ctx->count[p] = n;
+    CHANFLOW_COUNT(ctx, p) = n;
     if (p < from_port) continue;
     const uint base = chanflow_patch_base(env, p);
-    for (uint k = 0; k < n; ++k) ctx->patch[base + k] = patch[base + k];
+    for (uint k = 0; k < n; ++k) CHANFLOW_PATCH(ctx, base + k) = patch[base + k];
     const uint from = env->staging_offset[p];
-    for (uint w = from; w < from + n * env->ce_words[p]; ++w) ctx->staging[w] = staging[w];
+    for (uint w = from; w < from + n * env->ce_words[p]; ++w) CHANFLOW_STAGING(ctx, w) = staging[w];
   }
 }
 

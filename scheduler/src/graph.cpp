@@ -189,6 +189,13 @@ Graph::Graph(const Runtime& runtime, GraphOptions options)
     } catch (const std::invalid_argument&) {
       throw GraphError(fmt::format("CHANFLOW_SCHEDULER={} is not a scheduler (auto, device or rounds)", where));
     }
+  if (const char* where = std::getenv("CHANFLOW_SPAWN_STAGING");
+      where && *where && options_.spawn_staging == SpawnStaging::Auto)
+    try {
+      options_.spawn_staging = spawn_staging_from_string(where);
+    } catch (const std::invalid_argument&) {
+      throw GraphError(fmt::format("CHANFLOW_SPAWN_STAGING={} is not a spawn staging (auto, private or local)", where));
+    }
 }
 
 Graph::~Graph() { finish_scheduler_build(); }
@@ -250,6 +257,21 @@ const char* to_string(Scheduler scheduler) {
     case Scheduler::Rounds: return "rounds";
   }
   return "?";
+}
+
+const char* to_string(SpawnStaging staging) {
+  switch (staging) {
+    case SpawnStaging::Auto: return "auto";
+    case SpawnStaging::Private: return "private";
+    case SpawnStaging::Local: return "local";
+  }
+  return "?";
+}
+
+SpawnStaging spawn_staging_from_string(std::string_view name) {
+  for (SpawnStaging s : {SpawnStaging::Auto, SpawnStaging::Private, SpawnStaging::Local})
+    if (name == to_string(s)) return s;
+  throw std::invalid_argument(fmt::format("unknown spawn staging '{}' (auto, private or local)", name));
 }
 
 Scheduler scheduler_from_string(std::string_view name) {

@@ -203,6 +203,29 @@ void Graph::validate() {
   }
 }
 
+bool Graph::spawn_staging_local(std::uint64_t record_bytes) const {
+  const auto& caps = runtime_.caps();
+  switch (options_.spawn_staging) {
+    case SpawnStaging::Private: return false;
+    case SpawnStaging::Local:
+      // The scans, batch and kept spawns of a work-group need some of it too; the build says
+      // where even that is too much.
+      if (record_bytes > caps.local_mem_bytes)
+        throw GraphError(fmt::format("spawn staging 'local' needs {} bytes of local memory a work-group for the "
+                                     "spawn records of {} work-items; '{}' has {}",
+                                     record_bytes, options_.wg_size, caps.name, caps.local_mem_bytes));
+      return true;
+    case SpawnStaging::Auto: break;
+  }
+  if (caps.type & CL_DEVICE_TYPE_CPU) return false;  // private memory is the core's cache there
+  const bool group_node = std::any_of(kernels_.begin(), kernels_.end(),
+                                      [](const auto& k) { return k->kind() == NodeKind::Group; });
+  // What else a work-group keeps there (its scans, the scheduler's batch and kept spawns, a plan's
+  // levels) stays under 12 KiB.
+  constexpr std::uint64_t kRest = 12 * 1024;
+  return !group_node && record_bytes + kRest <= caps.local_mem_bytes;
+}
+
 const cl::Program& Graph::program() {
   // Private staging is sized for the widest node: its ports' declared spawns per item, those that
   // never spawn together in one place (KernelNode::spawns_together).
@@ -214,10 +237,15 @@ const cl::Program& Graph::program() {
     ports = std::max(ports, static_cast<std::uint32_t>(k->ports().size()));
     staged_ces = std::max(staged_ces, ces);
   }
+  ports = std::min<std::uint32_t>(ports, CHANFLOW_MAX_PORTS);
   std::string extra = fmt::format("-DCHANFLOW_SPAWN_WORDS={} -DCHANFLOW_STAGED_CES={} -DCHANFLOW_NODE_PORTS={}",
-                                  spawn_words, staged_ces, std::min<std::uint32_t>(ports, CHANFLOW_MAX_PORTS));
-  // Floating-point atomic addition: the device's own where it has one (scratch.cl).
+                                  spawn_words, staged_ces, ports);
   const auto& caps = runtime_.caps();
+  // The spawn records in local memory (spawn.cl's chanflow_ctx): a column of words per work-item.
+  const std::uint32_t record_words = ports + staged_ces + spawn_words;
+  const std::uint64_t record_bytes = std::uint64_t{record_words} * 4 * options_.wg_size;
+  if (spawn_staging_local(record_bytes)) extra += fmt::format(" -DCHANFLOW_WG_ITEM_WORDS={}", record_words);
+  // Floating-point atomic addition: the device's own where it has one (scratch.cl).
   if (caps.fp32_atomic_add) extra += " -DCHANFLOW_NATIVE_FP32_ATOMIC_ADD";
   if (caps.fp64_atomic_add) extra += " -DCHANFLOW_NATIVE_FP64_ATOMIC_ADD";
   if (caps.fp32_atomic_add || caps.fp64_atomic_add) extra += " -cl-std=CL2.0";  // for atomic_float and atomic_double

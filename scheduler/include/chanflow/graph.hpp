@@ -246,6 +246,21 @@ enum class Scheduler {
 const char* to_string(Scheduler scheduler);
 Scheduler scheduler_from_string(std::string_view name);
 
+/// Where a work-item keeps what its node's body spawns until the flush (the spawn record:
+/// scheduler/cl/spawn.cl's chanflow_ctx). Indexed by port at run time, a GPU compiler keeps it in
+/// the work-item's stack, which spills beyond L1 once a work-group's records outgrow it.
+enum class SpawnStaging {
+  /// Local on a GPU where the graph has no work-group node (whose own local memory shares the
+  /// budget) and the records leave 12 KiB of the device's local memory; Private elsewhere.
+  /// CHANFLOW_SPAWN_STAGING in the environment decides for a graph left at Auto.
+  Auto,
+  Private,  ///< in each work-item's private memory
+  Local,    ///< in the work-group's local memory, a column per work-item (refused where it does not fit)
+};
+/// "auto", "private" or "local"; spawn_staging_from_string throws std::invalid_argument for any other.
+const char* to_string(SpawnStaging staging);
+SpawnStaging spawn_staging_from_string(std::string_view name);
+
 /// "auto", "claimed", "planned" or "host" (Off); sweeps_from_string throws std::invalid_argument
 /// for any other name.
 const char* to_string(Sweeps sweeps);
@@ -264,6 +279,7 @@ struct GraphOptions {
   ScanPath scan = ScanPath::Auto;
   /// Checked frees for every channel and stack level of the graph (ChannelConfig::check_frees).
   bool check_frees = false;
+  SpawnStaging spawn_staging = SpawnStaging::Auto;
   /// Device sweeps: a channel stack the policy chose in a round whose consumer yields (or has
   /// no output ports) is dispatched as one sweep over all its levels, and rounds that only sweep
   /// are chained on the device (up to max_sweep_chain sweeps and deallocations per host round
@@ -400,6 +416,8 @@ class Graph {
   friend class Aggregator;
   void check_new_name(const std::string& name) const;
   const cl::Program& program();
+  /// Whether the spawn records go in local memory (SpawnStaging), `record_bytes` a work-group's.
+  bool spawn_staging_local(std::uint64_t record_bytes) const;
   /// `#define`s giving every kernel's ports their indices by name (CHANFLOW_PORT).
   std::string port_defines(std::vector<std::string>& problems) const;
   std::string port_defines_;  // what program_ was built with
