@@ -10,7 +10,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <initializer_list>
 #include <sstream>
+#include <string_view>
 
 namespace chanflow {
 
@@ -176,26 +178,47 @@ Port make_edge(KernelNode& kernel, ChannelStackNode& stack, Continuation continu
                           .name = continuation.name.empty() ? stack.name() : std::move(continuation.name)});
 }
 
+namespace {
+
+// The one of `all` that to_string names `name`; std::invalid_argument naming `what` and the
+// choices for any other.
+template <class E>
+E named(std::string_view name, std::initializer_list<E> all, const char* what) {
+  std::string choices;
+  std::size_t i = 0;
+  for (const E e : all) {
+    if (name == to_string(e)) return e;
+    choices += i == 0 ? "" : i + 1 == all.size() ? " or " : ", ";
+    choices += to_string(e);
+    ++i;
+  }
+  throw std::invalid_argument(fmt::format("unknown {} '{}' ({})", what, name, choices));
+}
+
+// An option left at Auto set from environment variable `var`, where it is set; a GraphError
+// naming the variable where its value names nothing.
+template <class E>
+void from_environment(E& option, const char* var, E (*parse)(std::string_view)) {
+  const char* value = std::getenv(var);
+  if (!value || !*value || option != E::Auto) return;
+  try {
+    option = parse(value);
+  } catch (const std::invalid_argument& e) {
+    throw GraphError(fmt::format("{}={}: {}", var, value, e.what()));
+  }
+}
+
+}  // namespace
+
 // ---------------------------------------------------------------------------------------------
 Graph::Graph(const Runtime& runtime, GraphOptions options)
     : runtime_(runtime), options_(options), table_(runtime, options.max_channels) {
   if (options_.wg_size == 0 || options_.wg_size > runtime.caps().max_work_group_size)
     throw GraphError(fmt::format("work-group size {} is not supported by '{}' (1..{})", options_.wg_size,
                                  runtime.caps().name, runtime.caps().max_work_group_size));
-  // CHANFLOW_SCHEDULER decides for a graph that leaves it to Auto (as for a compiled program).
-  if (const char* where = std::getenv("CHANFLOW_SCHEDULER"); where && *where && options_.scheduler == Scheduler::Auto)
-    try {
-      options_.scheduler = scheduler_from_string(where);
-    } catch (const std::invalid_argument&) {
-      throw GraphError(fmt::format("CHANFLOW_SCHEDULER={} is not a scheduler (auto, device or rounds)", where));
-    }
-  if (const char* where = std::getenv("CHANFLOW_SPAWN_STAGING");
-      where && *where && options_.spawn_staging == SpawnStaging::Auto)
-    try {
-      options_.spawn_staging = spawn_staging_from_string(where);
-    } catch (const std::invalid_argument&) {
-      throw GraphError(fmt::format("CHANFLOW_SPAWN_STAGING={} is not a spawn staging (auto, private or local)", where));
-    }
+  // The environment decides for a graph that leaves these to Auto (as for a compiled program).
+  from_environment(options_.scheduler, "CHANFLOW_SCHEDULER", scheduler_from_string);
+  from_environment(options_.spawn_staging, "CHANFLOW_SPAWN_STAGING", spawn_staging_from_string);
 }
 
 Graph::~Graph() { finish_scheduler_build(); }
@@ -269,21 +292,15 @@ const char* to_string(SpawnStaging staging) {
 }
 
 SpawnStaging spawn_staging_from_string(std::string_view name) {
-  for (SpawnStaging s : {SpawnStaging::Auto, SpawnStaging::Private, SpawnStaging::Local})
-    if (name == to_string(s)) return s;
-  throw std::invalid_argument(fmt::format("unknown spawn staging '{}' (auto, private or local)", name));
+  return named(name, {SpawnStaging::Auto, SpawnStaging::Private, SpawnStaging::Local}, "spawn staging");
 }
 
 Scheduler scheduler_from_string(std::string_view name) {
-  for (Scheduler s : {Scheduler::Auto, Scheduler::Device, Scheduler::Rounds})
-    if (name == to_string(s)) return s;
-  throw std::invalid_argument(fmt::format("unknown scheduler '{}' (auto, device or rounds)", name));
+  return named(name, {Scheduler::Auto, Scheduler::Device, Scheduler::Rounds}, "scheduler");
 }
 
 Sweeps sweeps_from_string(std::string_view name) {
-  for (Sweeps s : {Sweeps::Auto, Sweeps::Claimed, Sweeps::Planned, Sweeps::Off})
-    if (name == to_string(s)) return s;
-  throw std::invalid_argument(fmt::format("unknown dispatch '{}' (auto, claimed, planned or host)", name));
+  return named(name, {Sweeps::Auto, Sweeps::Claimed, Sweeps::Planned, Sweeps::Off}, "dispatch");
 }
 
 RunStats Graph::run(SchedulingPolicy& policy, const RunOptions& options) {
