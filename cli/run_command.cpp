@@ -21,9 +21,11 @@ void print_stats(std::FILE* out, const RunStats& st) {
   fmt::print(out, "policy {} ({} scheduler): {} rounds, {} dispatches ({} device sweeps), {} CEs ({:.1f} per dispatch), depth {}\n",
              st.policy, st.scheduler, st.rounds, st.dispatches, st.sweeps, st.ces, st.mean_ces_per_dispatch(), st.max_level);
   if (st.scheduler == "device")
-    fmt::print(out, "device scheduler: {} launches, {} batches, {} empty polls; work-groups left idle {}, after their "
-               "polls {}, the launch quiet {}, recalled {} (launches recalled {}); blocks written before its launches {}\n",
+    fmt::print(out, "device scheduler: {} launches, {} batches, {} empty polls ({} claims lost to other work-groups, {} "
+               "with no room for what was ready), {} naps of dozing work-groups; work-groups left idle {}, after their polls "
+               "{}, the launch quiet {}, recalled {} (launches recalled {}); blocks written before its launches {}\n",
                st.device_scheduler.launches, st.device_scheduler.batches, st.device_scheduler.empty_polls,
+               st.device_scheduler.polls_lost, st.device_scheduler.polls_no_room, st.device_scheduler.naps,
                st.device_scheduler.left_idle, st.device_scheduler.left_polls, st.device_scheduler.left_quiet,
                st.device_scheduler.left_recalled, st.device_scheduler.recalled, st.device_scheduler.blocks_written);
   if (!st.device_scheduler.busy_ms_per_node.empty()) {

@@ -408,4 +408,30 @@ TEST_CASE("GPU only: a narrow recursion runs its spawns in the work-group that m
   CHECK(kept > 0);
 }
 
+TEST_CASE("GPU only: work-groups beyond what the work wants doze, every group polls when told to, and every run is "
+          "right" * doctest::timeout(900)) {
+  CAPTURE(runtime().caps().name);
+  REQUIRE(!(runtime().caps().type & CL_DEVICE_TYPE_CPU));  // a CPU device's work-groups poll once
+  Levelized levelized;
+  FibCilk fib(runtime(), device(1u << 14, 64));
+  // Fib's first and last levels are narrower than the launch's thousands of work-groups.
+  for (const std::uint32_t n : {9u, 22u}) {
+    CAPTURE(n);
+    const auto r = fib.run(n, levelized);
+    CHECK(r.value == fib_serial(n));
+    REQUIRE(r.stats.scheduler == "device");
+    CHECK(r.stats.device_scheduler.naps > 0);
+  }
+  ::setenv("CHANFLOW_SCHED_AWAKE", "1000000", 1);  // at least the launch's work-groups: none dozes
+  const auto all = fib.run(22, levelized);
+  ::unsetenv("CHANFLOW_SCHED_AWAKE");
+  CHECK(all.value == fib_serial(22));
+  CHECK(all.stats.device_scheduler.naps == 0);
+  ::setenv("CHANFLOW_SCHED_AWAKE", "1", 1);  // one work-group polls while others hold batches
+  const auto one = fib.run(22, levelized);
+  ::unsetenv("CHANFLOW_SCHED_AWAKE");
+  CHECK(one.value == fib_serial(22));
+  CHECK(one.stats.device_scheduler.naps > 0);
+}
+
 }  // TEST_SUITE

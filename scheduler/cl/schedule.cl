@@ -53,6 +53,9 @@ typedef struct {
   uint recalled; /* the host asked the launch to end (chanflow_sched::recall) */
   uint held;     /* an entry whose outputs' room the group frees (CHANFLOW_SCHED_NONE: none) */
   uint settled;  /* after a poll that took nothing: leave or poll again */
+  uint ready;    /* CEs the poll's scan saw ready, over every entry */
+  uint awake_seen, busy_seen; /* the launch's awake and busy counts as the poll's scan read them */
+  uint naps;     /* this group's sleeps while it dozed (chanflow_sched_doze) */
   chanflow_sched_free free;
   uint share[CHANFLOW_NODE_PORTS]; /* credits per CE, for a work-group node's batch run CE by CE */
   uint tried[CHANFLOW_SCHED_MAX_ENTRIES / 32];
@@ -109,6 +112,45 @@ uint chanflow_sched_settle(__global chanflow_sched* s, __local chanflow_sched_pi
   return CHANFLOW_SCHED_NONE;
 }
 
+#ifndef CHANFLOW_SCHED_ONE_POLL
+/* A scheduler the size of the work. A launch has as many work-groups as the device keeps resident,
+ * yet while a recursion is narrow (its first and last levels, a chain) a few hold batches and the
+ * rest poll, and the pollers slow the groups that work (on an H200 a narrow level took 5.6 us with
+ * 1,056 work-groups, 4.7 with 66). So only the first `awake` work-groups poll; the others doze while
+ * some group holds a batch. The work wants the groups holding batches, a group per work-group's
+ * worth of ready CEs, and `least` more: a poll raises `awake` to that, and one that found nothing
+ * ready lowers it to that. (Lowered by any poll that took nothing, fib 40 ran 5% slower: its
+ * pollers lose most claims to one another, 97% of its empty polls, yet the work is there.) The
+ * leader, from the counts the poll's scan read beside the entries (a separate round trip to
+ * memory before each poll cost fib 40 another 5%). Relaxed: a stale count only wakes or lulls a
+ * group a poll late. */
+void chanflow_sched_size(__global chanflow_sched* s, __local chanflow_sched_pick* pick) {
+  const uint groups = (uint)get_num_groups(0), awake = pick->awake_seen;
+  const ulong want = (ulong)pick->busy_seen + (pick->ready + CHANFLOW_WG_SIZE - 1u) / CHANFLOW_WG_SIZE + s->least;
+  const uint w = (uint)min(want, (ulong)groups);
+  if (w > awake)
+    atomic_max(&s->awake, w);
+  else if (!pick->any_ready && w < awake)
+    atomic_min(&s->awake, w);
+}
+
+/* Before a poll: a work-group numbered past `awake` (as the last poll saw it) sleeps (nanosleep,
+ * ~0.25-2 us at a time) until a poll wants it, the launch is recalled, or no group holds a batch
+ * (then it polls, and may leave: nothing more can appear unless it takes what is ready). Its
+ * sleeps read two words and touch no channel. Collective. */
+void chanflow_sched_doze(__global chanflow_sched* s, __local chanflow_sched_pick* pick) {
+  if (chanflow_local_id() == 0 && get_group_id(0) >= pick->awake_seen) {
+    volatile __global chanflow_sched* v = (volatile __global chanflow_sched*)s;
+    const uint me = (uint)get_group_id(0);
+    uint naps = 0u;
+    while (me >= v->awake && v->busy != 0u && !(s->recall && *(volatile __global uint*)s->recall != 0u))
+      chanflow_backoff(2u + naps++);
+    pick->naps += naps;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+#endif
+
 /* One poll: the work-items score the entries in parallel, the leader prepays the best one's
  * outputs, the batch is claimed (by compare-and-swap on its dispatch head), and every item learns
  * the entry (CHANFLOW_SCHED_AGAIN: none this time; CHANFLOW_SCHED_NONE: leave). A work-group
@@ -127,15 +169,17 @@ uint chanflow_sched_poll(__global chanflow_sched* s, __local chanflow_batch* b, 
     /* Written by the host while the launch runs (a copy on another queue): read past L1, in a
      * shared run only (alone, the header names no word). */
     pick->recalled = s->recall && *(volatile __global uint*)s->recall != 0u;
+    pick->ready = 0u;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  uint mine = 0u;
+  uint mine = 0u, ready = 0u;
   for (uint e = lid; e < count; e += CHANFLOW_WG_SIZE) {
     __global const chanflow_sched_entry* entry = s->entries + e;
     volatile __global chanflow_channel* in = (volatile __global chanflow_channel*)entry->in;
     const ulong head = in->ctrl_head, published = in->ctrl_published;
     if (published <= head) continue;
     pick->any_ready = 1u;
+    ready = (uint)min((ulong)ready + (published - head), (ulong)UINT_MAX >> 1);
     if (pick->tried[e / 32u] & (1u << (e % 32u))) continue;
     __global const chanflow_node_env* env = (__global const chanflow_node_env*)entry->env;
     chanflow_policy_view v;
@@ -161,6 +205,14 @@ uint chanflow_sched_poll(__global chanflow_sched* s, __local chanflow_batch* b, 
     mine = max(mine, packed);
   }
   if (mine) atomic_max(&pick->best, mine);
+  if (ready) atomic_add(&pick->ready, ready);
+#ifndef CHANFLOW_SCHED_ONE_POLL
+  if (lid == CHANFLOW_WG_SIZE - 1u) { /* read beside the entries (the last item scans few or none) */
+    volatile __global chanflow_sched* v = (volatile __global chanflow_sched*)s;
+    pick->awake_seen = v->awake;
+    pick->busy_seen = v->busy;
+  }
+#endif
   barrier(CLK_LOCAL_MEM_FENCE);
   /* Recalled: take nothing more; the group leaves below. */
   const uint e = pick->best && !pick->recalled ? 0xffffu - (pick->best & 0xffffu) : CHANFLOW_SCHED_NONE;
@@ -215,8 +267,15 @@ uint chanflow_sched_poll(__global chanflow_sched* s, __local chanflow_batch* b, 
         pick->tried[e / 32u] |= 1u << (e % 32u);
       }
     }
+#ifndef CHANFLOW_SCHED_ONE_POLL
+    chanflow_sched_size(s, pick);
+#endif
     if (chosen == CHANFLOW_SCHED_AGAIN) {
       atomic_inc(&s->empty_polls);
+      if (e != CHANFLOW_SCHED_NONE && pick->k) /* claimed by others first */
+        atomic_inc(&s->polls_lost);
+      else if (e != CHANFLOW_SCHED_NONE || (pick->full != CHANFLOW_SCHED_NONE && !pick->movable))
+        atomic_inc(&s->polls_no_room);
       /* Work held up for room: free what its outputs' consumers have finished with. */
       pick->held = e != CHANFLOW_SCHED_NONE && !pick->k ? e : pick->full;
 #ifdef CHANFLOW_SCHED_ONE_POLL
@@ -403,6 +462,8 @@ __kernel __attribute__((reqd_work_group_size(CHANFLOW_WG_SIZE, 1, 1))) void chan
     pick.empty = 0u;
     pick.seen = 0u;
     pick.still = 0u;
+    pick.naps = 0u;
+    pick.awake_seen = (uint)get_num_groups(0); /* the first poll reads it */
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 #ifdef CHANFLOW_SCHED_ONE_POLL
@@ -416,6 +477,7 @@ __kernel __attribute__((reqd_work_group_size(CHANFLOW_WG_SIZE, 1, 1))) void chan
   if (chanflow_local_id() == 0) keep.found_channel = 0; /* the entries are this launch's */
   chanflow_sched_set_credits(s, &pick.k);
   for (;;) {
+    chanflow_sched_doze(s, &pick);
     uint e = chanflow_sched_poll(s, &batch, &pick);
     if (e == CHANFLOW_SCHED_NONE) break;
     while (e != CHANFLOW_SCHED_AGAIN) { /* uniform */
@@ -424,5 +486,6 @@ __kernel __attribute__((reqd_work_group_size(CHANFLOW_WG_SIZE, 1, 1))) void chan
       e = keep.n ? chanflow_sched_take_kept(s, &batch, &pick, &keep, &wg) : CHANFLOW_SCHED_AGAIN;
     }
   }
+  if (chanflow_local_id() == 0 && pick.naps) atomic_add(&s->naps, pick.naps);
 #endif
 }

@@ -170,6 +170,14 @@ void Aggregator::lay_out_device() {
   head.spread = env_u32("CHANFLOW_SCHED_SPREAD", every_body ? 1u : spread_groups());
   head.patience = env_u32("CHANFLOW_SCHED_PATIENCE", every_body ? 0u : graph_.options().scheduler_patience);
   head.quiet = std::max(1u, env_u32("CHANFLOW_SCHED_QUIET", graph_.options().scheduler_quiet));
+  // Every group awake to begin with (the first polls that find nothing ready lull the rest), and
+  // the least that stay so (a sixteenth unless set): nothing of a launch's own, so that a run
+  // again writes no header. A CPU device's groups poll once: none dozes.
+  if (!every_body) {
+    const std::uint32_t least = env_u32("CHANFLOW_SCHED_AWAKE", graph_.options().scheduler_awake);
+    head.least = std::min(sched_groups_, least ? least : std::max(1u, sched_groups_ / 16));
+    head.awake = sched_groups_;
+  }
   // Only a shared run can be recalled: alone, the pollers skip the word's uncached read.
   head.recall = options_.sharing ? reinterpret_cast<std::uint64_t>(sched_recall_.get()) : 0;
   // A traced run's device timeline: a span per batch, where the device has a clock.
@@ -271,6 +279,9 @@ void Aggregator::collect_device(RunStats& stats) {
   stats.device_scheduler.launches += 1;
   stats.device_scheduler.batches += head.batches;
   stats.device_scheduler.empty_polls += head.empty_polls;
+  stats.device_scheduler.polls_lost += head.polls_lost;
+  stats.device_scheduler.polls_no_room += head.polls_no_room;
+  stats.device_scheduler.naps += head.naps;
   stats.device_scheduler.left_idle += head.left_idle;
   stats.device_scheduler.left_polls += head.left_polls;
   stats.device_scheduler.left_quiet += head.left_quiet;

@@ -328,6 +328,11 @@ struct GraphOptions {
   /// work-group's worth of ready CEs) before it takes what it finds; a CPU device takes what it
   /// finds at once (its work-groups poll once).
   std::uint32_t scheduler_patience = 0;
+  /// Device scheduler: the fewest work-groups that poll while some hold batches; those beyond
+  /// what is ready and held plus this many doze (sleep without touching the channels) until a
+  /// poll wants them. 0: a sixteenth of the launch's work-groups; the launch's count or more:
+  /// every work-group polls. The environment's CHANFLOW_SCHED_AWAKE overrides it.
+  std::uint32_t scheduler_awake = 0;
   /// Device scheduler: seconds a launch may run with no batch finishing and no work-group
   /// leaving before the run is taken for stuck (a node body that never returns): the host,
   /// which cannot stop a kernel, says what it saw and ends the process. 0: no watch. The

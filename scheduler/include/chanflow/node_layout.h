@@ -323,6 +323,19 @@ typedef struct chanflow_sched {
   /* The launch's claim credits (chanflow_channel::ctrl_credits): 0 until a work-group takes the
    * setting of them (1), 2 once set; the other groups wait for 2. */
   chanflow_u32 credits_set;
+  /* Of the empty polls: those whose claim found the batch's CEs taken by other work-groups, and
+   * those that found CEs ready whose outputs had no room for them. */
+  chanflow_u32 polls_lost;
+  chanflow_u32 polls_no_room;
+  /* A scheduler the size of the work (schedule.cl, chanflow_sched_doze): work-groups numbered
+   * `awake` and up doze instead of polling while some work-group holds a batch. Polls raise it to
+   * what they see ready and held plus `least`, and lower it to that when they find nothing ready; a
+   * launch starts with every group awake. `least` at or above the launch's work-groups: every one
+   * polls. */
+  chanflow_u32 awake;
+  chanflow_u32 least;
+  chanflow_u32 naps; /* the dozing work-groups' sleeps, counted as each leaves */
+  chanflow_u32 pad_awake;
 } chanflow_sched;
 
 /* A piece of what the host reads after a device-scheduler launch (readback.cl): `words` 32-bit

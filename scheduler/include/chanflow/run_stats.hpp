@@ -68,6 +68,11 @@ struct RunStats {
   /// The device scheduler's launches and what its work-groups counted (scheduler/cl/schedule.cl).
   struct DeviceScheduling {
     std::uint64_t launches = 0, batches = 0, empty_polls = 0;
+    /// Of the empty polls: a claim that found the CEs taken by other work-groups, and CEs ready
+    /// whose outputs had no room.
+    std::uint64_t polls_lost = 0, polls_no_room = 0;
+    /// Sleeps of work-groups that dozed, beyond what was ready and held (GraphOptions::scheduler_awake).
+    std::uint64_t naps = 0;
     std::uint64_t left_idle = 0;   ///< work-groups that left with nothing ready and none busy
     std::uint64_t left_polls = 0;  ///< work-groups that left after their empty polls in a row
     std::uint64_t left_quiet = 0;  ///< work-groups that left a launch gone quiet (no batch held or finished)
