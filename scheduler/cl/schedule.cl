@@ -126,7 +126,7 @@ uint chanflow_sched_settle(__global chanflow_sched* s, __local chanflow_sched_pi
  * group a poll late. */
 void chanflow_sched_size(__global chanflow_sched* s, __local chanflow_sched_pick* pick) {
   const uint groups = (uint)get_num_groups(0), awake = pick->awake_seen;
-  const ulong want = (ulong)pick->busy_seen + (pick->ready + CHANFLOW_WG_SIZE - 1u) / CHANFLOW_WG_SIZE + s->least;
+  const ulong want = (ulong)pick->busy_seen + ((ulong)pick->ready + CHANFLOW_WG_SIZE - 1u) / CHANFLOW_WG_SIZE + s->least;
   const uint w = (uint)min(want, (ulong)groups);
   if (w > awake)
     atomic_max(&s->awake, w);
@@ -137,7 +137,8 @@ void chanflow_sched_size(__global chanflow_sched* s, __local chanflow_sched_pick
 /* Before a poll: a work-group numbered past `awake` (as the last poll saw it) sleeps (nanosleep,
  * ~0.25-2 us at a time) until a poll wants it, the launch is recalled, or no group holds a batch
  * (then it polls, and may leave: nothing more can appear unless it takes what is ready). Its
- * sleeps read two words and touch no channel. Collective. */
+ * sleeps read two words and touch no channel. The leader's: the others wait for it at the poll's
+ * first barrier. */
 void chanflow_sched_doze(__global chanflow_sched* s, __local chanflow_sched_pick* pick) {
   if (chanflow_local_id() == 0 && get_group_id(0) >= pick->awake_seen) {
     volatile __global chanflow_sched* v = (volatile __global chanflow_sched*)s;
@@ -147,13 +148,13 @@ void chanflow_sched_doze(__global chanflow_sched* s, __local chanflow_sched_pick
       chanflow_backoff(2u + naps++);
     pick->naps += naps;
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
 }
 #endif
 
 /* One poll: the work-items score the entries in parallel, the leader prepays the best one's
- * outputs, the batch is claimed (by compare-and-swap on its dispatch head), and every item learns
- * the entry (CHANFLOW_SCHED_AGAIN: none this time; CHANFLOW_SCHED_NONE: leave). A work-group
+ * outputs, the batch is claimed (by claim credits, chanflow_sched_claim; a CPU device's one poll by
+ * compare-and-swap, chanflow_claim), and every item learns the entry (CHANFLOW_SCHED_AGAIN: none
+ * this time; CHANFLOW_SCHED_NONE: leave). A work-group
  * that has polled fewer than `patience` times in a row takes only full batches, so that the
  * producers of a level fill it before a thousand pollers take its CEs a few at a time.
  * Collective. */
@@ -179,7 +180,8 @@ uint chanflow_sched_poll(__global chanflow_sched* s, __local chanflow_batch* b, 
     const ulong head = in->ctrl_head, published = in->ctrl_published;
     if (published <= head) continue;
     pick->any_ready = 1u;
-    ready = (uint)min((ulong)ready + (published - head), (ulong)UINT_MAX >> 1);
+    /* capped so that the group's sum cannot wrap: beyond a launch's groups' worth it asks no more */
+    ready = (uint)min((ulong)ready + (published - head), (ulong)(UINT_MAX / CHANFLOW_WG_SIZE));
     if (pick->tried[e / 32u] & (1u << (e % 32u))) continue;
     __global const chanflow_node_env* env = (__global const chanflow_node_env*)entry->env;
     chanflow_policy_view v;
