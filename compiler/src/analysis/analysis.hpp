@@ -9,6 +9,7 @@
 #include <clang/AST/ASTContext.h>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -34,6 +35,10 @@ const clang::Expr* strip(const clang::Expr* e);
 
 /// The statement around `s` (through a variable declaration, for its initializer), or null.
 const clang::Stmt* parent_stmt(clang::ASTContext& ctx, const clang::Stmt* s);
+
+/// Of `h`'s calls of itself, those whose value its return only adds to, each with the addend
+/// (RecursiveHelper::sums; summed_calls.cpp says which qualify).
+std::map<const clang::CallExpr*, const clang::Expr*> summed_calls(clang::ASTContext& ctx, const RecursiveHelper& h);
 
 /// `for (i = a; i < b; i++)` (or `<=`, `++i`, `i += 1`, a declared `i`) with integer constants a
 /// and b, and `i` not assigned in the body: its trip count (loop_bounds.cpp); nullopt otherwise.

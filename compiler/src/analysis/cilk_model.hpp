@@ -183,6 +183,10 @@ struct RecursiveHelper {
   /// The guards its body opens with that the emitter runs at each call on the call's arguments,
   /// so that a call one of them ends pushes no frame (recursive_helpers.cpp says which qualify).
   std::vector<Guard> guards;
+  /// Its calls whose value its return only adds an integer to (`return x + f(n - 2)`, or `y =
+  /// f(n - 2); cilk_sync; return x + y;`), each with that addend: the emitter makes such a call the
+  /// activation's own continuation, the addend kept in an accumulator (summed_calls.cpp).
+  std::map<const clang::CallExpr*, const clang::Expr*> sums;
 };
 
 /// The definition of a global: its one with an initializer, or else its tentative one (`int n;`);

@@ -328,6 +328,7 @@ RecursiveHelper Analyzer::recursive_form(const clang::FunctionDecl* def, const C
   if (!h.calls.empty()) check_recursive_addresses(def, def->getBody(), serial);  // else one activation: no other to name
   h.one_entry = one_entry(h);
   if (!h.calls.empty()) h.guards = opening_guards(h, Ctx);
+  if (!h.calls.empty()) h.sums = summed_calls(Ctx, h);
   return h;
 }
 

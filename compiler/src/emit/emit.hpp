@@ -38,11 +38,8 @@ std::string emit_types_header(clang::ASTContext& ctx, const CilkProgram& program
 /// locals and frame structs (the host C gets only these, after the user's own types).
 std::string emit_user_types(clang::ASTContext& ctx, const CilkProgram& program);
 std::string emit_frame_types(clang::ASTContext& ctx, const CilkProgram& program);
-/// The blocks of values cilk_for's leaves read (cilk_for.cpp: `struct <loop>__caps`), defined
-/// where the rewrite put them, before the function holding the loop: for the host C, their
-/// definitions (to go before the frame types, whose boxes hold them), each left in the source
-/// as a declaration.
-std::string move_loop_blocks(clang::ASTContext& ctx, const CilkProgram& program, clang::Rewriter& rewriter);
+/// One Cilk function's: the host C puts them before its definition, after the types it names.
+std::string emit_frame_types(clang::ASTContext& ctx, const CilkFunction& f);
 std::string emit_device_code(clang::ASTContext& ctx, const CilkProgram& program);
 /// The kernel nodes F__run runs behind (kernel_nodes.cpp); `box_in_wrapper`: the task node takes
 /// the task's scratch block before the body.

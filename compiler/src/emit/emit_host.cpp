@@ -12,6 +12,8 @@
 
 #include <algorithm>
 
+#include <algorithm>
+
 namespace chanflow::compiler {
 namespace {
 
@@ -52,23 +54,31 @@ std::string emit_host_c(clang::ASTContext& ctx, const CilkProgram& program) {
                                         program.name,
                                         llvm::StringRef(program.path).endswith(".cilk") ? "#include <cilk/cilk5.h>\n" : "",
                                         program.path));
-  std::string declarations = "\n#include <chanflow/node_layout.h>\n#ifndef __global\n#define __global\n#endif\n" +
-                             move_loop_blocks(ctx, program, rewriter) + emit_frame_types(ctx, program);
-  for (const CilkFunction& f : program.functions)
-    declarations += fmt::format("unsigned long long {0}__call_on_device(const {0}__task* task);\n", f.name);
-  clang::SourceLocation first;
+  // Each Cilk function's task and frame types go right before its definition, after every type
+  // its parameters and locals name (a typedef may follow the first Cilk function, and a cilk_for's
+  // block of values its leaves read, `struct <loop>__caps`, stands before the function holding the
+  // loop: cilk_for.cpp); the layout header before the first.
+  std::vector<const CilkFunction*> order;
+  for (const CilkFunction& f : program.functions) order.push_back(&f);
+  const auto begin = [&](const CilkFunction* f) { return sm.getExpansionLoc(f->decl->getBeginLoc()); };
+  std::stable_sort(order.begin(), order.end(), [&](const CilkFunction* a, const CilkFunction* b) {
+    return sm.isBeforeInTranslationUnit(begin(a), begin(b));
+  });
   for (const CilkFunction& f : program.functions) {
-    const clang::SourceLocation begin = sm.getExpansionLoc(f.decl->getBeginLoc());
-    if (first.isInvalid() || sm.isBeforeInTranslationUnit(begin, first)) first = begin;
     const clang::CharSourceRange body = sm.getExpansionRange(f.decl->getBody()->getSourceRange());
     // The stub is shorter than the body: keep the lines after it numbered as in the source.
     rewriter.ReplaceText(body, stub_body(ctx, f) + fmt::format("\n#line {} \"{}\"\n", sm.getExpansionLineNumber(body.getEnd()), program.path));
   }
   const std::string globals = place_host_variables_in_svm(ctx, program, rewriter);
-  if (first.isValid()) {
-    const unsigned line = sm.getExpansionLineNumber(first);
-    rewriter.InsertTextBefore(first, declarations + fmt::format("#line {} \"{}\"\n", line, program.path));
+  std::vector<std::pair<clang::SourceLocation, std::string>> texts;  // definitions from one macro share a place
+  for (const CilkFunction* f : order) {
+    if (texts.empty() || texts.back().first != begin(f))
+      texts.emplace_back(begin(f), texts.empty() ? "\n#include <chanflow/node_layout.h>\n#ifndef __global\n#define __global\n#endif\n" : "\n");
+    texts.back().second += emit_frame_types(ctx, *f) +
+                           fmt::format("unsigned long long {0}__call_on_device(const {0}__task* task);\n", f->name);
   }
+  for (const auto& [where, text] : texts)
+    rewriter.InsertTextBefore(where, text + fmt::format("#line {} \"{}\"\n", sm.getExpansionLineNumber(where), program.path));
   const clang::RewriteBuffer* buffer = rewriter.getRewriteBufferFor(main);
   if (!buffer) return std::string(sm.getBufferData(main)) + globals;
   return std::string(buffer->begin(), buffer->end()) + globals;

@@ -7,7 +7,6 @@
 #include <clang/AST/Type.h>
 #include <clang/Basic/SourceManager.h>
 #include <clang/Format/Format.h>
-#include <clang/Rewrite/Core/Rewriter.h>
 #include <clang/Tooling/Core/Replacement.h>
 #include <fmt/format.h>
 
@@ -181,22 +180,13 @@ std::string emit_user_types(clang::ASTContext& ctx, const CilkProgram& program) 
   return out;
 }
 
-std::string move_loop_blocks(clang::ASTContext& ctx, const CilkProgram& program, clang::Rewriter& rewriter) {
+std::string emit_frame_types(clang::ASTContext& ctx, const CilkProgram& program) {
   std::string out;
-  for (const clang::Decl* d : program.types) {
-    const auto* r = llvm::dyn_cast<clang::RecordDecl>(d);
-    if (!r || !r->isCompleteDefinition() || !r->getName().endswith("__caps") || r->getName().find("__cilk_for_") == llvm::StringRef::npos)
-      continue;
-    out += record_body(ctx, r) + ";\n\n";
-    const clang::SourceManager& sm = ctx.getSourceManager();
-    const clang::SourceLocation brace = sm.getExpansionLoc(r->getBraceRange().getBegin());
-    const clang::SourceLocation end = sm.getExpansionLoc(r->getBraceRange().getEnd());
-    rewriter.RemoveText(clang::CharSourceRange::getTokenRange(brace, end));  // `struct X;` stays
-  }
+  for (const CilkFunction& f : program.functions) out += emit_frame_types(ctx, f);
   return out;
 }
 
-std::string emit_frame_types(clang::ASTContext& ctx, const CilkProgram& program) {
+std::string emit_frame_types(clang::ASTContext& ctx, const CilkFunction& f) {
   std::string out;
   const clang::QualType u64 = ctx.UnsignedLongTy, u32 = ctx.UnsignedIntTy;
   auto array = [&](clang::QualType t, unsigned n) {
@@ -205,14 +195,14 @@ std::string emit_frame_types(clang::ASTContext& ctx, const CilkProgram& program)
   auto add = [&](SharedStruct& s, clang::QualType t, const std::string& name) {
     s.field(device_type(ctx, t.getUnqualifiedType(), true, name), t.getUnqualifiedType(), name);
   };
-  for (const CilkFunction& f : program.functions) {
+  {
     const std::string& n = f.name;
     out += fmt::format("/* {}: a task (its arguments), and the frame its continuation resumes from. */\n", n);
     SharedStruct task(ctx, n + "__task");
     task.task_header();
     for (const clang::ParmVarDecl* p : f.decl->parameters()) add(task, p->getType(), f.field.at(p));
     out += task.text();
-    if (f.spawns.empty()) continue;
+    if (f.spawns.empty()) return out;
     const bool has_locals = !f.frame.saved.empty() || f.frame.saves_return || f.frame.saves_allocas;
     SharedStruct locals(ctx, n + "__locals");
     if (has_locals) {
@@ -238,7 +228,7 @@ std::string emit_frame_types(clang::ASTContext& ctx, const CilkProgram& program)
                   "where slot i goes: an offset in a local, or an address");
     if (has_locals) frame.field(n + "__locals locals", locals.host_type(), "locals");
     out += frame.text();
-    if (f.boxed.empty()) continue;
+    if (f.boxed.empty()) return out;
     out += "/* The locals whose address its children get: in the task's scratch block until its last sync. */\n";
     SharedStruct box(ctx, n + "__box");
     for (const clang::VarDecl* v : f.boxed) add(box, v->getType(), f.field.at(v));

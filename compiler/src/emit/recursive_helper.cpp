@@ -91,6 +91,10 @@ class RecursivePrinter : public ResumablePrinter {
       if (!h.decl->getReturnType()->isVoidType()) Temp[h.calls[k]] = fmt::format("cf_r{}", k + 1);
     ResumeLoops = &Found;
     ResumeIndex = "cf_s_resume_at[cf_depth]";
+    // Calls the return only adds to go on as the activation itself (RecursiveHelper::sums) in the
+    // direct form, where a return goes to one place; not where activations keep blocks on the LIFO.
+    Summing = !H.sums.empty() && !Lifo && H.one_entry &&
+              std::none_of(H.calls.begin(), H.calls.end(), [&](const clang::CallExpr* c) { return in_loop(c); });
   }
 
   std::string code() {
@@ -129,15 +133,17 @@ class RecursivePrinter : public ResumablePrinter {
                        chunk_name());
     if (!result->isVoidType())
       out += "  " + value_type("cf_value") + (result->isScalarType() ? " = 0" : "") + "; /* what the last activation returned */\n";
+    if (Summing) out += "  " + sum_type() + " cf_sum = 0; /* what this activation's value is still to be added to */\n";
     if (!Direct) out += "  volatile uint cf_resuming = 0; /* until the call resumed at: loops are entered at their head */\n";
     // The heap's calls come between passes of the loop of activations, never inside it (above).
     out += "  for (;;) { /* around the loop of activations: a chunk taken, or the call's end */\n  for (;;) {\n";
     const std::string give_back = Lifo ? "  chanflow_lifo_reset(&cf_lifo, cf_box); /* its blocks */\n" : "";
     if (Direct) {
+      if (Summing) out += "  cf_top:; /* an activation from its top: a new one, or one going on as a call its return adds to */\n";
       out += entry(value);
       if (two_copies()) out += top + "  goto cf_return; /* below: the copy the calls resume in */\n";
-      out += body +
-             fmt::format("  cf_return:\n{}{}  --cf_depth;\n{}", give_back, heap.fill(frames / 2), dispatch(nullptr));
+      const std::string sum = Summing ? fmt::format("  cf_value = ({})(({})cf_value + cf_sum);\n", value_type(""), sum_type()) : "";
+      out += body + fmt::format("  cf_return:\n{}{}{}  --cf_depth;\n{}", sum, give_back, heap.fill(frames / 2), dispatch(nullptr));
     } else {
       out += "  if (cf_resuming) {\n" + dispatch(nullptr) + "  }\n" + entry(value) + body;
       out += fmt::format("  cf_return:\n{}{}  --cf_depth;\n  cf_resuming = 1;\n", give_back, heap.fill(frames / 2));
@@ -263,9 +269,10 @@ class RecursivePrinter : public ResumablePrinter {
   // parameters set, and a new activation from the top; resumed here when it returns.
   void print_call(const clang::CallExpr* call, const std::vector<const clang::VarDecl*>& scope,
                   const std::vector<std::string>& made, llvm::raw_ostream& os) {
-    const unsigned k = ++Resumes;
+    const bool summed = Summing && H.sums.count(call);
+    const unsigned k = summed ? 0 : ++Resumes;
     if (Layout) {
-      Found.push_back(Loops);
+      if (!summed) Found.push_back(Loops);
       // A Cilk function's pointer parameters are all global: its serial form's calls agree.
       if (auto it = Fs.calls.find(call); !H.serial && (it == Fs.calls.end() || it->second != &Fs)) {
         clang::DiagnosticsEngine& d = Ctx.getDiagnostics();
@@ -277,13 +284,15 @@ class RecursivePrinter : public ResumablePrinter {
             << H.decl->getName();
       }
     }
-    os << "{ /* a call of '" << H.decl->getName() << "': a new activation on the stack */\n";
+    os << "{ /* a call of '" << H.decl->getName()
+       << (summed ? "' its return adds to: the activation goes on as the call */\n" : "': a new activation on the stack */\n");
     for (unsigned i = 0; i < call->getNumArgs() && i < H.decl->getNumParams(); ++i) {
       os << type_of(H.decl->getParamDecl(i), fmt::format("cf_a{}", i)) << " = ";
       print_expr(call->getArg(i), os);
       os << ";\n";
     }
     if (Guarded) print_guards(call, os);
+    if (summed) return print_summed_call(call, os);
     for (const clang::VarDecl* v : scope) {
       os << copy(slot(Field.at(v)) + "[cf_depth]", Field.at(v), false, v->getType());
       Saved.insert(Field.at(v));
@@ -296,18 +305,51 @@ class RecursivePrinter : public ResumablePrinter {
       os << "  " << slot("cf_box") << "[cf_depth] = cf_box;\n";
       Saved.insert("cf_box");
     }
+    if (Summing) {
+      os << "  " << slot("cf_sum") << "[cf_depth] = cf_sum;\n";
+      Saved.insert("cf_sum");
+    }
     os << fmt::format("  cf_s_resume_at[cf_depth] = {};\n  ++cf_depth;\n", k);
     for (unsigned i = 0; i < call->getNumArgs() && i < H.decl->getNumParams(); ++i)
       os << "  " << Field.at(H.decl->getParamDecl(i)) << " = cf_a" << i << ";\n";
+    if (Summing) os << "  cf_sum = 0;\n";
     os << "  goto cf_call;\n" << (Guarded ? "" : "}\n");
     if (!TopCopy) {  // the top copy is never resumed (two_copies)
       os << fmt::format("cf_resume_{}:{}\n{}", k, Guarded ? ";" : "", Direct ? "" : "  cf_resuming = 0;\n");  // a label ends no block
       for (const clang::VarDecl* v : scope) os << copy(Field.at(v), slot(Field.at(v)) + "[cf_depth]", false, v->getType());
       for (const std::string& t : made) os << "  " << t << " = " << slot(t) << "[cf_depth];\n";
       if (Lifo) os << "  cf_box = " << slot("cf_box") << "[cf_depth];\n";
+      if (Summing) os << "  cf_sum = " << slot("cf_sum") << "[cf_depth];\n";
     }
     if (Guarded) os << "}\n}\n";
     if (Temp.count(call)) os << "  " << Temp.at(call) << " = cf_value;\n";
+  }
+
+  // A call the return only adds to (RecursiveHelper::sums): its addend joins the sum this
+  // activation's value is still to be added to, and the activation goes on as the call, from the
+  // top with the call's arguments; no frame, no resume. (A guard that holds gives the call's value
+  // as a pushing call's does, and the statement goes on to the return.)
+  void print_summed_call(const clang::CallExpr* call, llvm::raw_ostream& os) {
+    os << "  cf_sum += (" << sum_type() << ")(";
+    print_expr(H.sums.at(call), os);
+    os << ");\n";
+    for (unsigned i = 0; i < call->getNumArgs() && i < H.decl->getNumParams(); ++i)
+      os << "  " << Field.at(H.decl->getParamDecl(i)) << " = cf_a" << i << ";\n";
+    os << "  goto cf_top; /* no frame pushed: none to spill */\n}\n" << (Guarded ? "}\n" : "");
+    if (Temp.count(call)) os << "  " << Temp.at(call) << " = cf_value;\n";
+  }
+
+  // Whether a loop of the body holds `s`.
+  bool in_loop(const clang::Stmt* s) const {
+    for (const clang::Stmt* p = parent_stmt(Ctx, s); p && p != H.decl->getBody(); p = parent_stmt(Ctx, p))
+      if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt>(p)) return true;
+    return false;
+  }
+
+  // The unsigned type a sum of the helper's values is kept in (it wraps as theirs does).
+  std::string sum_type() const {
+    const clang::QualType t = H.decl->getReturnType().getCanonicalType().getUnqualifiedType();
+    return device_type_in(Ctx, t->isUnsignedIntegerType() ? t : Ctx.getCorrespondingUnsignedType(t), Fs.result);
   }
 
   // A guarded call's opening (Guarded): the callee's guards on the arguments (cf_aI), in order; one
@@ -372,17 +414,18 @@ class RecursivePrinter : public ResumablePrinter {
   static std::string slot(const std::string& field) { return "cf_s_" + field; }
 
   // The fields some call saves, in the helper's order: its variables, then its calls' results
-  // (`var` null), then the activation's block (`pointer`: its type).
+  // (`var` null), then the activation's block and the sum its value is to be added to (`own`:
+  // their types).
   struct SavedField {
     std::string name;
     const clang::VarDecl* var;
-    std::string pointer;
+    std::string own;
     std::string declared(const RecursivePrinter& p, const std::string& as) const {
-      return !pointer.empty() ? pointer + " " + as : var ? p.type_of(var, as) : p.value_type(as);
+      return !own.empty() ? own + " " + as : var ? p.type_of(var, as) : p.value_type(as);
     }
     std::string copy(const RecursivePrinter& p, const std::string& to, const std::string& from, bool from_global,
                      bool to_global = false) const {
-      if (!pointer.empty()) return "  " + to + " = " + from + ";\n";
+      if (!own.empty()) return "  " + to + " = " + from + ";\n";
       return p.copy(to, from, from_global, var ? var->getType() : p.H.decl->getReturnType(), to_global);
     }
   };
@@ -393,6 +436,7 @@ class RecursivePrinter : public ResumablePrinter {
     for (const clang::CallExpr* call : H.calls)
       if (Temp.count(call) && Saved.count(Temp.at(call))) out.push_back({Temp.at(call), nullptr, ""});
     if (Saved.count("cf_box")) out.push_back({"cf_box", nullptr, box_type()});
+    if (Saved.count("cf_sum")) out.push_back({"cf_sum", nullptr, sum_type()});
     return out;
   }
 
@@ -458,6 +502,7 @@ class RecursivePrinter : public ResumablePrinter {
   // own copy. So no code is entered both from the top and from a resume (a loop of two entries,
   // which PoCL 3.1's kernel compiler recursed on without end; one_entry).
   bool Guarded = false;  // the callee's opening guards run at each call
+  bool Summing = false;  // calls the return only adds to go on as the activation (print_summed_call)
   bool TopCopy = false;  // printing the top copy
   bool two_copies() const { return Direct && Guarded; }  // the body printed twice (above)
   unsigned Resumes = 0;
