@@ -3,7 +3,7 @@
 // compilers make such a call a loop (the caller goes on as the callee, its addend kept in an
 // accumulator: GCC's tail recursion with accumulators, LLVM's accumulator recursion elimination);
 // chanflowc gives them no recursion to rewrite, so it does the same in its explicit stack
-// (emit/recursive_helper.cpp): such a call pushes no frame. fib's serial form makes half as many
+// (emit/recursive_calls.cpp): such a call pushes no frame. fib's serial form makes half as many
 // pushes and pops; on the 2-core VM the form as host C took 0.55-0.69 ms for fib(30) against
 // 0.91-1.12 pushing both calls (docs/compiler.md).
 //

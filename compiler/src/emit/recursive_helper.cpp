@@ -52,9 +52,7 @@
 // a stack overflow in libpocl); so the body is printed twice, a top copy that new activations run
 // and the copy that calls resume in, each guard going on in its own copy (two_copies). The form that
 // resumes through the top of the pass needs no second copy: every resume enters there.
-#include "analysis/analysis.hpp"
-#include "emit/resumable_printer.hpp"
-#include "emit/spilled_frames.hpp"
+#include "emit/recursive_printer.hpp"
 
 #include <fmt/format.h>
 
@@ -62,453 +60,202 @@
 #include <functional>
 
 namespace chanflow::compiler {
-namespace {
 
-class RecursivePrinter : public ResumablePrinter {
- public:
-  RecursivePrinter(clang::ASTContext& ctx, const CilkProgram& program, const RecursiveHelper& h, const FunctionSpaces& fs)
-      : ResumablePrinter(ctx, program, fs, nullptr), H(h), Fs(fs) {
-    // Every parameter and local by a name of its own: a call saves each in scope by name, so none
-    // may be hidden by another of the same name.
-    std::set<std::string> used = {"resume_at"};  // cf_s_resume_at is the stack's own
-    for (const clang::VarDecl* v : h.variables) {
-      const std::string base = device_name(v->getNameAsString());
-      std::string name = base;
-      for (unsigned n = 1; used.count(name); ++n) name = fmt::format("{}__{}", base, n);
-      used.insert(name);
-      Field[v] = name;
-    }
-    // A serial form's boxed locals (those its calls get pointers to) live in its activation's block,
-    // which stays where it is while the frames move between private memory and the heap.
-    if (h.serial) Cilk = program.cilk_function(h.decl);
-    Lifo = Cilk && (!Cilk->boxed.empty() || program.calls_alloca(h.decl));
-    AllocasOnLifo = Lifo;
-    Printed = Field;
-    if (Cilk)
-      for (const clang::VarDecl* v : Cilk->boxed) Printed[v] = "cf_box->" + Cilk->field.at(v);
-    Names = &Printed;
-    for (unsigned k = 0; k < h.calls.size(); ++k)
-      if (!h.decl->getReturnType()->isVoidType()) Temp[h.calls[k]] = fmt::format("cf_r{}", k + 1);
-    ResumeLoops = &Found;
-    ResumeIndex = "cf_s_resume_at[cf_depth]";
-    // Calls the return only adds to go on as the activation itself (RecursiveHelper::sums) in the
-    // direct form, where a return goes to one place; not where activations keep blocks on the LIFO.
-    Summing = !H.sums.empty() && !Lifo && H.one_entry &&
-              std::none_of(H.calls.begin(), H.calls.end(), [&](const clang::CallExpr* c) { return in_loop(c); });
+RecursivePrinter::RecursivePrinter(clang::ASTContext& ctx, const CilkProgram& program, const RecursiveHelper& h,
+                                   const FunctionSpaces& fs)
+    : ResumablePrinter(ctx, program, fs, nullptr), H(h), Fs(fs) {
+  // Every parameter and local by a name of its own: a call saves each in scope by name, so none
+  // may be hidden by another of the same name.
+  std::set<std::string> used = {"resume_at"};  // cf_s_resume_at is the stack's own
+  for (const clang::VarDecl* v : h.variables) {
+    const std::string base = device_name(v->getNameAsString());
+    std::string name = base;
+    for (unsigned n = 1; used.count(name); ++n) name = fmt::format("{}__{}", base, n);
+    used.insert(name);
+    Field[v] = name;
   }
+  // A serial form's boxed locals (those its calls get pointers to) live in its activation's block,
+  // which stays where it is while the frames move between private memory and the heap.
+  if (h.serial) Cilk = program.cilk_function(h.decl);
+  Lifo = Cilk && (!Cilk->boxed.empty() || program.calls_alloca(h.decl));
+  AllocasOnLifo = Lifo;
+  Printed = Field;
+  if (Cilk)
+    for (const clang::VarDecl* v : Cilk->boxed) Printed[v] = "cf_box->" + Cilk->field.at(v);
+  Names = &Printed;
+  for (unsigned k = 0; k < h.calls.size(); ++k)
+    if (!h.decl->getReturnType()->isVoidType()) Temp[h.calls[k]] = fmt::format("cf_r{}", k + 1);
+  ResumeLoops = &Found;
+  ResumeIndex = "cf_s_resume_at[cf_depth]";
+  // Calls the return only adds to go on as the activation itself (RecursiveHelper::sums) in the
+  // direct form, where a return goes to one place; not where activations keep blocks on the LIFO.
+  Summing = !H.sums.empty() && !Lifo && H.one_entry &&
+            std::none_of(H.calls.begin(), H.calls.end(), [&](const clang::CallExpr* c) { return in_loop(c); });
+}
 
-  std::string code() {
-    print_body();  // the first pass finds the calls' resume points and the loops around them
-    TotalResumes = static_cast<unsigned>(Found.size());
-    Direct = !in_loops() && H.one_entry;
-    Guarded = !Lifo && !H.guards.empty() && !(Direct && has_label_or_static(H.decl->getBody()));
-    Layout = false;
-    const std::string body = print_body();
-    std::string top;  // the copy a new activation runs (two_copies)
-    if (two_copies()) {
-      TopCopy = true;
-      top = print_body();
-      TopCopy = false;
-    }
-    const SpilledFrames heap = heap_frames();  // what some call saves is known now
-    const clang::QualType result = H.decl->getReturnType();
-    const unsigned frames = Program.helper_stack_frames;
-    const std::string value = result->isVoidType() ? "" : " cf_value";
-    if (H.calls.empty()) return leaf_code(body, value);
-    std::string out = heap.type(frames / 2) + Heading + helper_signature(Ctx, Program, Fs) + " {\n";
-    out += fmt::format("  /* '{}' calls itself: its activations run on an explicit stack (OpenCL C has no recursion), "
-                       "a field an array, the newest {} frames in private memory and older ones on the device heap "
-                       "*/\n",
-                       H.decl->getName().str(), frames);
-    const std::string dims = fmt::format("[{}]", frames);
-    for (const SavedField& f : fields()) out += "  " + f.declared(*this, slot(f.name) + dims) + ";\n";
-    out += fmt::format("  {} cf_s_resume_at{}; /* the call each frame goes on from */\n  uint cf_depth = 0;\n",
-                       resume_type(), dims);
-    if (Lifo)
-      out += fmt::format("  chanflow_lifo cf_lifo = {{0, 0ul, 0ul}}; /* the activations' blocks, on the heap */\n"
-                         "  {} cf_box = 0; /* this activation's first block: {} */\n",
-                         box_type(), Cilk->boxed.empty() ? "where its alloca blocks start" : "its boxed locals");
-    out += fmt::format("  __global {0} *cf_spilled = 0; /* the frames below these: the newest chunk on the heap */\n"
-                       "  __global {0} *cf_chunks = 0;  /* the chunks this call took, the oldest first */\n",
-                       chunk_name());
-    if (!result->isVoidType())
-      out += "  " + value_type("cf_value") + (result->isScalarType() ? " = 0" : "") + "; /* what the last activation returned */\n";
-    if (Summing) out += "  " + sum_type() + " cf_sum = 0; /* what this activation's value is still to be added to */\n";
-    if (!Direct) out += "  volatile uint cf_resuming = 0; /* until the call resumed at: loops are entered at their head */\n";
-    // The heap's calls come between passes of the loop of activations, never inside it (above).
-    out += "  for (;;) { /* around the loop of activations: a chunk taken, or the call's end */\n  for (;;) {\n";
-    const std::string give_back = Lifo ? "  chanflow_lifo_reset(&cf_lifo, cf_box); /* its blocks */\n" : "";
-    if (Direct) {
-      if (Summing) out += "  cf_top:; /* an activation from its top: a new one, or one going on as a call its return adds to */\n";
-      out += entry(value);
-      if (two_copies()) out += top + "  goto cf_return; /* below: the copy the calls resume in */\n";
-      const std::string sum = Summing ? fmt::format("  cf_value = ({})(({})cf_value + cf_sum);\n", value_type(""), sum_type()) : "";
-      out += body + fmt::format("  cf_return:\n{}{}{}  --cf_depth;\n{}", sum, give_back, heap.fill(frames / 2), dispatch(nullptr));
-    } else {
-      out += "  if (cf_resuming) {\n" + dispatch(nullptr) + "  }\n" + entry(value) + body;
-      out += fmt::format("  cf_return:\n{}{}  --cf_depth;\n  cf_resuming = 1;\n", give_back, heap.fill(frames / 2));
-    }
-    out += fmt::format("  cf_call:\n  if (cf_depth == {}u) break;\n  }}\n", frames);
-    return out + fmt::format("  if (cf_depth == {}u) {{\n{}  }} else {{\n{}    return{};\n  }}\n  }}\n}}\n", frames,
-                             heap.spill(frames, value), heap.release() + (Lifo ? "    chanflow_lifo_release(cf_env, &cf_lifo);\n" : ""), value);
+std::string RecursivePrinter::code() {
+  print_body();  // the first pass finds the calls' resume points and the loops around them
+  TotalResumes = static_cast<unsigned>(Found.size());
+  Direct = !in_loops() && H.one_entry;
+  Guarded = !Lifo && !H.guards.empty() && !(Direct && has_label_or_static(H.decl->getBody()));
+  Layout = false;
+  const std::string body = print_body();
+  std::string top;  // the copy a new activation runs (two_copies)
+  if (two_copies()) {
+    TopCopy = true;
+    top = print_body();
+    TopCopy = false;
   }
-
-  // A boxed local's declaration: its initial value stored in its activation's block.
-  void print_declaration(const clang::Decl* decl, llvm::raw_ostream& os) override {
-    const auto* v = llvm::dyn_cast<clang::VarDecl>(decl);
-    if (!v || !Cilk || !Cilk->is_boxed(v)) return DevicePrinter::print_declaration(decl, os);
-    print_boxed_init(v, Printed.at(v), os);
+  const SpilledFrames heap = heap_frames();  // what some call saves is known now
+  const clang::QualType result = H.decl->getReturnType();
+  const unsigned frames = Program.helper_stack_frames;
+  const std::string value = result->isVoidType() ? "" : " cf_value";
+  if (H.calls.empty()) return leaf_code(body, value);
+  std::string out = heap.type(frames / 2) + Heading + helper_signature(Ctx, Program, Fs) + " {\n";
+  out += fmt::format("  /* '{}' calls itself: its activations run on an explicit stack (OpenCL C has no recursion), "
+                     "a field an array, the newest {} frames in private memory and older ones on the device heap "
+                     "*/\n",
+                     H.decl->getName().str(), frames);
+  const std::string dims = fmt::format("[{}]", frames);
+  for (const SavedField& f : fields()) out += "  " + f.declared(*this, slot(f.name) + dims) + ";\n";
+  out += fmt::format("  {} cf_s_resume_at{}; /* the call each frame goes on from */\n  uint cf_depth = 0;\n",
+                     resume_type(), dims);
+  if (Lifo)
+    out += fmt::format("  chanflow_lifo cf_lifo = {{0, 0ul, 0ul}}; /* the activations' blocks, on the heap */\n"
+                       "  {} cf_box = 0; /* this activation's first block: {} */\n",
+                       box_type(), Cilk->boxed.empty() ? "where its alloca blocks start" : "its boxed locals");
+  out += fmt::format("  __global {0} *cf_spilled = 0; /* the frames below these: the newest chunk on the heap */\n"
+                     "  __global {0} *cf_chunks = 0;  /* the chunks this call took, the oldest first */\n",
+                     chunk_name());
+  if (!result->isVoidType())
+    out += "  " + value_type("cf_value") + (result->isScalarType() ? " = 0" : "") + "; /* what the last activation returned */\n";
+  if (Summing) out += "  " + sum_type() + " cf_sum = 0; /* what this activation's value is still to be added to */\n";
+  if (!Direct) out += "  volatile uint cf_resuming = 0; /* until the call resumed at: loops are entered at their head */\n";
+  // The heap's calls come between passes of the loop of activations, never inside it (above).
+  out += "  for (;;) { /* around the loop of activations: a chunk taken, or the call's end */\n  for (;;) {\n";
+  const std::string give_back = Lifo ? "  chanflow_lifo_reset(&cf_lifo, cf_box); /* its blocks */\n" : "";
+  if (Direct) {
+    if (Summing) out += "  cf_top:; /* an activation from its top: a new one, or one going on as a call its return adds to */\n";
+    out += entry(value);
+    if (two_copies()) out += top + "  goto cf_return; /* below: the copy the calls resume in */\n";
+    const std::string sum = Summing ? fmt::format("  cf_value = ({})(({})cf_value + cf_sum);\n", value_type(""), sum_type()) : "";
+    out += body + fmt::format("  cf_return:\n{}{}{}  --cf_depth;\n{}", sum, give_back, heap.fill(frames / 2), dispatch(nullptr));
+  } else {
+    out += "  if (cf_resuming) {\n" + dispatch(nullptr) + "  }\n" + entry(value) + body;
+    out += fmt::format("  cf_return:\n{}{}  --cf_depth;\n  cf_resuming = 1;\n", give_back, heap.fill(frames / 2));
   }
+  out += fmt::format("  cf_call:\n  if (cf_depth == {}u) break;\n  }}\n", frames);
+  return out + fmt::format("  if (cf_depth == {}u) {{\n{}  }} else {{\n{}    return{};\n  }}\n  }}\n}}\n", frames,
+                           heap.spill(frames, value), heap.release() + (Lifo ? "    chanflow_lifo_release(cf_env, &cf_lifo);\n" : ""), value);
+}
 
-  // A form with no call of itself (a leaf's, or one that spawns only others): one activation, no stack.
-  std::string leaf_code(const std::string& body, const std::string& value) const {
-    const clang::QualType result = H.decl->getReturnType();
-    std::string out = Heading + helper_signature(Ctx, Program, Fs) + " {\n";
-    if (!result->isVoidType())
-      out += "  " + value_type("cf_value") + (result->isScalarType() ? " = 0" : "") + "; /* what it returns */\n";
-    // Its boxed locals' block and alloca blocks all go back as it returns.
-    if (Lifo) out += "  chanflow_lifo cf_lifo = {0, 0ul, 0ul}; /* its blocks, on the heap */\n";
-    if (Lifo && !Cilk->boxed.empty()) out += fmt::format("  {} cf_box = 0;\n", box_type()) + entry(value);
-    std::function<bool(const clang::Stmt*)> returns = [&](const clang::Stmt* s) {
-      if (!s || llvm::isa<clang::ReturnStmt>(s)) return s != nullptr;
-      return std::any_of(s->child_begin(), s->child_end(), returns);
-    };
-    out += body + (returns(H.decl->getBody()) ? "  cf_return:\n" : "");  // no label unused: PoCL warns at run time
-    if (Lifo) out += "  chanflow_lifo_release(cf_env, &cf_lifo);\n";
-    return out + "  return" + value + ";\n}\n";
-  }
+// A boxed local's declaration: its initial value stored in its activation's block.
+void RecursivePrinter::print_declaration(const clang::Decl* decl, llvm::raw_ostream& os) {
+  const auto* v = llvm::dyn_cast<clang::VarDecl>(decl);
+  if (!v || !Cilk || !Cilk->is_boxed(v)) return DevicePrinter::print_declaration(decl, os);
+  print_boxed_init(v, Printed.at(v), os);
+}
 
-  bool handledStmt(clang::Stmt* s, llvm::raw_ostream& os) override {
-    if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt>(s)) {
-      print_loop(s, os);
-      return true;
-    }
-    if (auto* call = llvm::dyn_cast<clang::CallExpr>(s); H.serial && call && call->getDirectCallee()) {
-      const clang::FunctionDecl* callee = call->getDirectCallee();
-      if (callee->getName() == "__chanflow_sync") {
-        os << "(void)0 /* cilk_sync: its children have returned */";
-        return true;
-      }
-      // Another Cilk function (analysis: it has a serial form): a plain call of that form.
-      if (Program.cilk_function(callee) && callee->getCanonicalDecl() != H.decl->getCanonicalDecl()) {
-        os << Program.cilk_function(callee)->name << "__serial(cf_env";
-        for (const clang::Expr* arg : call->arguments()) {
-          os << ", ";
-          print_expr(arg, os);
-        }
-        os << ")";
-        return true;
-      }
-    }
-    if (auto it = H.carriers.find(s); it != H.carriers.end() && !Printing.count(s)) {
-      print_carrier(s, it->second, os);
-      return true;
-    }
-    if (auto it = Temp.find(llvm::dyn_cast<clang::CallExpr>(s)); it != Temp.end()) {
-      os << it->second;
-      return true;
-    }
-    if (auto* i = llvm::dyn_cast<clang::IfStmt>(s)) {
-      // Printed here, not by Clang: its printer prints an `else if` without asking this printer
-      // about the inner if, whose condition may hold calls of the helper. Branches in braces.
-      os << "if (";
-      print_expr(i->getCond(), os);
-      os << ") {\n";
-      print_statement(const_cast<clang::Stmt*>(i->getThen()), os);
-      os << "}";
-      if (i->getElse()) {
-        os << " else {\n";
-        print_statement(const_cast<clang::Stmt*>(i->getElse()), os);
-        os << "}";
-      }
-      os << "\n";
-      return true;
-    }
-    if (auto* r = llvm::dyn_cast<clang::ReturnStmt>(s)) {
-      os << "{\n";
-      if (r->getRetValue()) {
-        if (!H.decl->getReturnType()->isVoidType()) os << "cf_value = ";
-        print_expr(r->getRetValue(), os);
-        os << ";\n";
-      }
-      os << "goto cf_return;\n}\n";
-      return true;
-    }
-    return DevicePrinter::handledStmt(s, os);
-  }
-
- private:
-  // A statement holding calls of the helper: the calls first, each into its temporary, then the
-  // statement reading them. An expression statement or a return goes in `do { } while (0)` (it
-  // may be the branch of an if), an if or switch in a block; a declaration stays in its block.
-  void print_carrier(clang::Stmt* s, const std::vector<const clang::CallExpr*>& calls, llvm::raw_ostream& os) {
-    const bool expression = llvm::isa<clang::Expr>(s), branch = llvm::isa<clang::IfStmt, clang::SwitchStmt>(s);
-    const bool wrapped = expression || llvm::isa<clang::ReturnStmt>(s);
-    os << (wrapped ? "do {\n" : branch ? "{\n" : "");
-    for (const clang::CallExpr* c : calls)
-      if (Temp.count(c)) os << value_type(Temp.at(c)) << ";\n";
-    std::vector<const clang::VarDecl*> scope = in_scope(s);
-    std::vector<std::string> made;  // the temporaries of this statement's calls made so far
-    for (const clang::CallExpr* c : calls) {
-      print_call(c, scope, made, os);
-      if (Temp.count(c)) made.push_back(Temp.at(c));
-    }
-    Printing.insert(s);
-    if (!expression) {
-      print_expr(s, os);
-    } else if (std::find(calls.begin(), calls.end(), strip(llvm::cast<clang::Expr>(s))) == calls.end()) {
-      print_expr(s, os);
-      os << ";\n";
-    }
-    Printing.erase(s);
-    os << (wrapped ? "} while (0)" : branch ? "}\n" : "");
-    if (wrapped && !expression) os << ";\n";
-  }
-
-  // One call of itself: the arguments evaluated, what is in scope saved in a new frame, the
-  // parameters set, and a new activation from the top; resumed here when it returns.
-  void print_call(const clang::CallExpr* call, const std::vector<const clang::VarDecl*>& scope,
-                  const std::vector<std::string>& made, llvm::raw_ostream& os) {
-    const bool summed = Summing && H.sums.count(call);
-    const unsigned k = summed ? 0 : ++Resumes;
-    if (Layout) {
-      if (!summed) Found.push_back(Loops);
-      // A Cilk function's pointer parameters are all global: its serial form's calls agree.
-      if (auto it = Fs.calls.find(call); !H.serial && (it == Fs.calls.end() || it->second != &Fs)) {
-        clang::DiagnosticsEngine& d = Ctx.getDiagnostics();
-        d.Report(call->getBeginLoc(), d.getCustomDiagID(clang::DiagnosticsEngine::Error,
-                                                        "'%0' calls itself here with pointers into other address "
-                                                        "spaces than its own parameters' (OpenCL C 1.2 has no generic "
-                                                        "one): chanflowc runs its activations in one function, so "
-                                                        "they must agree"))
-            << H.decl->getName();
-      }
-    }
-    os << "{ /* a call of '" << H.decl->getName()
-       << (summed ? "' its return adds to: the activation goes on as the call */\n" : "': a new activation on the stack */\n");
-    for (unsigned i = 0; i < call->getNumArgs() && i < H.decl->getNumParams(); ++i) {
-      os << type_of(H.decl->getParamDecl(i), fmt::format("cf_a{}", i)) << " = ";
-      print_expr(call->getArg(i), os);
-      os << ";\n";
-    }
-    if (Guarded) print_guards(call, os);
-    if (summed) return print_summed_call(call, os);
-    for (const clang::VarDecl* v : scope) {
-      os << copy(slot(Field.at(v)) + "[cf_depth]", Field.at(v), false, v->getType());
-      Saved.insert(Field.at(v));
-    }
-    for (const std::string& t : made) {
-      os << "  " << slot(t) << "[cf_depth] = " << t << ";\n";
-      Saved.insert(t);
-    }
-    if (Lifo) {
-      os << "  " << slot("cf_box") << "[cf_depth] = cf_box;\n";
-      Saved.insert("cf_box");
-    }
-    if (Summing) {
-      os << "  " << slot("cf_sum") << "[cf_depth] = cf_sum;\n";
-      Saved.insert("cf_sum");
-    }
-    os << fmt::format("  cf_s_resume_at[cf_depth] = {};\n  ++cf_depth;\n", k);
-    for (unsigned i = 0; i < call->getNumArgs() && i < H.decl->getNumParams(); ++i)
-      os << "  " << Field.at(H.decl->getParamDecl(i)) << " = cf_a" << i << ";\n";
-    if (Summing) os << "  cf_sum = 0;\n";
-    os << "  goto cf_call;\n" << (Guarded ? "" : "}\n");
-    if (!TopCopy) {  // the top copy is never resumed (two_copies)
-      os << fmt::format("cf_resume_{}:{}\n{}", k, Guarded ? ";" : "", Direct ? "" : "  cf_resuming = 0;\n");  // a label ends no block
-      for (const clang::VarDecl* v : scope) os << copy(Field.at(v), slot(Field.at(v)) + "[cf_depth]", false, v->getType());
-      for (const std::string& t : made) os << "  " << t << " = " << slot(t) << "[cf_depth];\n";
-      if (Lifo) os << "  cf_box = " << slot("cf_box") << "[cf_depth];\n";
-      if (Summing) os << "  cf_sum = " << slot("cf_sum") << "[cf_depth];\n";
-    }
-    if (Guarded) os << "}\n}\n";
-    if (Temp.count(call)) os << "  " << Temp.at(call) << " = cf_value;\n";
-  }
-
-  // A call the return only adds to (RecursiveHelper::sums): its addend joins the sum this
-  // activation's value is still to be added to, and the activation goes on as the call, from the
-  // top with the call's arguments; no frame, no resume. (A guard that holds gives the call's value
-  // as a pushing call's does, and the statement goes on to the return.)
-  void print_summed_call(const clang::CallExpr* call, llvm::raw_ostream& os) {
-    os << "  cf_sum += (" << sum_type() << ")(";
-    print_expr(H.sums.at(call), os);
-    os << ");\n";
-    for (unsigned i = 0; i < call->getNumArgs() && i < H.decl->getNumParams(); ++i)
-      os << "  " << Field.at(H.decl->getParamDecl(i)) << " = cf_a" << i << ";\n";
-    os << "  goto cf_top; /* no frame pushed: none to spill */\n}\n" << (Guarded ? "}\n" : "");
-    if (Temp.count(call)) os << "  " << Temp.at(call) << " = cf_value;\n";
-  }
-
-  // Whether a loop of the body holds `s`.
-  bool in_loop(const clang::Stmt* s) const {
-    for (const clang::Stmt* p = parent_stmt(Ctx, s); p && p != H.decl->getBody(); p = parent_stmt(Ctx, p))
-      if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt>(p)) return true;
-    return false;
-  }
-
-  // The unsigned type a sum of the helper's values is kept in (it wraps as theirs does).
-  std::string sum_type() const {
-    const clang::QualType t = H.decl->getReturnType().getCanonicalType().getUnqualifiedType();
-    return device_type_in(Ctx, t->isUnsignedIntegerType() ? t : Ctx.getCorrespondingUnsignedType(t), Fs.result);
-  }
-
-  // A guarded call's opening (Guarded): the callee's guards on the arguments (cf_aI), in order; one
-  // that holds gives the call's value there, with no frame; else the call is made (`else {`).
-  void print_guards(const clang::CallExpr* call, llvm::raw_ostream& os) {
-    if (call->getNumArgs() != H.decl->getNumParams()) {  // an old-style definition's call: no guards
-      os << "{\n";
-      return;
-    }
-    const std::map<const clang::VarDecl*, std::string> names = Printed;
-    for (unsigned i = 0; i < H.decl->getNumParams(); ++i) Printed[H.decl->getParamDecl(i)] = fmt::format("cf_a{}", i);
-    for (std::size_t j = 0; j < H.guards.size(); ++j) {
-      os << (j ? "} else if (" : "if (");
-      print_expr(H.guards[j].cond, os);
-      os << fmt::format(") {{ /* '{}' returns at once: it opens with this guard */\n", H.decl->getName().str());
-      if (const clang::Expr* v = H.guards[j].value) {
-        if (!H.decl->getReturnType()->isVoidType()) os << "cf_value = ";
-        print_expr(v, os);
-        os << ";\n";
-      }
-    }
-    os << "} else {\n";
-    Printed = names;
-  }
-
-  // Whether `s` holds a label or a static local: the guarded form prints the body twice.
-  static bool has_label_or_static(const clang::Stmt* s) {
-    if (!s) return false;
-    if (llvm::isa<clang::LabelStmt>(s)) return true;
-    if (const auto* d = llvm::dyn_cast<clang::DeclStmt>(s))
-      for (const clang::Decl* decl : d->decls())
-        if (const auto* v = llvm::dyn_cast<clang::VarDecl>(decl); v && v->isStaticLocal()) return true;
-    return std::any_of(s->child_begin(), s->child_end(), has_label_or_static);
-  }
-
-  // The parameters and locals in scope at statement `s` (declared before it in the blocks around
-  // it, or in the head of a for loop around it), in the helper's order.
-  std::vector<const clang::VarDecl*> in_scope(const clang::Stmt* s) const {
-    std::set<const clang::VarDecl*> seen(H.decl->param_begin(), H.decl->param_end());
-    const auto add = [&](const clang::Stmt* d) {
-      if (auto* decls = llvm::dyn_cast_or_null<clang::DeclStmt>(d))
-        for (const clang::Decl* decl : decls->decls())
-          if (auto* v = llvm::dyn_cast<clang::VarDecl>(decl)) seen.insert(v);
-    };
-    const clang::Stmt* child = s;
-    for (const clang::Stmt* p = parent_stmt(Ctx, s); p; child = p, p = parent_stmt(Ctx, p)) {
-      if (auto* c = llvm::dyn_cast<clang::CompoundStmt>(p))
-        for (const clang::Stmt* x : c->body()) {
-          if (x == child) break;
-          add(x);
-        }
-      if (auto* f = llvm::dyn_cast<clang::ForStmt>(p); f && child != f->getInit()) add(f->getInit());
-      if (p == H.decl->getBody()) break;
-    }
-    std::vector<const clang::VarDecl*> out;
-    for (const clang::VarDecl* v : H.variables)
-      if (seen.count(v) && !(Cilk && Cilk->is_boxed(v))) out.push_back(v);  // boxed: its block stays
-    return out;
-  }
-
-  // The stack's array of a field (a parameter's, a local's or a call's result).
-  static std::string slot(const std::string& field) { return "cf_s_" + field; }
-
-  // The fields some call saves, in the helper's order: its variables, then its calls' results
-  // (`var` null), then the activation's block and the sum its value is to be added to (`own`:
-  // their types).
-  struct SavedField {
-    std::string name;
-    const clang::VarDecl* var;
-    std::string own;
-    std::string declared(const RecursivePrinter& p, const std::string& as) const {
-      return !own.empty() ? own + " " + as : var ? p.type_of(var, as) : p.value_type(as);
-    }
-    std::string copy(const RecursivePrinter& p, const std::string& to, const std::string& from, bool from_global,
-                     bool to_global = false) const {
-      if (!own.empty()) return "  " + to + " = " + from + ";\n";
-      return p.copy(to, from, from_global, var ? var->getType() : p.H.decl->getReturnType(), to_global);
-    }
+// A form with no call of itself (a leaf's, or one that spawns only others): one activation, no stack.
+std::string RecursivePrinter::leaf_code(const std::string& body, const std::string& value) const {
+  const clang::QualType result = H.decl->getReturnType();
+  std::string out = Heading + helper_signature(Ctx, Program, Fs) + " {\n";
+  if (!result->isVoidType())
+    out += "  " + value_type("cf_value") + (result->isScalarType() ? " = 0" : "") + "; /* what it returns */\n";
+  // Its boxed locals' block and alloca blocks all go back as it returns.
+  if (Lifo) out += "  chanflow_lifo cf_lifo = {0, 0ul, 0ul}; /* its blocks, on the heap */\n";
+  if (Lifo && !Cilk->boxed.empty()) out += fmt::format("  {} cf_box = 0;\n", box_type()) + entry(value);
+  std::function<bool(const clang::Stmt*)> returns = [&](const clang::Stmt* s) {
+    if (!s || llvm::isa<clang::ReturnStmt>(s)) return s != nullptr;
+    return std::any_of(s->child_begin(), s->child_end(), returns);
   };
-  std::vector<SavedField> fields() const {
-    std::vector<SavedField> out;
-    for (const clang::VarDecl* v : H.variables)
-      if (Saved.count(Field.at(v))) out.push_back({Field.at(v), v, ""});
-    for (const clang::CallExpr* call : H.calls)
-      if (Temp.count(call) && Saved.count(Temp.at(call))) out.push_back({Temp.at(call), nullptr, ""});
-    if (Saved.count("cf_box")) out.push_back({"cf_box", nullptr, box_type()});
-    if (Saved.count("cf_sum")) out.push_back({"cf_sum", nullptr, sum_type()});
-    return out;
+  out += body + (returns(H.decl->getBody()) ? "  cf_return:\n" : "");  // no label unused: PoCL warns at run time
+  if (Lifo) out += "  chanflow_lifo_release(cf_env, &cf_lifo);\n";
+  return out + "  return" + value + ";\n}\n";
+}
+
+bool RecursivePrinter::handledStmt(clang::Stmt* s, llvm::raw_ostream& os) {
+  if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt>(s)) {
+    print_loop(s, os);
+    return true;
   }
-
-  // The type of an activation's first block (a serial form's with boxed locals or alloca).
-  std::string box_type() const { return Cilk->boxed.empty() ? "__global uchar*" : "__global " + Cilk->name + "__box*"; }
-
-  // An activation's start: its first block taken (its boxed locals, a parameter's value copied
-  // in; or, 0 bytes, the mark its alloca blocks start at). A heap without room has reported.
-  std::string entry(const std::string& value) const {
-    if (!Lifo) return "";
-    std::string out = fmt::format("  cf_box = ({})chanflow_lifo_take(cf_env, &cf_lifo, {});\n"
-                                  "  if (!cf_box) return{}; /* the heap had no room: reported */\n",
-                                  box_type(), Cilk->boxed.empty() ? "0" : "sizeof(" + Cilk->name + "__box)", value);
-    for (const clang::VarDecl* v : Cilk->boxed)
-      if (llvm::isa<clang::ParmVarDecl>(v)) out += "  " + Printed.at(v) + " = " + Field.at(v) + ";\n";
-    return out;
+  if (auto* call = llvm::dyn_cast<clang::CallExpr>(s); H.serial && call && call->getDirectCallee()) {
+    const clang::FunctionDecl* callee = call->getDirectCallee();
+    if (callee->getName() == "__chanflow_sync") {
+      os << "(void)0 /* cilk_sync: its children have returned */";
+      return true;
+    }
+    // Another Cilk function (analysis: it has a serial form): a plain call of that form.
+    if (Program.cilk_function(callee) && callee->getCanonicalDecl() != H.decl->getCanonicalDecl()) {
+      os << Program.cilk_function(callee)->name << "__serial(cf_env";
+      for (const clang::Expr* arg : call->arguments()) {
+        os << ", ";
+        print_expr(arg, os);
+      }
+      os << ")";
+      return true;
+    }
   }
-  std::string resume_type() const { return TotalResumes < 256 ? "uchar" : "uint"; }
-
-  // What the loop of activations prints for its frames on the device heap (spilled_frames.hpp).
-  std::string chunk_name() const { return Fs.name + "__frames"; }
-  SpilledFrames heap_frames() const {
-    SpilledFrames out{chunk_name(), H.decl->getName().str(), H.id, resume_type(), {}};
-    for (const SavedField& f : fields())
-      out.fields.push_back({f.name, [this, f](const std::string& as) { return f.declared(*this, as); },
-                            [this, f](const std::string& to, const std::string& from, bool from_global, bool to_global) {
-                              return f.copy(*this, to, from, from_global, to_global);
-                            }});
-    return out;
+  if (auto it = H.carriers.find(s); it != H.carriers.end() && !Printing.count(s)) {
+    print_carrier(s, it->second, os);
+    return true;
   }
-  std::string value_type(const std::string& name) const {
-    return device_type_in(Ctx, H.decl->getReturnType().getUnqualifiedType(), Fs.result, name);
+  if (auto it = Temp.find(llvm::dyn_cast<clang::CallExpr>(s)); it != Temp.end()) {
+    os << it->second;
+    return true;
   }
-
-  std::string print_body() {
-    Resumes = 0;
-    std::string body;
-    llvm::raw_string_ostream os(body);
-    H.decl->getBody()->printPretty(os, this, Policy, 0);
-    return os.str();
+  if (auto* i = llvm::dyn_cast<clang::IfStmt>(s)) {
+    // Printed here, not by Clang: its printer prints an `else if` without asking this printer
+    // about the inner if, whose condition may hold calls of the helper. Branches in braces.
+    os << "if (";
+    print_expr(i->getCond(), os);
+    os << ") {\n";
+    print_statement(const_cast<clang::Stmt*>(i->getThen()), os);
+    os << "}";
+    if (i->getElse()) {
+      os << " else {\n";
+      print_statement(const_cast<clang::Stmt*>(i->getElse()), os);
+      os << "}";
+    }
+    os << "\n";
+    return true;
   }
+  if (auto* r = llvm::dyn_cast<clang::ReturnStmt>(s)) {
+    os << "{\n";
+    if (r->getRetValue()) {
+      if (!H.decl->getReturnType()->isVoidType()) os << "cf_value = ";
+      print_expr(r->getRetValue(), os);
+      os << ";\n";
+    }
+    os << "goto cf_return;\n}\n";
+    return true;
+  }
+  return DevicePrinter::handledStmt(s, os);
+}
 
-  const RecursiveHelper& H;
-  const FunctionSpaces& Fs;
+// An activation's start: its first block taken (its boxed locals, a parameter's value copied
+// in; or, 0 bytes, the mark its alloca blocks start at). A heap without room has reported.
+std::string RecursivePrinter::entry(const std::string& value) const {
+  if (!Lifo) return "";
+  std::string out = fmt::format("  cf_box = ({})chanflow_lifo_take(cf_env, &cf_lifo, {});\n"
+                                "  if (!cf_box) return{}; /* the heap had no room: reported */\n",
+                                box_type(), Cilk->boxed.empty() ? "0" : "sizeof(" + Cilk->name + "__box)", value);
+  for (const clang::VarDecl* v : Cilk->boxed)
+    if (llvm::isa<clang::ParmVarDecl>(v)) out += "  " + Printed.at(v) + " = " + Field.at(v) + ";\n";
+  return out;
+}
 
- public:
-  std::string Heading;  // a comment before the function
+// What the loop of activations prints for its frames on the device heap (spilled_frames.hpp).
+SpilledFrames RecursivePrinter::heap_frames() const {
+  SpilledFrames out{chunk_name(), H.decl->getName().str(), H.id, resume_type(), {}};
+  for (const SavedField& f : fields())
+    out.fields.push_back({f.name, [this, f](const std::string& as) { return f.declared(*this, as); },
+                          [this, f](const std::string& to, const std::string& from, bool from_global, bool to_global) {
+                            return f.copy(*this, to, from, from_global, to_global);
+                          }});
+  return out;
+}
 
- private:
-  std::map<const clang::VarDecl*, std::string> Field;  // every parameter's and local's name
-  std::map<const clang::VarDecl*, std::string> Printed;  // as the body names them: boxed ones in cf_box
-  const CilkFunction* Cilk = nullptr;  // the function whose serial form this is
-  bool Lifo = false;  // a serial form with boxed locals or alloca: its activations' blocks on cf_lifo
-  std::map<const clang::CallExpr*, std::string> Temp;  // each call's result, where it has one
-  std::vector<std::vector<const clang::Stmt*>> Found;  // per call, the loops around it
-  std::set<const clang::Stmt*> Printing;  // carriers being printed after their calls
-  bool Layout = true;  // the first pass
-  std::set<std::string> Saved;  // the fields some call saves: the stack's arrays
-  bool Direct = false;  // no call in a loop: a return goes straight to its call's resume point
-  // A direct form whose body opens with guards (RecursiveHelper::guards) runs them at each call on
-  // its arguments, and is printed twice: a top copy, which a new activation runs and no resume
-  // enters, and the copy the return's dispatch resumes, each call's guard path going on within its
-  // own copy. So no code is entered both from the top and from a resume (a loop of two entries,
-  // which PoCL 3.1's kernel compiler recursed on without end; one_entry).
-  bool Guarded = false;  // the callee's opening guards run at each call
-  bool Summing = false;  // calls the return only adds to go on as the activation (print_summed_call)
-  bool TopCopy = false;  // printing the top copy
-  bool two_copies() const { return Direct && Guarded; }  // the body printed twice (above)
-  unsigned Resumes = 0;
-};
-
-}  // namespace
 
 std::string recursive_helper_code(clang::ASTContext& ctx, const CilkProgram& program, const RecursiveHelper& h,
                                   const FunctionSpaces& fs) {
