@@ -128,7 +128,8 @@ nlohmann::json run_chain_bench(const Runtime& rt, const ChainBenchOptions& o, st
         results.push_back({{"benchmark", "chain"}, {"scheduler", stats.scheduler}, {"width", width}, {"capacity", capacity}, {"depth", depth},
                            {"reps", o.reps}, {"median_ms", s.median}, {"min_ms", s.min}, {"max_ms", s.max},
                            {"rounds", stats.rounds}, {"dispatches", stats.dispatches}, {"tasks", want},
-                           {"batches", d.batches}, {"empty_polls", d.empty_polls}, {"in_batch_ms", in_batch_ms},
+                           {"batches", d.batches}, {"empty_polls", d.empty_polls}, {"polls_lost", d.polls_lost},
+                           {"polls_no_room", d.polls_no_room}, {"naps", d.naps}, {"in_batch_ms", in_batch_ms},
                            {"correct", correct}});
         if (!correct) break;
       }
