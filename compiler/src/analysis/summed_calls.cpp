@@ -4,8 +4,7 @@
 // accumulator: GCC's tail recursion with accumulators, LLVM's accumulator recursion elimination);
 // chanflowc gives them no recursion to rewrite, so it does the same in its explicit stack
 // (emit/recursive_calls.cpp): such a call pushes no frame. fib's serial form makes half as many
-// pushes and pops; on the 2-core VM the form as host C took 0.55-0.69 ms for fib(30) against
-// 0.91-1.12 pushing both calls (docs/compiler.md).
+// pushes and pops (docs/compiler.md has the figures).
 //
 // What qualifies: an integer result (not bool, not an enum), the sum in that same type, the call
 // the last its statement makes, and nothing between it and the return but syncs. Its addend is
@@ -15,17 +14,13 @@
 // through arithmetic with no side effect. The sum is kept unsigned, where it wraps as the signed
 // one does on every OpenCL device, and no partial sum can overflow where the program's did not.
 #include "analysis/analysis.hpp"
+#include "analysis/body_facts.hpp"
 
 #include <algorithm>
 #include <functional>
 
 namespace chanflow::compiler {
 namespace {
-
-bool is_sync(const clang::Stmt* s) {
-  const auto* call = llvm::dyn_cast<clang::CallExpr>(s);
-  return call && call->getDirectCallee() && call->getDirectCallee()->getName() == "__chanflow_sync";
-}
 
 // Whether `e` may be evaluated before the call instead of after it (above); `earlier`: the calls
 // of itself its statement makes before, `result`: the local the call's value goes to, if any.
@@ -105,7 +100,11 @@ std::map<const clang::CallExpr*, const clang::Expr*> summed_calls(clang::ASTCont
     if (!block) continue;
     auto next = std::find(block->body_begin(), block->body_end(), carrier);
     if (next == block->body_end()) continue;
-    for (++next; next != block->body_end() && (is_sync(*next) || llvm::isa<clang::NullStmt>(*next));) ++next;
+    const auto passes = [](const clang::Stmt* x) {  // a sync, or an empty statement
+      const auto* c = llvm::dyn_cast<clang::CallExpr>(x);
+      return llvm::isa<clang::NullStmt>(x) || (c && is_sync_call(c));
+    };
+    for (++next; next != block->body_end() && passes(*next);) ++next;
     const auto* ret = next == block->body_end() ? nullptr : llvm::dyn_cast<clang::ReturnStmt>(*next);
     if (!ret || !ret->getRetValue()) continue;
     const auto is_local = [&](const clang::Expr* e) {

@@ -12,8 +12,6 @@
 
 #include <algorithm>
 
-#include <algorithm>
-
 namespace chanflow::compiler {
 namespace {
 

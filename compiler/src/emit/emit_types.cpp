@@ -195,45 +195,43 @@ std::string emit_frame_types(clang::ASTContext& ctx, const CilkFunction& f) {
   auto add = [&](SharedStruct& s, clang::QualType t, const std::string& name) {
     s.field(device_type(ctx, t.getUnqualifiedType(), true, name), t.getUnqualifiedType(), name);
   };
-  {
-    const std::string& n = f.name;
-    out += fmt::format("/* {}: a task (its arguments), and the frame its continuation resumes from. */\n", n);
-    SharedStruct task(ctx, n + "__task");
-    task.task_header();
-    for (const clang::ParmVarDecl* p : f.decl->parameters()) add(task, p->getType(), f.field.at(p));
-    out += task.text();
-    if (f.spawns.empty()) return out;
-    const bool has_locals = !f.frame.saved.empty() || f.frame.saves_return || f.frame.saves_allocas;
-    SharedStruct locals(ctx, n + "__locals");
-    if (has_locals) {
-      for (const clang::VarDecl* v : f.locals)
-        if (f.frame.saved.count(v)) add(locals, v->getType(), f.field.at(v));
-      if (f.frame.saves_return) add(locals, f.decl->getReturnType(), "cf_ret");
-      if (f.frame.saves_allocas) locals.field("chanflow_u64 cf_allocas", u64, "cf_allocas", "its alloca blocks");
-      out += locals.text();
-    }
-    SharedStruct frame(ctx, n + "__frame");
-    frame.frame_header();
-    if (f.result_slots)
-      frame.field(fmt::format("chanflow_u64 slot[{}]", f.result_slots), array(u64, f.result_slots), "slot",
-                  "results, at CHANFLOW_FRAME_BYTES + 8 * i");
-    if (f.frame.resume_points > 1) frame.field("chanflow_u32 resume", u32, "resume", "the sync point it resumes after");
-    if (f.static_slots && f.result_slots) frame.field("chanflow_u32 filled", u32, "filled", "bit i: slot i was spawned for");
-    if (!f.static_slots) frame.field("chanflow_u32 results", u32, "results", "slots filled");
-    if (!f.static_slots && f.result_slots && f.result_sites() > 1)
-      frame.field(fmt::format("chanflow_u32 site[{}]", f.result_slots), array(u32, f.result_slots), "site",
-                  "the spawn that fills slot i");
-    if (f.result_slots && f.results_need_destinations())
-      frame.field(fmt::format("chanflow_u64 dest[{}]", f.result_slots), array(u64, f.result_slots), "dest",
-                  "where slot i goes: an offset in a local, or an address");
-    if (has_locals) frame.field(n + "__locals locals", locals.host_type(), "locals");
-    out += frame.text();
-    if (f.boxed.empty()) return out;
-    out += "/* The locals whose address its children get: in the task's scratch block until its last sync. */\n";
-    SharedStruct box(ctx, n + "__box");
-    for (const clang::VarDecl* v : f.boxed) add(box, v->getType(), f.field.at(v));
-    out += box.text();
+  const std::string& n = f.name;
+  out += fmt::format("/* {}: a task (its arguments), and the frame its continuation resumes from. */\n", n);
+  SharedStruct task(ctx, n + "__task");
+  task.task_header();
+  for (const clang::ParmVarDecl* p : f.decl->parameters()) add(task, p->getType(), f.field.at(p));
+  out += task.text();
+  if (f.spawns.empty()) return out;
+  const bool has_locals = !f.frame.saved.empty() || f.frame.saves_return || f.frame.saves_allocas;
+  SharedStruct locals(ctx, n + "__locals");
+  if (has_locals) {
+    for (const clang::VarDecl* v : f.locals)
+      if (f.frame.saved.count(v)) add(locals, v->getType(), f.field.at(v));
+    if (f.frame.saves_return) add(locals, f.decl->getReturnType(), "cf_ret");
+    if (f.frame.saves_allocas) locals.field("chanflow_u64 cf_allocas", u64, "cf_allocas", "its alloca blocks");
+    out += locals.text();
   }
+  SharedStruct frame(ctx, n + "__frame");
+  frame.frame_header();
+  if (f.result_slots)
+    frame.field(fmt::format("chanflow_u64 slot[{}]", f.result_slots), array(u64, f.result_slots), "slot",
+                "results, at CHANFLOW_FRAME_BYTES + 8 * i");
+  if (f.frame.resume_points > 1) frame.field("chanflow_u32 resume", u32, "resume", "the sync point it resumes after");
+  if (f.static_slots && f.result_slots) frame.field("chanflow_u32 filled", u32, "filled", "bit i: slot i was spawned for");
+  if (!f.static_slots) frame.field("chanflow_u32 results", u32, "results", "slots filled");
+  if (!f.static_slots && f.result_slots && f.result_sites() > 1)
+    frame.field(fmt::format("chanflow_u32 site[{}]", f.result_slots), array(u32, f.result_slots), "site",
+                "the spawn that fills slot i");
+  if (f.result_slots && f.results_need_destinations())
+    frame.field(fmt::format("chanflow_u64 dest[{}]", f.result_slots), array(u64, f.result_slots), "dest",
+                "where slot i goes: an offset in a local, or an address");
+  if (has_locals) frame.field(n + "__locals locals", locals.host_type(), "locals");
+  out += frame.text();
+  if (f.boxed.empty()) return out;
+  out += "/* The locals whose address its children get: in the task's scratch block until its last sync. */\n";
+  SharedStruct box(ctx, n + "__box");
+  for (const clang::VarDecl* v : f.boxed) add(box, v->getType(), f.field.at(v));
+  out += box.text();
   return out;
 }
 
