@@ -5,7 +5,9 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
+#include <vector>
 
 using namespace chanflow;
 using chanflow::test::runtime;
@@ -27,6 +29,30 @@ TEST_CASE("OpenCL: an SVM buffer dropped while a queued copy still writes it is 
   std::vector<std::uint8_t> back(64, 0xff);
   runtime().svm_read(back.data(), check_buffer.get(), back.size());
   CHECK(std::all_of(back.begin(), back.end(), [](std::uint8_t b) { return b == 0; }));
+}
+
+TEST_CASE("OpenCL: a blocking copy comes after what the queue holds, also where a CPU device copies in place") {
+  // On a CPU device with fine-grain SVM a blocking copy is a plain copy once the queue has
+  // finished (opencl.cpp, svm_in_place): it must not overtake the copies queued before it.
+  constexpr std::size_t kWords = 4096;
+  constexpr std::size_t kBytes = kWords * sizeof(std::uint32_t);
+  const std::vector<std::uint32_t> first(kWords, 0x1111u), second(kWords, 0x2222u);
+  std::vector<std::uint32_t> back(kWords, 0), early(kWords, 0);
+  SvmBuffer buffer(runtime(), kBytes);
+  {
+    chanflow::test::QueueStall stall(runtime(), std::chrono::milliseconds(50));
+    runtime().svm_write_async(buffer.get(), first.data(), kBytes);  // behind the stall
+    runtime().svm_read(back.data(), buffer.get(), kBytes);          // after the write
+    CHECK(back == first);
+  }
+  {
+    chanflow::test::QueueStall stall(runtime(), std::chrono::milliseconds(50));
+    runtime().svm_read_async(early.data(), buffer.get(), kBytes);  // behind the stall: reads `first`
+    runtime().svm_write(buffer.get(), second.data(), kBytes);      // after the read
+    CHECK(early == first);
+    runtime().svm_read(back.data(), buffer.get(), kBytes);
+    CHECK(back == second);
+  }
 }
 
 TEST_CASE("OpenCL: status codes are named") {
