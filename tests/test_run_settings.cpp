@@ -1,6 +1,7 @@
 // One RunSettings from the command line to the graph: what it leaves to the device is filled in
 // from what the device reports (a CPU keeps its measured sizes, a GPU grows the stacks within its
 // memory), and it reaches a compiled program's process through the environment and back intact.
+#include "chanflow/cilk_runtime.hpp"
 #include "chanflow/granularity.hpp"
 #include "chanflow/run_settings.hpp"
 #include "chanflow/run_stats.hpp"
@@ -77,6 +78,26 @@ TEST_CASE("What a run leaves to the device: a CPU keeps its sizes, a GPU grows t
   CHECK(asked.wg_size == 16);
   CHECK(asked.graph_options().wg_size == 16);
   CHECK_THROWS_AS(RunSettings{}.graph_options(), std::logic_error);
+}
+
+TEST_CASE("A compiled program's stacks left to the device: a GPU's fill the channel table within its budget, a CPU's keep 4,096") {
+  // fib's task CE (48 bytes) and a control pair per slot, over a table of 1,024 slots: 2^16 slots
+  // of 64 bytes on every slot is 4 GiB, within an H100's budget (80 GiB / 16); 2^17 is not.
+  CHECK(cilk::device_stack_capacity(gpu_caps(), 48, 1024, 4096) == (1u << 16));
+  CHECK(cilk::device_stack_capacity(cpu_caps(), 48, 1024, 4096) == 4096);
+  DeviceCaps small = gpu_caps();
+  small.global_mem_bytes = 8ull << 30;
+  CHECK(cilk::device_stack_capacity(small, 48, 1024, 4096) == 8192);
+  // A smaller table leaves each slot more; never past 4x the resident work-items (2^20 here).
+  CHECK(cilk::device_stack_capacity(gpu_caps(), 48, 64, 4096) == (1u << 20));
+  // Large CEs keep the floor, and a floor above the budget's size (a work-group's request) stays.
+  CHECK(cilk::device_stack_capacity(gpu_caps(), 64 * 1024, 1024, 4096) == 4096);
+  CHECK(cilk::device_stack_capacity(small, 48, 1024, 16384) == 16384);
+  // Whatever the CE, the whole table fits the budget unless the floor alone does not.
+  for (const std::size_t ce : {8, 40, 48, 200, 1000, 5000}) {
+    const std::uint64_t c = cilk::device_stack_capacity(gpu_caps(), ce, 1024, 4096);
+    CHECK((c == 4096 || c * (ce + StackFootprint::kControlBytes) * 1024 <= gpu_caps().global_mem_bytes / 16));
+  }
 }
 
 TEST_CASE("Settings reach a compiled program's process through the environment and come back the same") {

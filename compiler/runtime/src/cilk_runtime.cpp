@@ -135,7 +135,8 @@ class Process {
       totals_.device = set_ ? set_->describe() : runtime_ptr_->caps().name;
       // A compiled program's stacks have no footprint to size them by: 4,096 CEs per level unless
       // asked (StackFootprint's CPU capacity), or a work-group's request where that is more
-      // (ProgramGraph::spawns_per_item), and the device's work-group size.
+      // (ProgramGraph::spawns_per_item), grown on a GPU per stack until the channel table fills
+      // the device's budget (device_stack_capacity), and the device's work-group size.
       capacity_fixed_ = settings_.capacity != 0;
       wg_asked_ = settings_.wg_size != 0;
       settings_ = settings_.for_device(runtime_ptr_->caps());
@@ -310,6 +311,8 @@ class Process {
         build(*c.program);
         if (c.program->wants_heap()) c.graph->set_heap(device_heap(*devices[d], d, c.program->heap_for_host()));
         for (ChannelStackNode* s : stacks_of(*c.program, root_stack)) c.root = s;
+        for (const ChannelStackNode* s : c.program->stacks())
+          totals_.stack_capacity = std::max(totals_.stack_capacity, s->capacity_per_level());
         graphs.push_back({c.graph.get(), c.program->movable()});
       }
       if (devices.size() > 1) k.router = std::make_unique<WorkRouter>(std::move(graphs));

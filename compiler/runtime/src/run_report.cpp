@@ -90,8 +90,9 @@ void print_totals(const Totals& t, const RunSettings& s, std::uint32_t wg_used, 
   fmt::print(stderr, "chanflow: of these, {} first run(s) of a graph took {:.2f} ms: a first run also makes its "
              "levels and compiles its kernels (PoCL at their first launches; later runs and processes reuse them)\n",
              t.first_runs, t.first_runs_ms);
-  fmt::print(stderr, "chanflow: settings: {} CEs per stack level, work-groups of {}, {} policy, {} dispatch, {} channel-table slots\n",
-             s.capacity, wg_used ? wg_used : s.wg_size, s.policy, to_string(s.dispatch), s.max_channels);
+  fmt::print(stderr, "chanflow: settings: {} CEs per stack level{}, work-groups of {}, {} policy, {} dispatch, {} channel-table slots\n",
+             std::max(s.capacity, t.stack_capacity), t.stack_capacity > s.capacity ? " at most (sized for the device)" : "",
+             wg_used ? wg_used : s.wg_size, s.policy, to_string(s.dispatch), s.max_channels);
   fmt::print(stderr, "chanflow: device memory: channels {:.1f} MiB in {} stack levels and channels at most, {:.1f} KiB of "
                      "CEs live at most\n",
              static_cast<double>(t.channel_bytes) / (1 << 20), t.channels, static_cast<double>(t.live_bytes) / 1024);

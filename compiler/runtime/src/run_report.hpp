@@ -26,6 +26,7 @@ struct Totals {
   std::uint64_t channel_bytes = 0;  // the most channel memory (stack levels, yield state) one call's graph held
   std::uint64_t live_bytes = 0;     // the most CE bytes allocated at once in one call
   std::uint32_t channels = 0;       // the most concrete channels (stack levels one each) one call's graph had
+  std::uint32_t stack_capacity = 0; // the most CEs a level of any stack holds (ProgramGraph, sized for the device)
   std::string device;
   std::map<std::string, std::uint64_t> restarts_per_port;  // "F__spawn:port", as RunStats names them
   std::uint64_t serial_tasks = 0;  // tasks that ran their call serially (granularity control)

@@ -1,4 +1,7 @@
-/* fib timed in one process: WARM calls, then REPS calls timed; -DCUT=K cuts by work (n < K). */
+/* fib timed in one process: WARM calls, then REPS calls timed; -DCUT=K cuts by work (n < K).
+ * -DNOW_MS_OUTSIDE takes the timer from now_ms.c, built by the system compiler and linked as an
+ * object: built here, its timespec's address makes chanflowc place it in an SVM cell, which on a
+ * GPU costs ~0.5 ms a call (docs/granularity.md). */
 #include <cilk/cilk.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,11 +20,15 @@ long fib(long n) {
 
 static long serial_fib(long n) { return n <= 2 ? (n == 0 ? 0 : 1) : serial_fib(n - 1) + serial_fib(n - 2); }
 
+#ifdef NOW_MS_OUTSIDE
+double now_ms(void);
+#else
 static double now_ms(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
+#endif
 
 static int cmp(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;

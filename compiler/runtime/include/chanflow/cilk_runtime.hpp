@@ -37,6 +37,17 @@ struct DeviceRunStats;
 
 namespace chanflow::cilk {
 
+/// CEs per level of a compiled program's stack of `ce_bytes` CEs whose capacity was left to the
+/// device (no CHANFLOW_CAPACITY): on a GPU the largest power of two from `floor` (the CPU's 4,096,
+/// or a work-group's request) that keeps every slot of the channel table (`max_channels`: each
+/// level of each stack takes one) within the device's channel budget, up to what stack_capacity
+/// allows (4x the resident work-items); `floor` on a CPU. A compiled program has no footprint to
+/// say how deep or wide it goes, and 4,096 a level held a GPU to a fraction of its width (compiled
+/// fib 40 on an H100: 162 ms, 21 with this; docs/granularity.md). Levels are made when first
+/// reached, so a shallow run takes less.
+std::uint32_t device_stack_capacity(const DeviceCaps& caps, std::size_t ce_bytes, std::uint32_t max_channels,
+                                    std::uint32_t floor);
+
 class ProgramGraph {
  public:
   /// `capacity_fixed`: the capacity was asked for (not left to the device), and stays as it is.
@@ -100,6 +111,7 @@ class ProgramGraph {
 
  private:
   std::uint32_t max_reservation() const;
+  std::uint32_t stack_capacity_for(std::size_t ce_bytes) const;
   Graph& graph_;
   std::uint32_t capacity_;
   std::uint32_t request_ = 0;  // a work-group's largest request: one talloc reserves up to it
