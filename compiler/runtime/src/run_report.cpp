@@ -91,7 +91,8 @@ void print_totals(const Totals& t, const RunSettings& s, std::uint32_t wg_used, 
              "levels and compiles its kernels (PoCL at their first launches; later runs and processes reuse them)\n",
              t.first_runs, t.first_runs_ms);
   fmt::print(stderr, "chanflow: settings: {} CEs per stack level{}, work-groups of {}, {} policy, {} dispatch, {} channel-table slots\n",
-             std::max(s.capacity, t.stack_capacity), t.stack_capacity > s.capacity ? " at most (sized for the device)" : "",
+             std::max(s.capacity, t.stack_capacity),
+             t.stack_capacity > s.capacity ? " at most (sized for the device and the work-groups' requests)" : "",
              wg_used ? wg_used : s.wg_size, s.policy, to_string(s.dispatch), s.max_channels);
   fmt::print(stderr, "chanflow: device memory: channels {:.1f} MiB in {} stack levels and channels at most, {:.1f} KiB of "
                      "CEs live at most\n",
