@@ -183,14 +183,18 @@ void enqueue_svm_copy(const cl::CommandQueue& queue, bool blocking, void* dst, c
 // 16 of them.
 namespace {
 bool svm_in_place(const DeviceCaps& caps) { return (caps.type & CL_DEVICE_TYPE_CPU) != 0 && caps.svm_fine_buffer; }
+
+// A blocking copy made in place where the device allows it (above); false: it must be queued.
+bool copied_in_place(const Runtime& rt, void* dst, const void* src, std::size_t bytes) {
+  if (!svm_in_place(rt.caps())) return false;
+  rt.finish();
+  if (bytes > 0) std::memcpy(dst, src, bytes);
+  return true;
+}
 }  // namespace
 
 void Runtime::svm_write(void* svm_dst, const void* host_src, std::size_t bytes) const {
-  if (svm_in_place(caps_)) {
-    finish();
-    if (bytes > 0) std::memcpy(svm_dst, host_src, bytes);
-    return;
-  }
+  if (copied_in_place(*this, svm_dst, host_src, bytes)) return;
   enqueue_svm_copy(queue_, true, svm_dst, host_src, bytes, "clEnqueueSVMMemcpy (host to SVM)");
 }
 
@@ -199,11 +203,7 @@ void Runtime::svm_write_async(void* svm_dst, const void* host_src, std::size_t b
 }
 
 void Runtime::svm_read(void* host_dst, const void* svm_src, std::size_t bytes) const {
-  if (svm_in_place(caps_)) {
-    finish();
-    if (bytes > 0) std::memcpy(host_dst, svm_src, bytes);
-    return;
-  }
+  if (copied_in_place(*this, host_dst, svm_src, bytes)) return;
   enqueue_svm_copy(queue_, true, host_dst, svm_src, bytes, "clEnqueueSVMMemcpy (SVM to host)");
 }
 
