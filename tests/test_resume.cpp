@@ -1,5 +1,6 @@
 // Resuming a yielded task: a restart continues its flush with the spawns it kept and never runs
-// its body again (scheduler/cl/yield.cl), under every dispatch mode and policy.
+// its body again (scheduler/cl/yield.cl), under every dispatch mode and policy. And a yielding
+// node's serial batches grouped by work (node_macros.cl): its CEs handed to other work-items.
 #include "chanflow/chanflow.hpp"
 #include "chanflow_tests_sources.hpp"
 #include "test_support.hpp"
@@ -7,6 +8,9 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -34,6 +38,55 @@ void count_calls(std::uint32_t id, std::uint32_t n, std::vector<std::uint32_t>& 
   if (n < 2) return;
   count_calls(2 * id + 1, n - 1, runs);
   count_calls(2 * id + 2, n - 2, runs);
+}
+
+struct WorkTask {
+  chanflow_task task;
+  std::uint32_t id;
+  std::int32_t work;
+};
+struct WorkArgs {
+  std::uint32_t* where;
+};
+
+// Where each of `works.size()` tasks of work_task (graph_test_kernels.cl) ran, pushed at level 0 in
+// id order and run in one host-sized dispatch of work-groups of `wg`, a GPU's shape
+// (CHANFLOW_SHAPE: a CPU device's takes no grouping) from serial depth `serial_depth`: per work-group, its
+// tasks' works in its work-items' order.
+std::map<std::uint32_t, std::vector<std::int32_t>> works_by_group(const std::vector<std::int32_t>& works, std::uint32_t wg,
+                                                                  std::uint32_t serial_depth) {
+  ::setenv("CHANFLOW_SHAPE", "gpu", 1);
+  Graph g(runtime(), {.wg_size = wg, .device_sweeps = Sweeps::Off, .scheduler = Scheduler::Rounds});
+  g.add_source(std::string(tests_cl::graph_test_kernels_cl()));
+  auto& tasks = g.channel_stack<WorkTask>("work", 4096);
+  auto& node = g.kernel<WorkTask>("work_task", "work_task");
+  make_edge(tasks, node);
+  SvmBuffer where(runtime(), works.size() * sizeof(std::uint32_t));
+  runtime().svm_fill_zero(where.get(), where.size());
+  node.set_args(WorkArgs{static_cast<std::uint32_t*>(where.get())}).uses(where);
+  for (std::uint32_t id = 0; id < works.size(); ++id) tasks.push(0, WorkTask{{0, 0, 0, 0}, id, works[id]});
+  Greedy greedy;
+  const RunStats stats = g.run(greedy, {.record_dispatches = true, .serial_depth = serial_depth});
+  ::unsetenv("CHANFLOW_SHAPE");  // read as the graph's program is built, at its first run
+  REQUIRE(stats.dispatch_log.size() == 1);  // each work-group ran one batch
+  std::vector<std::uint32_t> at(works.size());
+  runtime().svm_read(at.data(), where.get(), where.size());
+  std::map<std::uint32_t, std::map<std::uint32_t, std::int32_t>> lanes;  // group -> work-item -> work
+  for (std::uint32_t id = 0; id < works.size(); ++id) {
+    REQUIRE(at[id] != 0);  // it ran
+    const std::uint32_t item = at[id] - 1;
+    CHECK(lanes[item / wg].count(item % wg) == 0);  // no work-item ran two
+    lanes[item / wg][item % wg] = works[id];
+  }
+  std::map<std::uint32_t, std::vector<std::int32_t>> out;
+  for (const auto& [group, items] : lanes) {
+    std::uint32_t next = 0;
+    for (const auto& [item, work] : items) {
+      CHECK(item == next++);  // the group's CEs on its first work-items
+      out[group].push_back(work);
+    }
+  }
+  return out;
 }
 
 struct CountRun {
@@ -111,6 +164,33 @@ TEST_CASE("A task that yields resumes at its flush: no body runs twice, under ev
   }
   CHECK(yields > 0);
   CHECK(partial > 0);  // some yielded after reserving their continuation, and resumed past it
+}
+
+TEST_CASE("A serial batch of a node grouped by work runs its largest works on its first work-items; above the "
+          "serial depth, in the order claimed") {
+  std::mt19937 gen(7);
+  std::uniform_int_distribution<std::int32_t> pick(-40, 40);  // repeats among them: ties keep their order
+  std::vector<std::int32_t> works(16 * 7 + 5);                 // the last group partly full
+  for (std::int32_t& w : works) w = pick(gen);
+  works[3] = 0x7fffffff;                                        // extremes, clamped alike on the device
+  works[4] = -0x7fffffff - 1;
+  const std::uint32_t wg = 16;
+  const auto grouped = works_by_group(works, wg, 0);
+  REQUIRE(grouped.size() == (works.size() + wg - 1) / wg);
+  for (const auto& [group, in_order] : grouped) {
+    CAPTURE(group);
+    // the group's CEs are the dispatch's group-th run of `wg`, now largest first
+    std::vector<std::int32_t> want(works.begin() + group * wg, works.begin() + std::min<std::size_t>(works.size(), (group + 1) * wg));
+    std::stable_sort(want.begin(), want.end(), std::greater<>());
+    CHECK(in_order == want);
+  }
+  // Above the serial depth (none here): every group's work-items take its CEs in claim order.
+  const auto claimed = works_by_group(works, wg, kSerialOff);
+  for (const auto& [group, in_order] : claimed) {
+    CAPTURE(group);
+    CHECK(in_order == std::vector<std::int32_t>(works.begin() + group * wg,
+                                                works.begin() + std::min<std::size_t>(works.size(), (group + 1) * wg)));
+  }
 }
 
 }  // TEST_SUITE

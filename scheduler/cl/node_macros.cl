@@ -91,10 +91,31 @@
 /* The same for a node that yields when an output is full; ce_type starts with chanflow_task.
  * A task that finishes without a continuation returns to its parent's frame. A task that yielded
  * resumes at its flush with the records it kept (chanflow_yield_restore): its body runs once. */
-#define CHANFLOW_YIELDING_KERNEL_NODE(name, ce_type, body)                                      \
+#define CHANFLOW_YIELDING_KERNEL_NODE(name, ce_type, body) \
+  CHANFLOW_YIELDING_NODE_ORDERED(name, ce_type, body, (void)0;)
+
+/* The same, its batches at the run's serial depth or deeper grouped by work (sweep.cl,
+ * chanflow_group_by_work): `work`, a function `long work(__global ce_type*)`, gives a CE's, and
+ * the group's work-items take its CEs largest first. On a CPU device, whose work-group runs on
+ * one thread without lanes, and with -DCHANFLOW_UNGROUPED (for measuring), as above. */
+#if defined(CHANFLOW_CPU_DEVICE) || defined(CHANFLOW_UNGROUPED)
+#define CHANFLOW_YIELDING_KERNEL_NODE_BY_WORK(name, ce_type, body, work) \
+  CHANFLOW_YIELDING_KERNEL_NODE(name, ce_type, body)
+#else
+#define CHANFLOW_YIELDING_KERNEL_NODE_BY_WORK(name, ce_type, body, work)                        \
+  CHANFLOW_YIELDING_NODE_ORDERED(name, ce_type, body,                                           \
+    if (env->depth >= env->serial_depth && env->in->ce_bytes == sizeof(ce_type)) { /* uniform */ \
+      __global ce_type* first = active ? (__global ce_type*)(env->in->data + (size_t)index * sizeof(ce_type)) : 0; \
+      chanflow_group_by_work(first ? work(first) : 0l, &pos, &index, &active, wg);              \
+    })
+#endif
+
+/* A yielding node's batch, `order` run first (it may give the items one another's CEs). */
+#define CHANFLOW_YIELDING_NODE_ORDERED(name, ce_type, body, order)                              \
   void name##_batch(__global const chanflow_node_env* env, ulong pos, uint index, int active,   \
                     __local const uint* prepaid, __local chanflow_wg_scratch* wg,               \
                     __local chanflow_keep* keep) {                                              \
+    order                                                                                       \
     CHANFLOW_BATCH_PROLOGUE(ce_type, 0u)                                                        \
     ctx.keep = keep;                                                                            \
     __global chanflow_task* task = (__global chanflow_task*)ce;                                 \

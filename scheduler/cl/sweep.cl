@@ -146,3 +146,45 @@ uint chanflow_next_batch(__global const chanflow_node_env* env, ulong begin, uin
     *index = chanflow_ce_index(env[level].in, *pos);
   return level;
 }
+
+/* Serial levels grouped by work. A task at the run's serial depth runs its whole subtree in its
+ * work-item, and a warp takes as long as its largest subtree: lanes given subtrees of every size
+ * idle behind the one that is not done. So a task node that names the work of a CE (the
+ * compiler's measure: a parameter each call of itself makes smaller, fib's n) has its serial
+ * batches reordered before the body: the work-group's CEs go to its work-items largest work
+ * first (ties in claim order), so the lanes of a warp hold subtrees of about one size. Every
+ * item keeps the CE it is given throughout the batch (its control position, index and activity
+ * move with it), so what depends on them (yields, joins, frees) is unchanged. Collective: six
+ * barriers and a pass over the group's keys in local memory; the caller's condition must be the
+ * group's. `work`: the item's CE's (ignored for an inactive item, which goes last). */
+void chanflow_group_by_work(long work, ulong* pos, uint* index, int* active, __local chanflow_wg_scratch* wg) {
+  const uint lid = chanflow_local_id();
+  __local uint* keys = wg->scan[0];
+  __local uint* from = wg->scan[1];
+  /* Order-preserving as unsigned: an active item's key is at least 1, an inactive one's 0. */
+  const uint key = *active ? (uint)(clamp(work, -0x7fffffffl, 0x7fffffffl) + 0x80000000l) : 0u;
+  barrier(CLK_LOCAL_MEM_FENCE); /* the scratch's last user is done with it */
+  keys[lid] = key;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint rank = 0u; /* items before this one: more work, or as much and earlier */
+  for (uint j = 0; j < CHANFLOW_WG_SIZE; ++j) {
+    const uint k = keys[j];
+    rank += (k > key || (k == key && j < lid)) ? 1u : 0u;
+  }
+  from[rank] = lid;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint src = from[lid]; /* the item whose CE this one takes */
+  keys[lid] = *active ? *index : 0xffffffffu;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint taken = keys[src];
+  from[lid] = (uint)*pos;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint low = from[src];
+  keys[lid] = (uint)(*pos >> 32);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint high = keys[src];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  *active = taken != 0xffffffffu;
+  *index = *active ? taken : 0u;
+  *pos = (ulong)high << 32 | low;
+}

@@ -141,3 +141,22 @@ CHANFLOW_YIELDING_KERNEL_NODE(count_spawn, CountTask, count_pre_sync)
 
 void count_post_sync(__global CountCont* c, chanflow_ctx* ctx) { chanflow_return(ctx, 1ul + c->left + c->right); }
 CHANFLOW_CONTINUATION_NODE(count_sync, CountCont, count_post_sync)
+
+/* Tasks that say where they ran (the work-item's global id + 1, per task id) and spawn nothing,
+ * grouped by their `work` (node_macros.cl): from the run's serial depth on, a batch's largest
+ * works go to its first work-items. */
+typedef struct {
+  chanflow_task task;
+  uint id;
+  int work;
+} WorkTask;
+
+typedef struct {
+  __global uint* where; /* per task id */
+} WorkArgs;
+
+long work_task_work(__global WorkTask* t) { return t->work; }
+void work_task_body(__global WorkTask* t, chanflow_ctx* ctx) {
+  CHANFLOW_ARGS(ctx, WorkArgs)->where[t->id] = (uint)get_global_id(0) + 1u;
+}
+CHANFLOW_YIELDING_KERNEL_NODE_BY_WORK(work_task, WorkTask, work_task_body, work_task_work)

@@ -26,6 +26,7 @@ std::optional<CilkProgram> Analyzer::run() {
   collect_helpers();
   if (Program.serial_forms && !Diags.hasErrorOccurred()) describe_serial_forms();
   if (!Diags.hasErrorOccurred()) apply_serial_below();
+  find_work_measures();
   find_env_users();
   find_movable_tasks();
   collect_types_and_constants();

@@ -106,6 +106,7 @@ class Analyzer {
 
   // ---- which Cilk functions' tasks may run on another device (movable_tasks.cpp)
   void find_movable_tasks();
+  void find_work_measures();  ///< CilkFunction::work: what groups its serial levels (work_measure.cpp)
 
   // ---- types and constants device code needs, in dependency order
   void collect_types_and_constants();

@@ -133,6 +133,9 @@ struct CilkFunction {
   /// run's statistics ("its parameter 'a' is a pointer").
   std::string stays_because;
   bool movable() const { return stays_because.empty(); }
+  /// What measures its work, for its serial levels grouped by work (work_measure.cpp): a parameter
+  /// each spawn of itself makes smaller by a constant step; null: none (not grouped).
+  const clang::ParmVarDecl* work = nullptr;
   bool returns_value() const { return !decl->getReturnType()->isVoidType(); }
   /// Whether a run of it can leave a continuation: some sync point resumes (a function whose every
   /// sync hands its children its own return, chanflow_forward_children, has no continuation stack).

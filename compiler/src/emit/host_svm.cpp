@@ -35,7 +35,7 @@ struct HostUses : clang::RecursiveASTVisitor<HostUses> {
     return go_on;
   }
   bool VisitUnaryOperator(clang::UnaryOperator* u) {
-    if (u->getOpcode() == clang::UO_AddrOf) take(u->getSubExpr());
+    if (u->getOpcode() == clang::UO_AddrOf && !to_library(u)) take(u->getSubExpr());
     return true;
   }
   // An array used as a pointer (passed, assigned, stored): not `a[i]`, which only reads it.
@@ -44,7 +44,7 @@ struct HostUses : clang::RecursiveASTVisitor<HostUses> {
     const auto parents = Ctx.getParents(*c);
     if (!parents.empty())
       if (const auto* a = parents[0].get<clang::ArraySubscriptExpr>(); a && a->getBase() == c) return true;
-    take(c->getSubExpr());
+    if (!to_library(c)) take(c->getSubExpr());
     return true;
   }
   bool VisitDeclRefExpr(clang::DeclRefExpr* r) {
@@ -62,6 +62,30 @@ struct HostUses : clang::RecursiveASTVisitor<HostUses> {
     for (const clang::Decl* decl : d->decls())
       if (const auto* v = llvm::dyn_cast<clang::VarDecl>(decl)) Declared[v] = d;
     return true;
+  }
+
+  // Whether the address `e` is an argument of a call to a library function (declared in a system
+  // header) that returns no pointer and takes no function to call back (`clock_gettime(c, &t)`,
+  // `sscanf(s, "%d", &n)`): the address goes nowhere device code could get it from, and the
+  // variable stays where C put it (a timer's local in an SVM cell cost a GPU call ~0.5 ms).
+  bool to_library(const clang::Expr* e) const {
+    for (;;) {
+      const auto parents = Ctx.getParents(*e);
+      if (parents.size() != 1) return false;
+      if (const auto* up = parents[0].get<clang::Expr>();
+          up && (llvm::isa<clang::ParenExpr>(up) || llvm::isa<clang::CastExpr>(up))) {
+        e = up;
+        continue;
+      }
+      const auto* call = parents[0].get<clang::CallExpr>();
+      const clang::FunctionDecl* callee = call ? call->getDirectCallee() : nullptr;
+      if (!callee || call->getCallee()->IgnoreParenImpCasts() == e) return false;
+      if (!Ctx.getSourceManager().isInSystemHeader(callee->getCanonicalDecl()->getLocation())) return false;
+      if (callee->getReturnType()->isPointerType()) return false;  // it may hand the address back
+      for (const clang::ParmVarDecl* p : callee->parameters())
+        if (p->getType()->isFunctionPointerType()) return false;  // a callback may get it
+      return true;
+    }
   }
 
   // The variable an lvalue is part of (x, x.f, x[i] of an array x), whose address is taken.

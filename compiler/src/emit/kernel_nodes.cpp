@@ -42,17 +42,22 @@ std::string kernel_node_code(const CilkFunction& f, bool box_in_wrapper) {
                        "CHANFLOW_YIELDING_KERNEL_NODE({0}__spawn, {0}__task, {0}__task_body)\n",
                        n);
   }
+  // Its serial levels grouped by work where a parameter measures it (analysis/work_measure.cpp).
+  const std::string task_node =
+      f.work ? fmt::format("/* its measure of work */\nlong {0}__work(__global {0}__task* t) {{ return (long)t->{1}; }}\n"
+                           "CHANFLOW_YIELDING_KERNEL_NODE_BY_WORK({0}__spawn, {0}__task, {0}__task_body, {0}__work)\n",
+                           n, f.field.at(f.work))
+             : fmt::format("CHANFLOW_YIELDING_KERNEL_NODE({0}__spawn, {0}__task, {0}__task_body)\n", n);
   if (!f.waits()) {  // every sync forwards: no frame is ever resumed
-    return fmt::format("void {0}__task_body(__global {0}__task* t, chanflow_ctx* ctx) {{ {0}__run(t, 0, ctx); }}\n"
-                       "CHANFLOW_YIELDING_KERNEL_NODE({0}__spawn, {0}__task, {0}__task_body)\n",
-                       n);
+    return fmt::format("void {0}__task_body(__global {0}__task* t, chanflow_ctx* ctx) {{ {0}__run(t, 0, ctx); }}\n{1}",
+                       n, task_node);
   }
   return fmt::format(
-      "void {0}__task_body(__global {0}__task* t, chanflow_ctx* ctx) {{ {1}{0}__run(t, 0, ctx); }}\n"
-      "CHANFLOW_YIELDING_KERNEL_NODE({0}__spawn, {0}__task, {0}__task_body)\n"
+      "void {0}__task_body(__global {0}__task* t, chanflow_ctx* ctx) {{ {1}{0}__run(t, 0, ctx); }}\n{2}"
       "void {0}__frame_body(__global {0}__frame* c, chanflow_ctx* ctx) {{ {0}__run(0, c, ctx); }}\n"
       "CHANFLOW_CONTINUATION_NODE({0}__sync, {0}__frame, {0}__frame_body)\n",
-      n, box_in_wrapper ? "if (!chanflow_task_scratch(ctx)) return; /* the run fails: the pool was empty */ " : "");
+      n, box_in_wrapper ? "if (!chanflow_task_scratch(ctx)) return; /* the run fails: the pool was empty */ " : "",
+      task_node);
 }
 
 }  // namespace chanflow::compiler
