@@ -56,6 +56,7 @@ typedef struct {
   uint ready;    /* CEs the poll's scan saw ready, over every entry */
   uint awake_seen, busy_seen; /* the launch's awake and busy counts as the poll's scan read them */
   uint naps;     /* this group's sleeps while it dozed (chanflow_sched_doze) */
+  uint lost;     /* the last poll's claim found its CEs taken by other groups first */
   chanflow_sched_free free;
   uint share[CHANFLOW_NODE_PORTS]; /* credits per CE, for a work-group node's batch run CE by CE */
   uint tried[CHANFLOW_SCHED_MAX_ENTRIES / 32];
@@ -86,6 +87,16 @@ uint chanflow_sched_settle(__global chanflow_sched* s, __local chanflow_sched_pi
    * polls on for `polls` only delays the host's deallocation and relaunch (a soak's recursion
    * at 32 CEs per level took 1,611 launches; at 4,096 polls each it ran past 120 s, at 16 it
    * took 3.6 s). A group that is waiting for another's batch sees it held or finished. */
+#if !defined(CHANFLOW_SCHED_BACKOFF_LOST) && !defined(CHANFLOW_SCHED_ONE_POLL)
+  /* A claim lost to other groups: what they took was there, and the scan ranked the rest. The
+   * group polls again at once for the next-best entry (the lost one is marked tried; a poll that
+   * finds no untried candidate backs off as below). It backs off instead with
+   * -DCHANFLOW_SCHED_BACKOFF_LOST (for measuring). */
+  if (pick->lost && !pick->recalled) {
+    pick->lost = 0u;
+    return CHANFLOW_SCHED_AGAIN;
+  }
+#endif
   const uint finished = atomic_add(&s->batches, 0u);
   const int none_busy = atomic_add(&s->busy, 0u) == 0u;
   if (finished != pick->seen || !none_busy) {
@@ -274,7 +285,8 @@ uint chanflow_sched_poll(__global chanflow_sched* s, __local chanflow_batch* b, 
 #endif
     if (chosen == CHANFLOW_SCHED_AGAIN) {
       atomic_inc(&s->empty_polls);
-      if (e != CHANFLOW_SCHED_NONE && pick->k) /* claimed by others first */
+      pick->lost = e != CHANFLOW_SCHED_NONE && pick->k;
+      if (pick->lost) /* claimed by others first */
         atomic_inc(&s->polls_lost);
       else if (e != CHANFLOW_SCHED_NONE || (pick->full != CHANFLOW_SCHED_NONE && !pick->movable))
         atomic_inc(&s->polls_no_room);
@@ -465,6 +477,7 @@ __kernel __attribute__((reqd_work_group_size(CHANFLOW_WG_SIZE, 1, 1))) void chan
     pick.seen = 0u;
     pick.still = 0u;
     pick.naps = 0u;
+    pick.lost = 0u;
     pick.awake_seen = (uint)get_num_groups(0); /* the first poll reads it */
   }
   barrier(CLK_LOCAL_MEM_FENCE);
