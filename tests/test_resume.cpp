@@ -55,7 +55,10 @@ struct WorkArgs {
 // tasks' works in its work-items' order.
 std::map<std::uint32_t, std::vector<std::int32_t>> works_by_group(const std::vector<std::int32_t>& works, std::uint32_t wg,
                                                                   std::uint32_t serial_depth) {
-  ::setenv("CHANFLOW_SHAPE", "gpu", 1);
+  struct GpuShape {  // read as the graph's program is built, at its first run; gone however the case ends
+    GpuShape() { ::setenv("CHANFLOW_SHAPE", "gpu", 1); }
+    ~GpuShape() { ::unsetenv("CHANFLOW_SHAPE"); }
+  } shape;
   Graph g(runtime(), {.wg_size = wg, .device_sweeps = Sweeps::Off, .scheduler = Scheduler::Rounds});
   g.add_source(std::string(tests_cl::graph_test_kernels_cl()));
   auto& tasks = g.channel_stack<WorkTask>("work", 4096);
@@ -67,7 +70,6 @@ std::map<std::uint32_t, std::vector<std::int32_t>> works_by_group(const std::vec
   for (std::uint32_t id = 0; id < works.size(); ++id) tasks.push(0, WorkTask{{0, 0, 0, 0}, id, works[id]});
   Greedy greedy;
   const RunStats stats = g.run(greedy, {.record_dispatches = true, .serial_depth = serial_depth});
-  ::unsetenv("CHANFLOW_SHAPE");  // read as the graph's program is built, at its first run
   REQUIRE(stats.dispatch_log.size() == 1);  // each work-group ran one batch
   std::vector<std::uint32_t> at(works.size());
   runtime().svm_read(at.data(), where.get(), where.size());
