@@ -6,6 +6,7 @@
 #include "chanflow/cilk_host.h"
 #include "chanflow/device_set.hpp"
 #include "chanflow/work_router.hpp"
+#include "host_blocks.hpp"
 #include "process.hpp"
 #include "run_report.hpp"
 
@@ -78,7 +79,7 @@ class Process {
     }
     external_ = &runtime;
     settings_ = resolved;
-    map_for_host_ = !runtime.caps().svm_fine_buffer;
+    heap_.set_mapped(!runtime.caps().svm_fine_buffer);
     totals_.device = runtime.caps().name;
   }
 
@@ -131,7 +132,7 @@ class Process {
       }
       if (set_) runtime_ptr_ = &set_->runtime(0);
       else runtime_ptr_ = runtime_.get();
-      map_for_host_ = !runtime_ptr_->caps().svm_fine_buffer;
+      heap_.set_mapped(!runtime_ptr_->caps().svm_fine_buffer);
       totals_.device = set_ ? set_->describe() : runtime_ptr_->caps().name;
       // A compiled program's stacks have no footprint to size them by: 4,096 CEs per level unless
       // asked (StackFootprint's CPU capacity), or a work-group's request where that is more
@@ -162,25 +163,14 @@ class Process {
   void* allocate(std::size_t bytes) {
     const Runtime& rt = runtime();
     std::lock_guard lock(mutex_);
-    std::optional<SvmBuffer> block;
-    try {
-      block.emplace(rt, bytes ? bytes : 1, 64);
-      if (map_for_host_) map(block->get(), block->size());
-    } catch (const OpenCLError&) {
-      errno = ENOMEM;
-      return nullptr;
-    }
-    void* p = block->get();
-    heap_.emplace(p, std::move(*block));
-    return p;
+    return heap_.allocate(rt, bytes);
   }
 
   // The block's size, or 0 if `p` is not from this heap or the device heap.
   std::size_t size_of(void* p) {
     std::lock_guard lock(mutex_);
     if (device_heap_ && device_heap_->contains(p)) return device_heap_->usable_size(p);
-    auto it = heap_.find(p);
-    return it == heap_.end() ? 0 : it->second.size();
+    return heap_.size_of(p);
   }
 
   bool in_device_heap(void* p) {
@@ -198,11 +188,7 @@ class Process {
       }
       return true;
     }
-    auto it = heap_.find(p);
-    if (it == heap_.end()) return false;
-    if (map_for_host_) unmap(p);
-    heap_.erase(it);
-    return true;
+    return heap_.release(runtime(), p);
   }
 
   std::uint64_t call(BuildFunction build, const char* root_stack, const void* task, std::size_t task_bytes,
@@ -362,7 +348,7 @@ class Process {
         node->clear_uses();
         if (d > 0) continue;  // what the host allocated is the first device's: no task reaching it moves
         node->uses(k.result);
-        for (auto& [p, block] : heap_) node->uses(block);
+        heap_.each([node](const SvmBuffer& block) { node->uses(block); });
         for (const SvmBuffer* buffer : external_buffers_) node->uses(*buffer);
       }
     std::vector<std::byte> root_task(task_bytes);
@@ -373,8 +359,7 @@ class Process {
 
     const auto [serial_depth_now, chooser] = serial_depth(on, k);
 
-    if (map_for_host_)
-      for (auto& [p, block] : heap_) unmap(p);
+    heap_.lend(rt);
     unmap_device_heap();
     RunStats stats;
     DeviceRunStats across;
@@ -391,13 +376,11 @@ class Process {
       }
     } catch (...) {
       kept_.erase({build, root_stack});  // a graph whose run threw does not run again
-      if (map_for_host_)
-        for (auto& [p, block] : heap_) map(p, block.size());
+      heap_.take_back(rt);
       map_device_heap();
       throw;
     }
-    if (map_for_host_)
-      for (auto& [p, block] : heap_) map(p, block.size());
+    heap_.take_back(rt);
     map_device_heap();
     std::uint64_t value = 0;
     rt.svm_read(&value, k.result.get(), sizeof value);
@@ -429,16 +412,6 @@ class Process {
     return out;
   }
 
-  void map(void* p, std::size_t bytes) {
-    const cl_int err = clEnqueueSVMMap(runtime().queue()(), CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, p, bytes, 0, nullptr, nullptr);
-    if (err != CL_SUCCESS) throw OpenCLError("clEnqueueSVMMap", err);
-  }
-  void unmap(void* p) {
-    const cl_int err = clEnqueueSVMUnmap(runtime().queue()(), p, 0, nullptr, nullptr);
-    if (err != CL_SUCCESS) throw OpenCLError("clEnqueueSVMUnmap", err);
-    runtime().finish();
-  }
-
   void print_stats() const { print_totals(totals_, settings_, wg_used_, device_heap_.get()); }
 
   std::once_flag once_;
@@ -450,12 +423,11 @@ class Process {
   RunSettings settings_;
   RunStats last_;
   DeviceRunStats last_across_;  // across devices: each device's part of the last call
-  bool map_for_host_ = false;
   bool capacity_fixed_ = false;  // the capacity was asked for, not left to the device
   bool wg_asked_ = false;        // so was the work-group size
   std::uint32_t wg_used_ = 0;    // the last graph's work-group size
   std::recursive_mutex mutex_;
-  std::map<void*, SvmBuffer> heap_;  // destroyed before runtime_ (declared after it)
+  HostBlocks heap_;  // main's blocks: destroyed before runtime_ (declared after it)
   std::unique_ptr<DeviceHeap> device_heap_;  // the same
   std::vector<std::unique_ptr<DeviceHeap>> other_heaps_;  // across devices: the second's on
   bool heap_for_host_ = false;               // mapped between calls: some graph's device code allocates
