@@ -40,6 +40,9 @@ const clang::Stmt* parent_stmt(clang::ASTContext& ctx, const clang::Stmt* s);
 /// (RecursiveHelper::sums; summed_calls.cpp says which qualify).
 std::map<const clang::CallExpr*, const clang::Expr*> summed_calls(clang::ASTContext& ctx, const RecursiveHelper& h);
 
+/// Whether `s` assigns `var` (=, op=, ++, --) or takes its address, anywhere in it (loop_bounds.cpp).
+bool assigns(const clang::Stmt* s, const clang::VarDecl* var);
+
 /// `for (i = a; i < b; i++)` (or `<=`, `++i`, `i += 1`, a declared `i`) with integer constants a
 /// and b, and `i` not assigned in the body: its trip count (loop_bounds.cpp); nullopt otherwise.
 std::optional<std::uint64_t> constant_trip_count(clang::ASTContext& ctx, const clang::ForStmt* loop);

@@ -27,6 +27,8 @@ bool steps_by_one(const clang::Expr* inc, const clang::VarDecl* var) {
   return false;
 }
 
+}  // namespace
+
 // Whether `s` assigns `var` (=, op=, ++, --) or takes its address.
 bool assigns(const clang::Stmt* s, const clang::VarDecl* var) {
   if (!s) return false;
@@ -38,8 +40,6 @@ bool assigns(const clang::Stmt* s, const clang::VarDecl* var) {
     if (assigns(c, var)) return true;
   return false;
 }
-
-}  // namespace
 
 // `for (i = a; i < b; i++)` (or `<=`, `++i`, `i += 1`, a declared `i`) with integer constants a
 // and b, and `i` not assigned in the body: its trip count.

@@ -6,8 +6,6 @@
 // subtree, for all the compiler can say; a function with no such parameter is not grouped.
 #include "analysis/analyzer.hpp"
 
-#include <clang/AST/RecursiveASTVisitor.h>
-
 namespace chanflow::compiler {
 namespace {
 
@@ -32,29 +30,6 @@ bool smaller_by_a_step(clang::ASTContext& ctx, const clang::Expr* e, const clang
   }
 }
 
-// Whether the body writes `p` or takes its address (then `p - 1` at a spawn says nothing of
-// the value the task was given).
-class Written : public clang::RecursiveASTVisitor<Written> {
- public:
-  explicit Written(const clang::ParmVarDecl* p) : P(p) {}
-  bool found = false;
-  bool VisitBinaryOperator(clang::BinaryOperator* op) {
-    if (op->isAssignmentOp() && names(op->getLHS())) found = true;
-    return !found;
-  }
-  bool VisitUnaryOperator(clang::UnaryOperator* op) {
-    if ((op->isIncrementDecrementOp() || op->getOpcode() == clang::UO_AddrOf) && names(op->getSubExpr())) found = true;
-    return !found;
-  }
-
- private:
-  bool names(const clang::Expr* e) const {
-    const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(strip(e));
-    return ref && ref->getDecl() == P;
-  }
-  const clang::ParmVarDecl* P;
-};
-
 }  // namespace
 
 void Analyzer::find_work_measures() {
@@ -73,9 +48,8 @@ void Analyzer::find_work_measures() {
         every = every && i < s.call->getNumArgs() && smaller_by_a_step(Ctx, s.call->getArg(i), p);
       }
       if (!selves || !every) continue;
-      Written written(p);
-      written.TraverseStmt(f.decl->getBody());
-      if (!written.found) f.work = p;
+      // written in the body or its address taken, `p - 1` at a spawn says nothing of what the task was given
+      if (!assigns(f.decl->getBody(), p)) f.work = p;
     }
   }
 }
