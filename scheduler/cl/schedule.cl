@@ -17,26 +17,7 @@
  * (Aggregator::scheduler_source): `chanflow_sched_group_local` (a union of its work-group
  * nodes' local memory), `chanflow_user_policy_score` (a device policy's, or none) and
  * `chanflow_sched_run`, whose switch calls the node bodies (each node macro's
- * name##__chanflow_run). */
-
-/* The built-in policies, as device policies (policy.hpp's Levelized and Greedy). A score below 0
- * skips the channel; among the others the highest goes first (the lowest entry on a tie). */
-
-/* Deepest level first, and at one depth continuation frames before tasks (they free space and
- * ready their parents); channel nodes after every stack level (thesis 4.3.2-4.3.3). */
-int chanflow_levelized_score(const chanflow_policy_view* v) {
-  return v->in_stack ? (int)(2u + 2u * v->level + v->continuation) : 1;
-}
-
-/* The fullest batch first: every channel with ready CEs may go. */
-int chanflow_greedy_score(const chanflow_policy_view* v) { return (int)min(v->ready, (ulong)v->group_ces); }
-
-int chanflow_policy_score(uint policy, const chanflow_policy_view* v) {
-  if (policy == CHANFLOW_POLICY_GREEDY) return chanflow_greedy_score(v);
-  if (policy == CHANFLOW_POLICY_USER) return chanflow_user_policy_score(v);
-  return chanflow_levelized_score(v);
-}
-
+ * name##__chanflow_run), and the policies' scores (policies.cl). */
 
 /* A work-group's view of the search: the best entry of a scan, the entries it tried and could
  * not take since its last batch, and what it decided. */

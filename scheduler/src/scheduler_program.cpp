@@ -68,6 +68,7 @@ void Graph::prepare_scheduler_beside(const std::vector<std::string_view>& source
   beside_parts_.assign(sources.begin(), sources.end());  // the graph may change while it builds
   beside_parts_.emplace_back(scheduler_beside_source_);
   beside_parts_.emplace_back(scheduler_cl::claim_cl());
+  beside_parts_.emplace_back(scheduler_cl::policies_cl());
   beside_parts_.emplace_back(scheduler_cl::schedule_cl());
   beside_options_ = build;
   if (runtime_.caps().type & CL_DEVICE_TYPE_CPU) beside_options_.extra += " -DCHANFLOW_SCHED_ONE_POLL";  // schedule.cl

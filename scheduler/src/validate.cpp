@@ -292,6 +292,7 @@ const cl::Program& Graph::program() {
       std::vector<std::string_view> with = sources;
       with.push_back(scheduler_source_);
       with.push_back(scheduler_cl::claim_cl());
+      with.push_back(scheduler_cl::policies_cl());
       with.push_back(scheduler_cl::schedule_cl());
       try {
         program_ = build_channel_program(runtime_, with, build);
