@@ -401,11 +401,49 @@ TEST_CASE("GPU only: a narrow recursion runs its spawns in the work-group that m
   REQUIRE(r.stats.scheduler == "device");
   CHECK(r.stats.ces_per_level.at("fib") == calls);
   CHECK(r.stats.max_level + 1 == calls.size());
-  // The top of the tree is narrower than a work-group: some level's CEs were kept, not published.
+  // The top of the tree is narrower than a work-group: some level's tasks were kept, not published.
   std::uint64_t kept = 0;
   for (const auto& stack : fib.graph().stacks())
-    for (std::uint32_t d = 0; d < stack->depth(); ++d) kept += stack->level(d).counters().ctrl_kept;
+    if (stack->kind() == StackKind::Tasks)
+      for (std::uint32_t d = 0; d < stack->depth(); ++d) kept += stack->level(d).counters().ctrl_kept;
   CHECK(kept > 0);
+}
+
+TEST_CASE("GPU only: a narrow recursion's ascent runs in the work-group whose children completed each frame, and "
+          "every frame is counted" * doctest::timeout(900)) {
+  CAPTURE(runtime().caps().name);
+  REQUIRE(!(runtime().caps().type & CL_DEVICE_TYPE_CPU));  // a CPU device keeps nothing (one poll a group)
+  // Fib's calls with children at each depth of its tree (n <= 2 a leaf, as fib_cilk.cl): the frames
+  // the continuation stack's levels must have carried, published or kept.
+  const std::uint32_t n = 18;
+  std::vector<std::uint64_t> frames;
+  const auto count = [&](auto& self, std::uint32_t m, std::size_t depth) -> void {
+    if (m <= 2) return;
+    if (frames.size() <= depth) frames.resize(depth + 1);
+    ++frames[depth];
+    self(self, m - 1, depth + 1);
+    self(self, m - 2, depth + 1);
+  };
+  count(count, n, 0);
+  Levelized levelized;
+  FibCilk fib(runtime(), device(1u << 14, 64));
+  const auto frames_kept = [&] {  // so far: a channel's counters run on across runs
+    std::uint64_t kept = 0;
+    for (const auto& stack : fib.graph().stacks())
+      if (stack->kind() == StackKind::Continuations)
+        for (std::uint32_t d = 0; d < stack->depth(); ++d) kept += stack->level(d).counters().ctrl_kept;
+    return kept;
+  };
+  for (int run = 0; run < 2; ++run) {  // and again on the same graph
+    CAPTURE(run);
+    const std::uint64_t before = frames_kept();
+    const auto r = fib.run(n, levelized);
+    CHECK(r.value == fib_serial(n));
+    REQUIRE(r.stats.scheduler == "device");
+    CHECK(r.stats.ces_per_level.at("fib_cont") == frames);
+    // The last frames up the tree complete one at a time: some ran where they became ready.
+    CHECK(frames_kept() > before);
+  }
 }
 
 TEST_CASE("GPU only: work-groups beyond what the work wants doze, every group polls when told to, and every run is "

@@ -126,6 +126,7 @@ uint chanflow_flush(chanflow_ctx* ctx, __global chanflow_task* task, uint from_p
         ctx->keep->channel = out;
         ctx->keep->index = t.index; /* the leader's offset is 0: the group's first CE */
         ctx->keep->n = kept;
+        ctx->keep->listed = 0u;
       }
       may_keep = 0;
       const uint mine = t.offset < kept ? min(t.n, kept - t.offset) : 0u; /* this item's kept CEs */

@@ -138,7 +138,7 @@
     if (yields) chanflow_yield_save(&ctx, index, refused);                                      \
     chanflow_record_yields(env, task, yields, pos, index, refused, wg);                         \
     CHANFLOW_PHASE(wg, CHANFLOW_PART_PUBLISH);                                                  \
-    chanflow_join(chanflow_returns(&ctx, ce && !yields) ? task->ret_frame : 0ul, ctx.ready_frame, wg); \
+    chanflow_join(chanflow_returns(&ctx, ce && !yields) ? task->ret_frame : 0ul, ctx.ready_frame, wg, keep); \
     CHANFLOW_PHASE(wg, CHANFLOW_PART_JOIN);                                                     \
     chanflow_tfree_index(in, index, active && !yields, wg);                                     \
     CHANFLOW_PHASE(wg, CHANFLOW_PART_FREE);                                                     \
@@ -153,7 +153,7 @@
                     __local const uint* prepaid, __local chanflow_wg_scratch* wg,               \
                     __local chanflow_keep* keep) {                                              \
     CHANFLOW_BATCH_PROLOGUE(ce_type, 1u)                                                        \
-    (void)keep; /* a frame's spawns are published: frames run where their last child returns */ \
+    /* A frame's spawns are published (ctx.keep stays 0); the frames its joins make ready may be kept. */ \
     __global chanflow_frame* frame = (__global chanflow_frame*)ce;                              \
     ctx.link = (__global ulong*)frame;                                                          \
     if (ce) body(ce, &ctx);                                                                     \
@@ -164,7 +164,7 @@
     const int again = ce && ctx.in_place;                                                       \
     /* The frame's scratch lives until its continuation has run. */                             \
     if (ce && !again && frame->scratch && env->in_scratch) chanflow_scratch_give(env->in_scratch, frame->scratch); \
-    chanflow_join(chanflow_returns(&ctx, ce != 0 && !again) ? frame->ret_frame : 0ul, ctx.ready_frame, wg); \
+    chanflow_join(chanflow_returns(&ctx, ce != 0 && !again) ? frame->ret_frame : 0ul, ctx.ready_frame, wg, keep); \
     CHANFLOW_PHASE(wg, CHANFLOW_PART_JOIN);                                                     \
     chanflow_tfree_index(in, index, active && !again, wg);                                      \
     CHANFLOW_PHASE(wg, CHANFLOW_PART_FREE);                                                     \
@@ -204,7 +204,7 @@
     chanflow_group_spawns(&ctx);                                                                \
     chanflow_flush(&ctx, 0, 0u, wg);                                                            \
     CHANFLOW_PHASE(wg, CHANFLOW_PART_PUBLISH);                                                  \
-    chanflow_join(chanflow_returns(&ctx, ce != 0) ? ((__global chanflow_task*)ce)->ret_frame : 0ul, 0ul, wg); \
+    chanflow_join(chanflow_returns(&ctx, ce != 0) ? ((__global chanflow_task*)ce)->ret_frame : 0ul, 0ul, wg, 0); \
     CHANFLOW_PHASE(wg, CHANFLOW_PART_JOIN);                                                     \
     chanflow_tfree_index(in, index, active, wg);                                                \
     CHANFLOW_PHASE(wg, CHANFLOW_PART_FREE);                                                     \

@@ -384,8 +384,9 @@ void chanflow_sched_batch(__global chanflow_sched* s, uint e, __local chanflow_b
  * costing a batch's own work and no publish, poll or claim, until a batch spawns more than a
  * work-group's worth, which go to the channels for every group. Where the consumer is a work-group
  * node, its outputs lack room, or the host has recalled the launch, the CEs are published as the
- * flush would have and the group polls. Collective; returns the entry to run, or
- * CHANFLOW_SCHED_AGAIN. */
+ * flush would have and the group polls. The frames a batch's joins made ready and kept (join.cl,
+ * listed by index) go the same way: a narrow recursion's ascent runs in the group that completed
+ * each frame. Collective; returns the entry to run, or CHANFLOW_SCHED_AGAIN. */
 uint chanflow_sched_take_kept(__global chanflow_sched* s, __local chanflow_batch* b, __local chanflow_sched_pick* pick,
                               __local chanflow_keep* keep, __local chanflow_wg_scratch* wg) {
   const uint lid = chanflow_local_id();
@@ -427,12 +428,13 @@ uint chanflow_sched_take_kept(__global chanflow_sched* s, __local chanflow_batch
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
+  const uint mine = lid < n ? (keep->listed ? keep->list[lid] : first + lid) : 0u; /* this item's CE */
   if (pick->k) { /* uniform */
-    if (lid < n) b->index[lid] = first + lid;
+    if (lid < n) b->index[lid] = mine;
     barrier(CLK_LOCAL_MEM_FENCE);
     return e;
   }
-  const chanflow_ticket t = {first + lid, lid < n ? 1u : 0u, lid, n};
+  const chanflow_ticket t = {mine, lid < n ? 1u : 0u, lid, n};
   enq(ch, &t, wg);
   if (lid == 0) {
     keep->n = 0u;

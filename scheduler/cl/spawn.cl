@@ -66,13 +66,16 @@
 /* ... and of one that joins where its parent returns (chanflow_forward_children). */
 #define CHANFLOW_FORWARD_SLOT 0xfffffffeu
 
-/* Spawns a batch keeps for its own work-group to run next, under the device scheduler on a GPU
- * (schedule.cl, "kept spawns"): one port's, at most a work-group's worth, reserved and written in
- * their channel but not published. */
+/* CEs a batch keeps for its own work-group to run next, under the device scheduler on a GPU
+ * (schedule.cl, "kept spawns"): one port's spawns, at most a work-group's worth, reserved and
+ * written in their channel but not published; or the frames its joins made ready in one channel
+ * (join.cl, "the ascent kept"). */
 typedef struct {
   __global chanflow_channel* channel; /* 0: nothing kept */
-  uint index;                         /* the first CE's physical index; the others follow it */
+  uint index;                         /* spawns: the first CE's physical index; the others follow it */
   uint n;
+  uint listed;                        /* frames: their physical indices are list[0..n) */
+  uint list[CHANFLOW_WG_SIZE];
   /* The device scheduler's: the entry consuming `found_channel`, from the last time it looked. */
   __global chanflow_channel* found_channel;
   uint found;
