@@ -194,6 +194,35 @@ TEST_CASE("Graph: a run counts the CEs of each stack level, and its serial depth
   for (std::uint32_t d = 0; d <= 8; ++d) CHECK(seen[d] == (1u << d) + (d <= 5 ? (1u << d) : 0u));
 }
 
+TEST_CASE("Graph: a stack's levels grow to the width the recursion can reach, within the budget, and it is right") {
+  Levelized levelized;
+  const std::uint32_t base = 128, most = 2048, n = 16;  // a work-group of 64 asks for 128 at once
+  // Within a budget no run reaches: level d holds 2^d CEs (two children a task), from 128 to 2,048.
+  workloads::FibCilk grown(runtime(), {.capacity = base, .wg_size = 64});
+  for (const auto& stack : grown.graph().stacks()) stack->grow_levels(2, most, std::uint64_t{1} << 40);
+  for (int run = 0; run < 2; ++run) CHECK(grown.run(n, levelized).value == workloads::fib_serial(n));
+  for (const auto& stack : grown.graph().stacks()) {
+    CAPTURE(stack->name());
+    REQUIRE(stack->depth() > 6);
+    for (std::uint32_t d = 0; d < stack->depth(); ++d) {
+      CAPTURE(d);
+      CHECK(stack->level(d).config().capacity == std::clamp(1u << std::min(d, 16u), base, most));
+      CHECK(stack->capacity_of(d) == stack->level(d).config().capacity);
+    }
+    CHECK(stack->largest_level() == most);
+    CHECK(stack->capacity_of(stack->depth()) == most);  // what the next level would get
+  }
+  // A budget the table has passed already: every level as the first.
+  workloads::FibCilk held(runtime(), {.capacity = base, .wg_size = 64});
+  for (const auto& stack : held.graph().stacks()) stack->grow_levels(2, most, 0);
+  CHECK(held.run(n, levelized).value == workloads::fib_serial(n));
+  for (const auto& stack : held.graph().stacks()) {
+    CAPTURE(stack->name());
+    for (std::uint32_t d = 0; d < stack->depth(); ++d) CHECK(stack->level(d).config().capacity == base);
+    CHECK(stack->largest_level() == base);
+  }
+}
+
 TEST_CASE("Graph: a user-defined policy is honoured") {
   // Only ever one channel per round, seeds first, at most 16 CEs per dispatch.
   FunctionPolicy seeds_first("seeds-first", [](const GraphView& view, std::vector<Dispatch>& out) {

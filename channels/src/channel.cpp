@@ -113,6 +113,7 @@ std::pair<void*, void*> ChannelTable::allocate_storage(std::size_t bytes) {
   }
   void* at = static_cast<std::byte*>(chunks_.back().get()) + chunk_used_;
   chunk_used_ += align_up(bytes);
+  storage_used_ += align_up(bytes);
   return {at, chunks_.back().get()};
 }
 
@@ -229,6 +230,12 @@ void ChannelTable::write_u64_field(std::uint32_t id, std::size_t offset) {
 }
 
 // ---------------------------------------------------------------------------------------------
+std::size_t Channel::storage_bytes_for(const ChannelConfig& config) {
+  ChannelConfig c = config;
+  if (c.max_reservation == 0) c.max_reservation = std::min(c.capacity, kDefaultMaxReservation);
+  return layout_for(c).bytes;
+}
+
 Channel::Channel(ChannelTable& table, ChannelConfig config) : table_(table), config_(std::move(config)) {
   validate(config_);
   if (config_.max_reservation == 0) config_.max_reservation = std::min(config_.capacity, kDefaultMaxReservation);

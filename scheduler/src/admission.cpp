@@ -35,7 +35,7 @@ std::int64_t Aggregator::port_free(const PortTarget& port, std::uint32_t level) 
     return static_cast<std::int64_t>((*c)->channel().counters().data_free);
   auto* s = std::get<ChannelStackNode*>(port.node);
   const std::uint32_t d = level + static_cast<std::uint32_t>(port.level_delta());
-  if (d >= s->depth()) return s->capacity_per_level();  // a level not made yet is empty
+  if (d >= s->depth()) return s->capacity_of(d);  // a level not made yet is empty
   return static_cast<std::int64_t>(s->level(d).counters().data_free);
 }
 

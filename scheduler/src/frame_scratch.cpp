@@ -34,7 +34,7 @@ void ChannelStackNode::make_scratch_pool(std::uint32_t d) {
   ScratchPool& pool = pools_.emplace_back();
   const std::size_t bytes = scratch_->block_bytes(d);
   if (bytes == 0) return;
-  const std::uint32_t blocks = scratch_->blocks(d, config_.capacity);
+  const std::uint32_t blocks = scratch_->blocks(d, capacity_of(d));
   const std::uint32_t words = (blocks + 31) / 32;
   const std::size_t total = bytes * blocks;
   if (total > rt.caps().max_alloc_bytes)

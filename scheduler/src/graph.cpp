@@ -48,6 +48,7 @@ Channel& ChannelStackNode::level(std::uint32_t d) {
                             name_, static_cast<std::uint32_t>(levels_.size()));
     ChannelConfig c = config_;
     c.name = fmt::format("{}[{}]", name_, levels_.size());
+    c.capacity = capacity_of(static_cast<std::uint32_t>(levels_.size()));
     levels_.emplace_back(table_, c);
     if (scratch_) make_scratch_pool(static_cast<std::uint32_t>(levels_.size() - 1));
   }
@@ -55,6 +56,35 @@ Channel& ChannelStackNode::level(std::uint32_t d) {
   return levels_[d];
 }
 
+ChannelStackNode& ChannelStackNode::grow_levels(std::uint32_t fan_out, std::uint32_t most_per_level,
+                                                std::uint64_t budget_bytes) {
+  fan_out_ = fan_out;
+  most_per_level_ = most_per_level;
+  budget_bytes_ = budget_bytes;
+  return *this;
+}
+
+std::uint32_t ChannelStackNode::capacity_of(std::uint32_t d) const {
+  if (d < levels_.size()) return levels_[d].config().capacity;
+  const std::uint64_t base = config_.capacity;
+  if (fan_out_ < 2 || most_per_level_ <= base) return config_.capacity;
+  std::uint64_t width = 1;  // fan_out^d, to the most a level may hold
+  for (std::uint32_t k = 0; k < d && width < most_per_level_; ++k) width *= fan_out_;
+  // Whole multiples of the first level's, so done-count groups divide every level alike.
+  std::uint64_t c = std::max(base, std::min<std::uint64_t>(most_per_level_, width) + base - 1) / base * base;
+  ChannelConfig at = config_;
+  for (; c > base; c = std::max(base, c / 2 / base * base)) {
+    at.capacity = static_cast<std::uint32_t>(c);
+    if (table_.storage_used() + Channel::storage_bytes_for(at) <= budget_bytes_) break;
+  }
+  return static_cast<std::uint32_t>(c);
+}
+
+std::uint32_t ChannelStackNode::largest_level() const {
+  std::uint32_t most = config_.capacity;
+  for (const Channel& l : levels_) most = std::max(most, l.config().capacity);
+  return most;
+}
 
 void ChannelStackNode::push_bytes(std::uint32_t d, const void* ce, std::size_t bytes) {
   if (bytes != ce_bytes())

@@ -124,7 +124,9 @@ std::uint32_t Aggregator::sweep_groups(const ChannelStackNode& stack, std::uint6
                                        bool spawned) const {
   if (graph_.options().sweep_groups) return graph_.options().sweep_groups;
   const std::uint64_t per = stack.consumer()->ces_per_group(wg_);
-  const std::uint64_t holds = (std::uint64_t{stack.depth()} * stack.capacity_per_level() + per - 1) / per;
+  std::uint64_t slots = 0;
+  for (std::uint32_t d = 0; d < stack.depth(); ++d) slots += stack.capacity_of(d);
+  const std::uint64_t holds = (slots + per - 1) / per;
   const auto last = batches_.find(&stack);
   const std::uint64_t want = last != batches_.end()
                                  ? std::max(last->second + last->second / 4 + 2, (own + per - 1) / per)
@@ -154,7 +156,7 @@ std::uint32_t Aggregator::spread(std::uint64_t count, std::uint32_t per) const {
 void Aggregator::grow_stacks_for_sweeps() {
   constexpr std::uint64_t kLookaheadBytes = 16ull << 20;
   auto ahead = [&](const ChannelStackNode& s) {
-    const std::uint64_t level_bytes = std::uint64_t{s.capacity_per_level()} * s.ce_bytes();
+    const std::uint64_t level_bytes = std::uint64_t{s.capacity_of(s.depth())} * s.ce_bytes();  // the next one made
     return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(kLookaheadBytes / std::max<std::uint64_t>(level_bytes, 1), 1, 8));
   };
   std::map<ChannelStackNode*, std::uint32_t> want;  // levels each stack should have

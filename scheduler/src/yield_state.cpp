@@ -29,14 +29,15 @@ void ChannelStackNode::set_yield_state(std::uint32_t bytes) {
 void* ChannelStackNode::yield_state(std::uint32_t d) {
   if (!yield_state_bytes_ || d >= levels_.size()) return nullptr;
   if (yield_states_.size() <= d) yield_states_.resize(d + 1, nullptr);
-  if (!yield_states_[d]) yield_states_[d] = table_.allocate_side_storage(std::size_t{config_.capacity} * yield_state_bytes_);
+  if (!yield_states_[d]) yield_states_[d] = table_.allocate_side_storage(std::size_t{capacity_of(d)} * yield_state_bytes_);
   return yield_states_[d];
 }
 
 std::size_t ChannelStackNode::yield_state_allocated() const noexcept {
-  std::size_t n = 0;
-  for (const void* p : yield_states_) n += p != nullptr;
-  return n * config_.capacity * yield_state_bytes_;
+  std::size_t slots = 0;
+  for (std::uint32_t d = 0; d < yield_states_.size(); ++d)
+    if (yield_states_[d]) slots += capacity_of(d);
+  return slots * yield_state_bytes_;
 }
 
 void ChannelNode::set_yield_state(std::uint32_t bytes) {

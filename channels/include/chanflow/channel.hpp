@@ -87,6 +87,9 @@ class ChannelTable {
   /// yielding consumer's yield state): kernels reach it without naming another allocation. Not
   /// zeroed; lives as long as the table.
   void* allocate_side_storage(std::size_t bytes) { return allocate_storage(bytes).first; }
+  /// Bytes of the storage arena taken so far (channels' storage and side storage; the arena's
+  /// chunks may hold up to as much again unused).
+  std::size_t storage_used() const noexcept { return storage_used_; }
   /// `bytes` (a multiple of 128 is kept) of the table's control area, in the allocation that
   /// holds the headers, which every launch names already: small blocks a scheduler keeps for its
   /// launches (a status word, counters, environments) cost a launch no pointer of their own. Zeroed
@@ -115,6 +118,7 @@ class ChannelTable {
   std::vector<bool> live_;
   std::vector<SvmBuffer> chunks_;           // the storage arena, filled in order
   std::size_t chunk_used_ = 0;              // bytes used in the last chunk
+  std::size_t storage_used_ = 0;            // bytes used in every chunk
   std::optional<cl::Kernel> deallocate_;
   SvmBuffer dealloc_list_;
   std::vector<std::uint64_t> dealloc_staging_;
@@ -141,6 +145,8 @@ class Channel {
   std::vector<void*> svm_allocations() const;
   /// Bytes of device memory this channel holds (data, control and done-count arrays).
   std::size_t footprint_bytes() const noexcept { return storage_bytes_; }
+  /// The storage a channel of `config` takes (control entries, done counts, CEs).
+  static std::size_t storage_bytes_for(const ChannelConfig& config);
 
   /// A host reservation: fill `ces` (n * ce_bytes bytes), then pass it to enq().
   struct HostReservation {

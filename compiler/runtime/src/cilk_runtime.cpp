@@ -295,10 +295,9 @@ class Process {
         c.graph = std::make_unique<Graph>(*devices[d], options);
         c.program = std::make_unique<ProgramGraph>(*c.graph, settings_.capacity, capacity_fixed_);
         build(*c.program);
+        c.program->size_levels();
         if (c.program->wants_heap()) c.graph->set_heap(device_heap(*devices[d], d, c.program->heap_for_host()));
         for (ChannelStackNode* s : stacks_of(*c.program, root_stack)) c.root = s;
-        for (const ChannelStackNode* s : c.program->stacks())
-          totals_.stack_capacity = std::max(totals_.stack_capacity, s->capacity_per_level());
         graphs.push_back({c.graph.get(), c.program->movable()});
       }
       if (devices.size() > 1) k.router = std::make_unique<WorkRouter>(std::move(graphs));
@@ -385,6 +384,9 @@ class Process {
     std::uint64_t value = 0;
     rt.svm_read(&value, k.result.get(), sizeof value);
     totals_.add(stats);
+    for (const Copy& c : k.copies)  // levels a run made may be larger than the first (ProgramGraph::grow)
+      for (const ChannelStackNode* s : c.program->stacks())
+        totals_.stack_capacity = std::max(totals_.stack_capacity, s->largest_level());
     if (k.router) {
       if (totals_.devices.empty())
         for (const Runtime* d : on) totals_.devices.push_back({.name = d->caps().name});

@@ -26,6 +26,28 @@ std::uint32_t ProgramGraph::stack_capacity_for(std::size_t ce_bytes) const {
   return device_stack_capacity(graph_.runtime().caps(), ce_bytes, graph_.options().max_channels, capacity_);
 }
 
+// On a GPU, where the capacity is left to the device, a level deeper than that size allows for
+// gets what the recursion can put there, fan_out^d CEs for the most children any task spawns on
+// one port (ChannelStackNode::grow_levels), to four times what the device keeps resident (2^20
+// at most), while the channel table stays within the device's channel budget and 1 GiB. Every
+// level alike at the size above gave fib 40 65,536 CEs a level where level 19 holds 2^19 tasks,
+// some of them long: in-order deallocation cannot pass a long task, so the level wrapped onto it
+// and waited (21 ms a call, where the bench's levels of 2^20 took 6-7). The 1 GiB keeps a first
+// call's clSVMAlloc (NVIDIA's host: ~0.45 ms a MiB) within ~0.5 s. A CPU device's levels stay
+// alike: its work-groups take few CEs a pass.
+void ProgramGraph::size_levels() {
+  if (capacity_fixed_) return;
+  const DeviceSizing sizing = device_sizing(graph_.runtime().caps());
+  if (!sizing.gpu) return;
+  std::uint32_t fan_out = 1;
+  for (const KernelNode* k : kernels_)
+    for (const PortTarget& port : k->ports())
+      if (port.kind == PortKind::Children) fan_out = std::max(fan_out, port.max_per_item);
+  const std::uint64_t most = std::min<std::uint64_t>(1u << 20, 4 * sizing.resident_items);
+  const std::uint64_t budget = std::min<std::uint64_t>(sizing.channel_budget, std::uint64_t{1} << 30);
+  for (ChannelStackNode* s : stacks_) s->grow_levels(fan_out, static_cast<std::uint32_t>(most), budget);
+}
+
 ChannelStackNode& ProgramGraph::task_stack(const char* name, std::size_t ce_bytes) {
   ChannelStackNode& s = graph_.channel_stack(name, static_cast<std::uint32_t>(ce_bytes), stack_capacity_for(ce_bytes),
                                              StackKind::Tasks, max_reservation());

@@ -160,11 +160,25 @@ class ChannelStackNode {
   const std::string& name() const noexcept { return name_; }
   StackKind kind() const noexcept { return kind_; }
   std::uint32_t ce_bytes() const noexcept { return config_.ce_bytes; }
+  /// CEs the first level holds (and every level, unless grow_levels was called).
   std::uint32_t capacity_per_level() const noexcept { return config_.capacity; }
   KernelNode* consumer() const noexcept { return consumer_; }
   std::uint32_t depth() const noexcept { return static_cast<std::uint32_t>(levels_.size()); }
   /// Level d, created (with every level below it) if it does not exist yet.
   Channel& level(std::uint32_t d);
+  /// Levels deeper down hold more, for a recursion whose width grows with its depth: level d is
+  /// made to hold fan_out^d CEs (what level d of a recursion from one root whose tasks spawn at
+  /// most `fan_out` children each can hold at once), never fewer than capacity_per_level() and at
+  /// most `most_per_level`, in whole multiples of capacity_per_level(), smaller while the channel
+  /// table's storage would pass `budget_bytes` with it. So a deep level that a binary recursion
+  /// fills does not wrap while long tasks hold its oldest slots (in-order deallocation), within
+  /// what the device gives channels (a compiled program's stacks on a GPU: cilk::ProgramGraph).
+  /// Levels made already keep their size.
+  ChannelStackNode& grow_levels(std::uint32_t fan_out, std::uint32_t most_per_level, std::uint64_t budget_bytes);
+  /// CEs level d holds: made, its own; not made yet, what it would get if made now.
+  std::uint32_t capacity_of(std::uint32_t d) const;
+  /// The most CEs any level made so far holds.
+  std::uint32_t largest_level() const;
   /// Replaces the default predicate for every level (see ChannelPredicate).
   ChannelStackNode& set_predicate(ChannelPredicate predicate) {
     predicate_ = std::move(predicate);
@@ -196,6 +210,9 @@ class ChannelStackNode {
   ChannelTable& table_;
   ChannelConfig config_;
   std::deque<Channel> levels_;
+  std::uint32_t fan_out_ = 0;         // grow_levels: children per task (below 2: every level alike)
+  std::uint32_t most_per_level_ = 0;  // ... the deepest levels' capacity
+  std::uint64_t budget_bytes_ = 0;    // ... and the table's storage they stay within
   double making_levels_us_ = 0;  // host time spent making levels, over the stack's life
   KernelNode* consumer_ = nullptr;
   ChannelPredicate predicate_;

@@ -45,7 +45,11 @@ wide() {  # $1: a mode; the hand-built and compiled graphs of the wide workloads
   done
 }
 if [ "${1:-}" = second ]; then
-  { echo "fib 30 as a program:"; CHANFLOW_STATS=1 exp/fib_t 30 14 21 2>&1 | grep -E "^fib|per stack level"; echo "fib 40 as a program:"; CHANFLOW_STATS=1 exp/fib_t 40 14 9 2>&1 | grep -E "^fib|per stack level|device memory|first run"; } > $OUT/program-fib.txt 2>&1
+  for cap in grown 65536 grown 65536; do
+    c=$cap; [ $cap = grown ] && c=
+    { echo "== levels $cap: fib 40 as a program (fib-timed.c: 14 calls, then 9 timed)"; CHANFLOW_CAPACITY=$c CHANFLOW_STATS=1 exp/fib_t 40 14 9 2>&1 | grep -E "^fib|per stack level|device memory|first run"
+      echo "== levels $cap: fib 30 as a program"; CHANFLOW_CAPACITY=$c CHANFLOW_STATS=1 exp/fib_t 30 14 21 2>&1 | grep -E "^fib|per stack level|first run"; } >> $OUT/program-fib.txt 2>&1
+  done
   programs > $OUT/programs.txt 2>&1
   wide kept > $OUT/wide-kept-1.txt 2>&1
   wide old > $OUT/wide-old-1.txt 2>&1

@@ -105,6 +105,10 @@ class ProgramGraph {
   const std::vector<std::string>& movable() const { return movable_; }
   const std::vector<std::pair<std::string, std::string>>& staying() const { return stays_; }
 
+  /// Once the graph is built: on a GPU, its stacks' deeper levels as wide as the recursion can
+  /// make them (program_graph.cpp).
+  void size_levels();
+
   Graph& graph() { return graph_; }
   const std::deque<KernelNode*>& kernels() const { return kernels_; }
   const std::deque<ChannelStackNode*>& stacks() const { return stacks_; }
