@@ -207,6 +207,17 @@ void Runtime::svm_read(void* host_dst, const void* svm_src, std::size_t bytes) c
   enqueue_svm_copy(queue_, true, host_dst, svm_src, bytes, "clEnqueueSVMMemcpy (SVM to host)");
 }
 
+void Runtime::svm_map(void* svm, std::size_t bytes) const {
+  const cl_int err = clEnqueueSVMMap(queue_(), CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, svm, bytes, 0, nullptr, nullptr);
+  if (err != CL_SUCCESS) throw OpenCLError("clEnqueueSVMMap", err);
+}
+
+void Runtime::svm_unmap(void* svm) const {
+  const cl_int err = clEnqueueSVMUnmap(queue_(), svm, 0, nullptr, nullptr);
+  if (err != CL_SUCCESS) throw OpenCLError("clEnqueueSVMUnmap", err);
+  finish();
+}
+
 void Runtime::svm_read_async(void* host_dst, const void* svm_src, std::size_t bytes) const {
   enqueue_svm_copy(queue_, false, host_dst, svm_src, bytes, "clEnqueueSVMMemcpy (SVM to host, non-blocking)");
 }

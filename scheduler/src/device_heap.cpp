@@ -72,17 +72,13 @@ void DeviceHeap::map() {
   std::uint64_t bump = 0;
   runtime_->svm_read(&bump, &header()->bump, sizeof bump);
   const std::size_t bytes = arena_offset_ + (live_blocks() ? std::min(bump, units_) * CHANFLOW_HEAP_UNIT : 0);
-  const cl_int err = clEnqueueSVMMap(runtime_->queue()(), CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, buffer_.get(), bytes, 0,
-                                     nullptr, nullptr);
-  if (err != CL_SUCCESS) throw OpenCLError("clEnqueueSVMMap", err);
+  runtime_->svm_map(buffer_.get(), bytes);
   mapped_bytes_ = bytes;
 }
 
 void DeviceHeap::unmap() {
   if (!mapped()) return;
-  const cl_int err = clEnqueueSVMUnmap(runtime_->queue()(), buffer_.get(), 0, nullptr, nullptr);
-  if (err != CL_SUCCESS) throw OpenCLError("clEnqueueSVMUnmap", err);
-  runtime_->finish();
+  runtime_->svm_unmap(buffer_.get());
   mapped_bytes_ = 0;
 }
 

@@ -149,6 +149,11 @@ class Runtime {
   void svm_write(void* svm_dst, const void* host_src, std::size_t bytes) const;
   void svm_read(void* host_dst, const void* svm_src, std::size_t bytes) const;
   void svm_fill_zero(void* svm_dst, std::size_t bytes) const;
+  /// Maps `bytes` of coarse-grain SVM from `svm` for the host to read and write in place
+  /// (blocking) until svm_unmap(svm); no kernel may use it meanwhile.
+  void svm_map(void* svm, std::size_t bytes) const;
+  /// Gives what svm_map mapped back to the device, and waits for the queue.
+  void svm_unmap(void* svm) const;
   /// Non-blocking host-to-SVM copy, ordered before later commands of the in-order queue. The
   /// caller keeps `host_src` alive and unchanged until the next blocking call or finish(), also
   /// when it unwinds from an exception: an owner of such staging waits in its destructor
