@@ -34,6 +34,12 @@ bool check_frees_from_environment() {
   return v && *v && *v != '0';
 }
 
+// What a config left at 0 gets (ChannelConfig::max_reservation).
+ChannelConfig with_defaults(ChannelConfig c) {
+  if (c.max_reservation == 0) c.max_reservation = std::min(c.capacity, kDefaultMaxReservation);
+  return c;
+}
+
 StorageLayout layout_for(const ChannelConfig& c) {
   StorageLayout l;
   l.ctrl_offset = 0;
@@ -230,15 +236,11 @@ void ChannelTable::write_u64_field(std::uint32_t id, std::size_t offset) {
 }
 
 // ---------------------------------------------------------------------------------------------
-std::size_t Channel::storage_bytes_for(const ChannelConfig& config) {
-  ChannelConfig c = config;
-  if (c.max_reservation == 0) c.max_reservation = std::min(c.capacity, kDefaultMaxReservation);
-  return layout_for(c).bytes;
-}
+std::size_t Channel::storage_bytes_for(const ChannelConfig& config) { return layout_for(with_defaults(config)).bytes; }
 
 Channel::Channel(ChannelTable& table, ChannelConfig config) : table_(table), config_(std::move(config)) {
   validate(config_);
-  if (config_.max_reservation == 0) config_.max_reservation = std::min(config_.capacity, kDefaultMaxReservation);
+  config_ = with_defaults(std::move(config_));
   config_.check_frees = config_.check_frees || check_frees_from_environment();
   const auto layout = layout_for(config_);
   const Runtime& rt = table.runtime();

@@ -15,14 +15,18 @@
  * children completed each frame. With published frames waiting, ours join them for a fuller
  * batch. `-DCHANFLOW_ASCENT_PUBLISHED` publishes every frame, `-DCHANFLOW_ASCENT_KEPT_ALWAYS`
  * keeps them whatever waits (both for measuring). */
+#if !defined(CHANFLOW_CPU_DEVICE) && !defined(CHANFLOW_ASCENT_PUBLISHED)
+#define CHANFLOW_ASCENT_KEPT
+#endif
+
 void chanflow_join(ulong frame, ulong own, __local chanflow_wg_scratch* wg, __local chanflow_keep* keep) {
   const uint lid = chanflow_local_id();
   __global chanflow_frame* f = (__global chanflow_frame*)own;
   int todo = own != 0ul;
-#if defined(CHANFLOW_CPU_DEVICE) || defined(CHANFLOW_ASCENT_PUBLISHED)
-  (void)keep;
-#else
+#ifdef CHANFLOW_ASCENT_KEPT
   int may_keep = keep != 0 && keep->n == 0u; /* uniform: the flush's leader set n before its barriers */
+#else
+  (void)keep;
 #endif
   if (frame) {
     /* Release (order.cl): the result slot is written before the count drops, for the child that
@@ -46,19 +50,21 @@ void chanflow_join(ulong frame, ulong own, __local chanflow_wg_scratch* wg, __lo
     if (first == CHANFLOW_WG_SIZE) break;
     if (lid == first) {
       wg->data_base = (ulong)f->channel;
-#if !defined(CHANFLOW_CPU_DEVICE) && !defined(CHANFLOW_ASCENT_PUBLISHED)
+#ifdef CHANFLOW_ASCENT_KEPT
       /* Whether to keep this channel's frames, told the group through `listed` (read once). */
+      if (may_keep) {
 #ifdef CHANFLOW_ASCENT_KEPT_ALWAYS
-      if (may_keep) keep->listed = 1;
+        keep->listed = 1;
 #else
-      if (may_keep) keep->listed = *(volatile __global ulong*)&f->channel->ctrl_credits == 0ul;
+        keep->listed = *(volatile __global ulong*)&f->channel->ctrl_credits == 0ul;
 #endif
+      }
 #endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     __global chanflow_channel* chosen = (__global chanflow_channel*)wg->data_base;
     const int mine = todo && f->channel == chosen;
-#if !defined(CHANFLOW_CPU_DEVICE) && !defined(CHANFLOW_ASCENT_PUBLISHED)
+#ifdef CHANFLOW_ASCENT_KEPT
     if (may_keep && keep->listed) { /* uniform */
       const uint at = chanflow_wg_exclusive_scan(mine ? 1u : 0u, wg);
       if (mine) keep->list[at] = f->index;

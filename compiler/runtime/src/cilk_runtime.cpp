@@ -384,7 +384,7 @@ class Process {
     std::uint64_t value = 0;
     rt.svm_read(&value, k.result.get(), sizeof value);
     totals_.add(stats);
-    for (const Copy& c : k.copies)  // levels a run made may be larger than the first (ProgramGraph::grow)
+    for (const Copy& c : k.copies)  // levels a run made may be larger than the first (ProgramGraph::size_levels)
       for (const ChannelStackNode* s : c.program->stacks())
         totals_.stack_capacity = std::max(totals_.stack_capacity, s->largest_level());
     if (k.router) {
