@@ -4,6 +4,9 @@
 #include "bench/channel_bench.hpp"
 #include "bench/launch_bench.hpp"
 #include "bench/transfer_bench.hpp"
+#ifdef CHANFLOW_WITH_RANKS
+#include "bench/message_bench.hpp"
+#endif
 #include "bench/workload_bench.hpp"
 #include "bench/yield_bench.hpp"
 #include "soak/soak.hpp"
@@ -219,6 +222,28 @@ int main(int argc, char** argv) {
       ->delimiter(',')->capture_default_str()->check(CLI::Range(1u, 16384u));
   bench_transfers->add_option("--reps", transfer_opts.reps, "timed repetitions")->capture_default_str()->check(cli::at_least_one());
 
+#ifdef CHANFLOW_WITH_RANKS
+  auto* bench_messages = bench_cmd->add_subcommand(
+      "messages", "under mpirun -np 2: the transport between ranks, small messages packed into batches, against MPI's own "
+                  "rate for the batches' size and for one message per CE");
+  bench::MessageBenchOptions message_opts;
+  bench_messages->add_option("--json", json_path, "also write the results as JSON to this file (rank 0)");
+  bench_messages->add_option("--ce-bytes", message_opts.ce_bytes, "CE sizes (bytes, multiples of 8), comma-separated")
+      ->delimiter(',')->capture_default_str()->check(CLI::Range(8u, 1u << 16));
+  bench_messages->add_option("--chunk", message_opts.chunk, "CEs the producing kernel makes a launch")
+      ->capture_default_str()->check(CLI::Range(64u, 1u << 24));
+  bench_messages->add_option("--batch-kib", message_opts.batch_kib, "the transport's batch sizes (KiB), comma-separated")
+      ->delimiter(',')->capture_default_str()->check(CLI::Range(1u, 1u << 16));
+  bench_messages->add_option("--mib", message_opts.total_mib, "MiB each row moves")->capture_default_str()->check(cli::at_least_one());
+  bench_messages->add_option("--per-send", message_opts.per_send,
+                             "messages handed to the transport at once (1: a call per message)")
+      ->capture_default_str()->check(cli::at_least_one());
+  bench_messages->add_option("--window", message_opts.window, "MPI sends in flight for the MPI rows")
+      ->capture_default_str()->check(cli::at_least_one());
+  bench_messages->add_option("--reps", message_opts.reps, "timed repetitions (the median is reported)")
+      ->capture_default_str()->check(cli::at_least_one());
+#endif
+
   auto* bench_chain = bench_cmd->add_subcommand(
       "chain", "what a level costs when each level's tasks are made by the level before: chains of tasks, per width and scheduler");
   bench::ChainBenchOptions chain_opts;
@@ -313,6 +338,17 @@ int main(int argc, char** argv) {
     if (*bench_yield)
       for (const auto* list : {&yield_opts.sizes, &yield_opts.memory_sizes})
         for (std::uint32_t n : *list) workloads::find_workload("fib").check_size(n, {}, {});
+#ifdef CHANFLOW_WITH_RANKS
+    if (*bench_messages) {
+      const Runtime rt(DeviceSelection{device, /*profiling=*/false});
+      const auto rows = bench::run_message_bench(rt, message_opts, stdout);
+      if (!json_path.empty() && !rows.empty()) {
+        write_json(json_path, {{"machine", bench::machine_info()}, {"benchmark", "messages"}, {"results", rows}});
+        fmt::print("wrote {}\n", json_path);
+      }
+      return bench_status(rows);
+    }
+#endif
     if (*bench_channels || *bench_yield || *bench_launch || *bench_transfers || *bench_chain) {
       const Runtime rt(DeviceSelection{device, /*profiling=*/*bench_chain && !chain_opts.trace.empty()});
       const char* name = *bench_channels ? "channels"

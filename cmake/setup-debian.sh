@@ -10,6 +10,7 @@ CHANFLOW_PACKAGES=(
   python3-matplotlib
   libclang-15-dev libclang-cpp15-dev llvm-15-dev clang-15
   libclblast-dev libboost-dev
+  openmpi-bin libopenmpi-dev
 )
 
 chanflow_install_missing() {

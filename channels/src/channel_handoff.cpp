@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 
 namespace chanflow {
 
@@ -28,13 +29,34 @@ std::vector<std::byte> Channel::take_ready(std::uint32_t max,
   if (n > before_wrap) rt.svm_read(entries.data() + before_wrap, ctrl_, (n - before_wrap) * sizeof(std::uint64_t));
   const std::uint32_t bytes = config_.ce_bytes;
   std::vector<std::byte> out(std::size_t{n} * bytes);
+  // Where the CEs lie close together (a launch's reservations fill adjacent slots, in whatever
+  // order they were published), one copy of the slots they span; otherwise one copy per run of
+  // adjacent slots (a work-group's reservation is one run). Never one per CE.
+  std::uint32_t lowest = UINT32_MAX, highest = 0;
+  for (const std::uint64_t entry : entries) {
+    const auto index = static_cast<std::uint32_t>(entry & CHANFLOW_CTRL_INDEX_MASK);
+    lowest = std::min(lowest, index);
+    highest = std::max(highest, index);
+  }
+  if (std::uint64_t{highest} - lowest + 1 <= 2 * std::uint64_t{n}) {
+    std::vector<std::byte> span((std::size_t{highest} - lowest + 1) * bytes);
+    rt.svm_read(span.data(), data_ + std::size_t{lowest} * bytes, span.size());
+    for (std::uint32_t k = 0; k < n; ++k) {
+      const auto index = static_cast<std::uint32_t>(entries[k] & CHANFLOW_CTRL_INDEX_MASK);
+      std::memcpy(out.data() + std::size_t{k} * bytes, span.data() + std::size_t{index - lowest} * bytes, bytes);
+    }
+  }
+  for (std::uint32_t k = 0; k < n && std::uint64_t{highest} - lowest + 1 > 2 * std::uint64_t{n};) {
+    const auto index = static_cast<std::uint32_t>(entries[k] & CHANFLOW_CTRL_INDEX_MASK);
+    std::uint32_t run = 1;
+    while (k + run < n && static_cast<std::uint32_t>(entries[k + run] & CHANFLOW_CTRL_INDEX_MASK) == index + run) ++run;
+    rt.svm_read(out.data() + std::size_t{k} * bytes, data_ + std::size_t{index} * bytes, std::size_t{run} * bytes);
+    k += run;
+  }
   std::vector<std::uint32_t> indices;
   for (std::uint32_t k = 0; k < n; ++k) {
-    const auto index = static_cast<std::uint32_t>(entries[k] & CHANFLOW_CTRL_INDEX_MASK);
-    const std::span<std::byte> ce(out.data() + std::size_t{k} * bytes, bytes);
-    rt.svm_read(ce.data(), data_ + std::size_t{index} * bytes, bytes);
-    if (may_go && !may_go(ce)) break;
-    indices.push_back(index);
+    if (may_go && !may_go(std::span<const std::byte>(out.data() + std::size_t{k} * bytes, bytes))) break;
+    indices.push_back(static_cast<std::uint32_t>(entries[k] & CHANFLOW_CTRL_INDEX_MASK));
   }
   out.resize(indices.size() * bytes);
   if (indices.empty()) return out;
