@@ -24,6 +24,30 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+/// Rank 1 tells rank 0 whether everything arrived right; this message, received, stops rank 0's clock.
+void send_verdict(RankTransport& transport, bool right) {
+  const std::byte verdict{static_cast<unsigned char>(right ? 1 : 0)};
+  transport.send(0, 1, std::span(&verdict, 1));
+  transport.flush();
+}
+
+bool await_verdict(RankTransport& transport) {
+  std::vector<RankMessage> ack;
+  while (ack.empty()) {
+    transport.wait(std::chrono::milliseconds(10));
+    transport.receive(ack);
+  }
+  return ack[0].bytes.size() == 1 && ack[0].bytes[0] == std::byte{1};
+}
+
+/// The run's rate (bytes a second from `start`), after every rank is done with the transport.
+std::pair<double, bool> finish(RankTransport& transport, Clock::time_point start, std::uint64_t bytes, bool right) {
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  transport.barrier();
+  transport.close();
+  return {static_cast<double>(bytes) / seconds, right};
+}
+
 /// One run through a transport: rank 0 sends `count` messages of `size` bytes to rank 1 (each
 /// carrying its sequence number), `per_send` at a time as a device's leader hands them over
 /// (send_packed; 1: a call per message), rank 1 receives and checks them and acknowledges the
@@ -50,12 +74,7 @@ std::pair<double, bool> transport_run(std::uint32_t size, std::uint64_t count, s
         transport.send_packed(1, 0, size, std::span(run.data(), n * size));
     }
     transport.flush();
-    std::vector<RankMessage> ack;
-    while (ack.empty()) {
-      transport.wait(std::chrono::milliseconds(10));
-      transport.receive(ack);
-    }
-    right = ack[0].bytes.size() == 1 && ack[0].bytes[0] == std::byte{1};  // rank 1's check
+    right = await_verdict(transport);
   } else if (me == 1) {
     std::vector<RankMessage> got;
     std::uint64_t seen = 0;
@@ -74,14 +93,9 @@ std::pair<double, bool> transport_run(std::uint32_t size, std::uint64_t count, s
       }
       if (!right) break;
     }
-    const std::byte verdict{static_cast<unsigned char>(right ? 1 : 0)};
-    transport.send(0, 1, std::span(&verdict, 1));
-    transport.flush();
+    send_verdict(transport, right);
   }
-  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  transport.barrier();
-  transport.close();
-  return {static_cast<double>(count * size) / seconds, right};
+  return finish(transport, start, count * size, right);
 }
 
 /// One run through channels: rank 0's kernel enqueues `count` CEs of `size` bytes into its
@@ -123,12 +137,7 @@ std::pair<double, bool> channel_run(const Runtime& rt, const cl::Program& progra
     transport.flush();
     std::uint32_t refused = 0;
     rt.svm_read(&refused, failed.get(), 4);
-    std::vector<RankMessage> ack;
-    while (ack.empty()) {
-      transport.wait(std::chrono::milliseconds(10));
-      transport.receive(ack);
-    }
-    right = refused == 0 && outbound.shipped() == count && ack[0].bytes.size() == 1 && ack[0].bytes[0] == std::byte{1};
+    right = await_verdict(transport) && refused == 0 && outbound.shipped() == count;
   } else if (me == 1) {
     InboundChannel inbound(channel, 0);
     SvmBuffer seen(rt, count * 4), bad(rt, 4);
@@ -164,14 +173,9 @@ std::pair<double, bool> channel_run(const Runtime& rt, const cl::Program& progra
     std::vector<std::uint32_t> counts(count);
     rt.svm_read(counts.data(), seen.get(), count * 4);
     right = wrong == 0 && std::all_of(counts.begin(), counts.end(), [](std::uint32_t c) { return c == 1; });
-    const std::byte verdict{static_cast<unsigned char>(right ? 1 : 0)};
-    transport.send(0, 1, std::span(&verdict, 1));
-    transport.flush();
+    send_verdict(transport, right);
   }
-  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  transport.barrier();
-  transport.close();
-  return {static_cast<double>(count * size) / seconds, right};
+  return finish(transport, start, count * size, right);
 }
 
 }  // namespace
