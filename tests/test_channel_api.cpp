@@ -11,6 +11,8 @@
 #include <numeric>
 #include <optional>
 #include <set>
+#include <span>
+#include <vector>
 
 using namespace chanflow;
 using chanflow::test::runtime;
@@ -152,6 +154,30 @@ TEST_CASE("Channel: a full channel rejects a reservation and reserves nothing") 
   // The host is refused the same way.
   CHECK_FALSE(ch.talloc(11).has_value());
   CHECK(ch.talloc(10).has_value());
+}
+
+TEST_CASE("Channel: put writes and publishes as many whole CEs as fit, straight from the caller's bytes") {
+  ChannelTable table(runtime());
+  Channel ch(table, {.name = "put", .ce_bytes = 8, .capacity = 64, .done_group = 4, .max_reservation = 16});
+  std::vector<std::byte> ces(100 * 8);
+  for (std::size_t i = 0; i < ces.size(); ++i) ces[i] = static_cast<std::byte>(i * 7 + 1);
+  // One reservation each: at most max_reservation (16), then the 64 slots' rest.
+  std::uint32_t placed = 0;
+  std::vector<std::uint32_t> calls;
+  while (const std::uint32_t n = ch.put(std::span(ces).subspan(std::size_t{placed} * 8))) {
+    calls.push_back(n);
+    placed += n;
+  }
+  CHECK(calls == std::vector<std::uint32_t>{16, 16, 16, 16});
+  table.refresh();
+  CHECK(ch.ready().count == 64);
+  CHECK(ch.counters().failed_reservations == 0);  // a full channel's put takes nothing and fails nothing
+  // Every CE is where the host's talloc/enq would have put it, in order, with its bytes.
+  for (std::uint32_t k = 0; k < 64; k += 9) {
+    const std::vector<std::byte> ce = ch.read_ce(k);
+    CHECK(std::equal(ce.begin(), ce.end(), ces.begin() + std::size_t{k} * 8));
+  }
+  CHECK_THROWS_AS(ch.put(std::span(ces).subspan(0, 12)), ChannelError);  // not whole CEs
 }
 
 TEST_CASE("Channel: items requesting 0 get no CEs while their neighbours get contiguous runs") {

@@ -280,6 +280,15 @@ std::vector<void*> Channel::svm_allocations() const {
 
 std::optional<Channel::HostReservation> Channel::talloc(std::uint32_t n) {
   table_.refresh(id_);
+  if (!reserve(n)) return std::nullopt;
+  HostReservation r;
+  r.index = static_cast<std::uint32_t>((table_.mirror(id_).data_tail - n) % config_.capacity);
+  r.n = n;
+  r.ces.resize(std::size_t{n} * config_.ce_bytes);
+  return r;
+}
+
+bool Channel::reserve(std::uint32_t n) {
   auto& h = table_.mirror(id_);
   const auto free = static_cast<std::int64_t>(h.data_free);
   if (n > h.max_reservation || free < static_cast<std::int64_t>(n)) {
@@ -287,18 +296,14 @@ std::optional<Channel::HostReservation> Channel::talloc(std::uint32_t n) {
     ++h.failed_reservations;
     table_.write_u64_field(id_, offsetof(chanflow_channel, failed_reservations));
     table_.write_u64_field(id_, offsetof(chanflow_channel, oversized_requests));
-    return std::nullopt;
+    return false;
   }
-  HostReservation r;
-  r.index = static_cast<std::uint32_t>(h.data_tail % config_.capacity);
-  r.n = n;
-  r.ces.resize(std::size_t{n} * config_.ce_bytes);
-  if (live_) mark_live(r.index, n);
+  if (live_) mark_live(static_cast<std::uint32_t>(h.data_tail % config_.capacity), n);
   h.data_free -= n;
   h.data_tail += n;
   table_.write_u64_field(id_, offsetof(chanflow_channel, data_free));
   table_.write_u64_field(id_, offsetof(chanflow_channel, data_tail));
-  return r;
+  return true;
 }
 
 void Channel::enq(HostReservation&& r) {
@@ -306,27 +311,44 @@ void Channel::enq(HostReservation&& r) {
     throw ChannelError(fmt::format("channel '{}': enq of a reservation whose buffer was resized",
                                    config_.name));
   if (r.n == 0) return;
-  const Runtime& rt = table_.runtime();
   table_.refresh(id_);
-  auto& h = table_.mirror(id_);
-  const std::uint32_t index = r.index;
-  rt.svm_write(data_ + std::size_t{index} * config_.ce_bytes, r.ces.data(), r.ces.size());
-
-  const std::uint32_t ccap = h.ctrl_capacity;
-  std::vector<std::uint64_t> entries(r.n);
-  for (std::uint32_t k = 0; k < r.n; ++k) entries[k] = ctrl_entry(h.ctrl_reserve_tail + k, ccap, index + k);
-  // The entries may wrap around the control array: at most two copies.
-  const auto first = static_cast<std::uint32_t>(h.ctrl_reserve_tail % ccap);
-  const std::uint32_t before_wrap = std::min(r.n, ccap - first);
-  rt.svm_write(ctrl_ + first, entries.data(), before_wrap * sizeof(std::uint64_t));
-  rt.svm_write(ctrl_, entries.data() + before_wrap, (r.n - before_wrap) * sizeof(std::uint64_t));
-
-  h.ctrl_reserve_tail += r.n;
-  h.ctrl_published += r.n;
-  table_.write_u64_field(id_, offsetof(chanflow_channel, ctrl_reserve_tail));
-  table_.write_u64_field(id_, offsetof(chanflow_channel, ctrl_published));
+  publish(r.index, r.n, r.ces.data());
   r.n = 0;
   r.ces.clear();
+}
+
+std::uint32_t Channel::put(std::span<const std::byte> ces) {
+  const std::uint32_t bytes = config_.ce_bytes;
+  if (ces.size() % bytes != 0)
+    throw ChannelError(fmt::format("channel '{}': put of {} bytes, not whole CEs of {}", config_.name, ces.size(), bytes));
+  table_.refresh(id_);
+  const auto& h = table_.mirror(id_);
+  const auto room = std::max<std::int64_t>(static_cast<std::int64_t>(h.data_free), 0);
+  const auto n = static_cast<std::uint32_t>(
+      std::min<std::uint64_t>({ces.size() / bytes, h.max_reservation, static_cast<std::uint64_t>(room)}));
+  if (n == 0 || !reserve(n)) return 0;
+  publish(static_cast<std::uint32_t>((h.data_tail - n) % config_.capacity), n, ces.data());
+  return n;
+}
+
+void Channel::publish(std::uint32_t index, std::uint32_t n, const std::byte* ces) {
+  const Runtime& rt = table_.runtime();
+  auto& h = table_.mirror(id_);
+  rt.svm_write(data_ + std::size_t{index} * config_.ce_bytes, ces, std::size_t{n} * config_.ce_bytes);
+
+  const std::uint32_t ccap = h.ctrl_capacity;
+  std::vector<std::uint64_t> entries(n);
+  for (std::uint32_t k = 0; k < n; ++k) entries[k] = ctrl_entry(h.ctrl_reserve_tail + k, ccap, index + k);
+  // The entries may wrap around the control array: at most two copies.
+  const auto first = static_cast<std::uint32_t>(h.ctrl_reserve_tail % ccap);
+  const std::uint32_t before_wrap = std::min(n, ccap - first);
+  rt.svm_write(ctrl_ + first, entries.data(), before_wrap * sizeof(std::uint64_t));
+  rt.svm_write(ctrl_, entries.data() + before_wrap, (n - before_wrap) * sizeof(std::uint64_t));
+
+  h.ctrl_reserve_tail += n;
+  h.ctrl_published += n;
+  table_.write_u64_field(id_, offsetof(chanflow_channel, ctrl_reserve_tail));
+  table_.write_u64_field(id_, offsetof(chanflow_channel, ctrl_published));
 }
 
 // The host's talloc sets its slots' bits as the device's does (read, set, write back).

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstring>
 #include <span>
 
 namespace chanflow {
@@ -46,19 +45,11 @@ std::uint64_t InboundChannel::land(std::vector<RankMessage>& messages) {
   messages.erase(mine, messages.end());
 
   std::uint64_t placed = 0;
-  const std::uint32_t most = channel_.config().max_reservation ? channel_.config().max_reservation : channel_.config().capacity;
   while (!waiting_.empty()) {
     const RankMessage& m = waiting_.front();
-    auto n = static_cast<std::uint32_t>(std::min<std::size_t>(m.count - first_placed_, most));
-    std::optional<Channel::HostReservation> r = channel_.talloc(n);
-    if (!r) {  // as many as the channel has room for (its counters as talloc just read them)
-      const auto room = std::max<std::int64_t>(static_cast<std::int64_t>(channel_.counters().data_free), 0);
-      n = static_cast<std::uint32_t>(std::min<std::int64_t>(n, room));
-      if (n > 0) r = channel_.talloc(n);
-      if (!r) break;  // full: the rest waits for the channel's consumers
-    }
-    std::memcpy(r->ces.data(), m.bytes.data() + first_placed_ * size, std::size_t{n} * size);
-    channel_.enq(std::move(*r));
+    // Straight from the message into the channel's slots, as many as fit in one reservation.
+    const std::uint32_t n = channel_.put(std::span(m.bytes).subspan(first_placed_ * size));
+    if (n == 0) break;  // full: the rest waits for the channel's consumers
     placed += n;
     first_placed_ += n;
     if (first_placed_ == m.count) {

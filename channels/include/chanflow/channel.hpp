@@ -158,6 +158,10 @@ class Channel {
   std::optional<HostReservation> talloc(std::uint32_t n);
   /// Writes the CEs into the channel and makes them ready.
   void enq(HostReservation&& reservation);
+  /// talloc and enq at once, straight from `ces` (whole CEs, in order): reserves as many of them
+  /// as fit in one reservation (at most max_reservation and the free slots), writes and publishes
+  /// them, and returns how many (0: the channel is full). No copy of the CEs is made on the way.
+  std::uint32_t put(std::span<const std::byte> ces);
 
   /// Counters as of the table's last refresh.
   const chanflow_channel& counters() const { return table_.counters(id_); }
@@ -199,6 +203,11 @@ class Channel {
 
  private:
   void mark_live(std::uint32_t first_slot, std::uint32_t n);
+  /// The host's reservation of n slots at data_tail (the mirror refreshed by the caller): false,
+  /// counted as a failed reservation, where they do not fit.
+  bool reserve(std::uint32_t n);
+  /// Writes n CEs into the slots from `index` on and publishes them (the mirror refreshed).
+  void publish(std::uint32_t index, std::uint32_t n, const std::byte* ces);
 
   ChannelTable& table_;
   ChannelConfig config_;
