@@ -46,7 +46,14 @@ kill "${hogs[@]}" 2>/dev/null || true
 trap - EXIT
 
 echo "== sanitize: command line (at ${SECONDS} s)"
-ctest --test-dir "$dir" --output-on-failure -R '^cli_' -j "$jobs"
+ctest --test-dir "$dir" --output-on-failure -R '^cli_' -E '^cli_bench_messages$' -j "$jobs"
+# Under mpirun, without LeakSanitizer: Open MPI 4.1 leaves its components' allocations at
+# MPI_Finalize and unloads them, so their frames have no name a suppression could match.
+# AddressSanitizer and UBSan still watch the transport and the remote channels.
+if ctest --test-dir "$dir" -N -R '^cli_bench_messages$' | grep -q 'Total Tests: 1'; then
+  ASAN_OPTIONS=${ASAN_OPTIONS/detect_leaks=1/detect_leaks=0} \
+    ctest --test-dir "$dir" --output-on-failure -R '^cli_bench_messages$'
+fi
 
 # ThreadSanitizer sees chanflow's threads and what PoCL does through libc and pthreads (its
 # memcpy into and out of host staging, its queue's locks), not the memory accesses of the
