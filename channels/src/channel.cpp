@@ -280,15 +280,16 @@ std::vector<void*> Channel::svm_allocations() const {
 
 std::optional<Channel::HostReservation> Channel::talloc(std::uint32_t n) {
   table_.refresh(id_);
-  if (!reserve(n)) return std::nullopt;
+  const std::optional<std::uint32_t> index = reserve(n);
+  if (!index) return std::nullopt;
   HostReservation r;
-  r.index = static_cast<std::uint32_t>((table_.mirror(id_).data_tail - n) % config_.capacity);
+  r.index = *index;
   r.n = n;
   r.ces.resize(std::size_t{n} * config_.ce_bytes);
   return r;
 }
 
-bool Channel::reserve(std::uint32_t n) {
+std::optional<std::uint32_t> Channel::reserve(std::uint32_t n) {
   auto& h = table_.mirror(id_);
   const auto free = static_cast<std::int64_t>(h.data_free);
   if (n > h.max_reservation || free < static_cast<std::int64_t>(n)) {
@@ -296,14 +297,15 @@ bool Channel::reserve(std::uint32_t n) {
     ++h.failed_reservations;
     table_.write_u64_field(id_, offsetof(chanflow_channel, failed_reservations));
     table_.write_u64_field(id_, offsetof(chanflow_channel, oversized_requests));
-    return false;
+    return std::nullopt;
   }
-  if (live_) mark_live(static_cast<std::uint32_t>(h.data_tail % config_.capacity), n);
+  const auto index = static_cast<std::uint32_t>(h.data_tail % config_.capacity);
+  if (live_) mark_live(index, n);
   h.data_free -= n;
   h.data_tail += n;
   table_.write_u64_field(id_, offsetof(chanflow_channel, data_free));
   table_.write_u64_field(id_, offsetof(chanflow_channel, data_tail));
-  return true;
+  return index;
 }
 
 void Channel::enq(HostReservation&& r) {
@@ -326,8 +328,10 @@ std::uint32_t Channel::put(std::span<const std::byte> ces) {
   const auto room = std::max<std::int64_t>(static_cast<std::int64_t>(h.data_free), 0);
   const auto n = static_cast<std::uint32_t>(
       std::min<std::uint64_t>({ces.size() / bytes, h.max_reservation, static_cast<std::uint64_t>(room)}));
-  if (n == 0 || !reserve(n)) return 0;
-  publish(static_cast<std::uint32_t>((h.data_tail - n) % config_.capacity), n, ces.data());
+  if (n == 0) return 0;
+  const std::optional<std::uint32_t> index = reserve(n);  // fits: n is within both bounds
+  if (!index) return 0;
+  publish(*index, n, ces.data());
   return n;
 }
 

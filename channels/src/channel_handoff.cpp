@@ -45,13 +45,14 @@ std::vector<std::byte> Channel::take_ready(std::uint32_t max,
       const auto index = static_cast<std::uint32_t>(entries[k] & CHANFLOW_CTRL_INDEX_MASK);
       std::memcpy(out.data() + std::size_t{k} * bytes, span.data() + std::size_t{index - lowest} * bytes, bytes);
     }
-  }
-  for (std::uint32_t k = 0; k < n && std::uint64_t{highest} - lowest + 1 > 2 * std::uint64_t{n};) {
-    const auto index = static_cast<std::uint32_t>(entries[k] & CHANFLOW_CTRL_INDEX_MASK);
-    std::uint32_t run = 1;
-    while (k + run < n && static_cast<std::uint32_t>(entries[k + run] & CHANFLOW_CTRL_INDEX_MASK) == index + run) ++run;
-    rt.svm_read(out.data() + std::size_t{k} * bytes, data_ + std::size_t{index} * bytes, std::size_t{run} * bytes);
-    k += run;
+  } else {
+    for (std::uint32_t k = 0; k < n;) {
+      const auto index = static_cast<std::uint32_t>(entries[k] & CHANFLOW_CTRL_INDEX_MASK);
+      std::uint32_t run = 1;
+      while (k + run < n && static_cast<std::uint32_t>(entries[k + run] & CHANFLOW_CTRL_INDEX_MASK) == index + run) ++run;
+      rt.svm_read(out.data() + std::size_t{k} * bytes, data_ + std::size_t{index} * bytes, std::size_t{run} * bytes);
+      k += run;
+    }
   }
   std::vector<std::uint32_t> indices;
   for (std::uint32_t k = 0; k < n; ++k) {

@@ -81,6 +81,8 @@ struct RankTransport::State {
   std::vector<MPI_Request> requests;  // parallel to in_flight
   std::vector<InFlight> in_flight;
   std::vector<std::byte> received;
+  std::vector<int> completed;         // MPI_Testsome's answer, kept between polls
+  std::vector<MPI_Status> statuses;
   bool closing_seen = false;                  // closing and barriers_asked, as post_sends last saw them
   std::uint64_t barriers_seen = 0;
   Clock::time_point next_deadline{};          // the earliest partial batch's time, as post_sends saw it
@@ -417,22 +419,21 @@ bool RankTransport::State::post_sends() {
 bool RankTransport::State::complete_sends() {
   if (requests.empty()) return false;
   int count = 0;
-  std::vector<int> indices(requests.size());
-  std::vector<MPI_Status> statuses(requests.size());
-  const int rc = MPI_Testsome(static_cast<int>(requests.size()), requests.data(), &count, indices.data(), statuses.data());
-  if (rc != MPI_SUCCESS) {
-    for (std::size_t i = 0; i < requests.size(); ++i)  // name the peer whose send failed
-      if (rc == MPI_ERR_IN_STATUS && statuses[i].MPI_ERROR != MPI_SUCCESS)
-        throw RankError(in_flight[i].to, fmt::format("a send to it failed: {}", mpi_error_text(statuses[i].MPI_ERROR)));
-    check(rc, -1, "MPI_Testsome");
-  }
-  if (count <= 0) return false;
-  std::vector<bool> done(requests.size(), false);
-  for (int i = 0; i < count; ++i) done[static_cast<std::size_t>(indices[static_cast<std::size_t>(i)])] = true;
+  completed.resize(requests.size());
+  statuses.resize(requests.size());
+  const int rc = MPI_Testsome(static_cast<int>(requests.size()), requests.data(), &count, completed.data(), statuses.data());
+  if (rc == MPI_ERR_IN_STATUS)
+    for (int k = 0; k < count; ++k)  // name the peer whose send failed
+      if (const MPI_Status& st = statuses[static_cast<std::size_t>(k)]; st.MPI_ERROR != MPI_SUCCESS)
+        throw RankError(in_flight[static_cast<std::size_t>(completed[static_cast<std::size_t>(k)])].to,
+                        fmt::format("a send to it failed: {}", mpi_error_text(st.MPI_ERROR)));
+  check(rc, -1, "MPI_Testsome");
+  if (count == MPI_UNDEFINED || count == 0) return false;
+  // MPI_Testsome set each completed request to MPI_REQUEST_NULL: their buffers go back.
   std::size_t kept = 0;
   std::lock_guard lock(mutex);  // (in_flight_to and the spare buffers are the callers' too)
   for (std::size_t i = 0; i < requests.size(); ++i) {
-    if (done[i]) {
+    if (requests[i] == MPI_REQUEST_NULL) {
       in_flight_to[static_cast<std::size_t>(in_flight[i].to)] -= 1;
       spare.push_back(std::move(in_flight[i].buffer));
       continue;

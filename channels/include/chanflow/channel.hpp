@@ -203,9 +203,9 @@ class Channel {
 
  private:
   void mark_live(std::uint32_t first_slot, std::uint32_t n);
-  /// The host's reservation of n slots at data_tail (the mirror refreshed by the caller): false,
-  /// counted as a failed reservation, where they do not fit.
-  bool reserve(std::uint32_t n);
+  /// The host's reservation of n slots at data_tail (the mirror refreshed by the caller): the
+  /// first slot's index, or nothing, counted as a failed reservation, where they do not fit.
+  std::optional<std::uint32_t> reserve(std::uint32_t n);
   /// Writes n CEs into the slots from `index` on and publishes them (the mirror refreshed).
   void publish(std::uint32_t index, std::uint32_t n, const std::byte* ces);
 
